@@ -1,0 +1,56 @@
+/** Whether a chain is a production network, a testnet, or the local development chain. */
+export type ChainType = "production" | "testnet" | "local";
+/** Whether idwallet's contracts are deployed on the chain (spec §4.7 "Contracts" column). */
+export type ContractStatus = "deployed" | "in-construction";
+/** Whether the API serves the chain (spec §4.7 "API" column). */
+export type ApiStatus = "live" | "planned" | "none";
+
+/** One network the service knows, named by its ERC-3770 short name. */
+export interface ChainInfo {
+  readonly name: string;
+  readonly chainId: number;
+  readonly type: ChainType;
+  readonly contracts: ContractStatus;
+  readonly api: ApiStatus;
+  /** Safe-account interface served on this chain (spec §4.10). */
+  readonly safe: boolean;
+}
+
+const chain = (
+  name: string,
+  chainId: number,
+  type: ChainType,
+  contracts: ContractStatus,
+  api: ApiStatus,
+  safe = false,
+): ChainInfo => Object.freeze({ name, chainId, type, contracts, api, safe });
+
+/** Every network of spec §4.7 and §4.10, plus the local development chain. */
+export const CHAINS: readonly ChainInfo[] = Object.freeze([
+  chain("matic", 137, "production", "deployed", "live", true),
+  chain("arb1", 42161, "production", "deployed", "live", true),
+  chain("linea", 59144, "production", "deployed", "live"),
+  chain("base", 8453, "production", "deployed", "live"),
+  chain("gno", 100, "production", "deployed", "live"),
+  chain("bnb", 56, "production", "deployed", "live"),
+  chain("zora-mainnet", 7777777, "production", "deployed", "planned"),
+  chain("eth", 1, "production", "deployed", "planned", true),
+  chain("oeth", 10, "production", "in-construction", "none", true),
+  chain("maticmum", 80001, "testnet", "deployed", "live", true),
+  chain("ogor", 420, "testnet", "deployed", "live"),
+  chain("arb-goerli", 421613, "testnet", "deployed", "live"),
+  chain("chi", 10200, "testnet", "deployed", "live"),
+  chain("linea-testnet", 59140, "testnet", "deployed", "live"),
+  chain("zora-goerli", 999, "testnet", "deployed", "planned"),
+  chain("gor", 5, "testnet", "deployed", "none", true),
+  chain("localhost", 31337, "local", "deployed", "live", true),
+]);
+
+const byName = new Map(CHAINS.map((c) => [c.name, c]));
+const byId = new Map(CHAINS.map((c) => [c.chainId, c]));
+
+/** The chain with this ERC-3770 short name, or undefined. */
+export const chainByName = (name: string): ChainInfo | undefined => byName.get(name);
+
+/** The chain with this EIP-155 chain id, or undefined. */
+export const chainById = (chainId: number): ChainInfo | undefined => byId.get(chainId);

@@ -1,0 +1,183 @@
+import { expect } from "chai";
+import {
+  BUILT_IN_PROVIDERS,
+  canonicalUserId,
+  formatUserId,
+  InvalidUserIdError,
+  parseUserId,
+} from "../../gateway/identity/userId";
+
+const UNICODE_NFC = "\u00dcn\u00efc\u00f6d\u00e9"; // "Ünïcödé", precomposed
+const UNICODE_NFD = UNICODE_NFC.normalize("NFD"); // same text, base letters + combining marks
+const LOWER_NFC = "\u00fcn\u00efc\u00f6d\u00e9"; // "ünïcödé"
+
+/** [what the case shows, input, exact canonical output] */
+const accepted: ReadonlyArray<readonly [string, string, string]> = [
+  ["plain id", "github:alice", "github:alice"],
+  ["mixed-case provider and username", "GitHub:AliceSmith", "github:alicesmith"],
+  ["one leading @ dropped", "twitter:@Alice", "twitter:alice"],
+  ["whitespace around the whole id", "  github:alice \t\n", "github:alice"],
+  ["whitespace around provider and username", " GITHUB : @alice ", "github:alice"],
+  ["colon inside the username", "github:a:b", "github:a:b"],
+  ["@ inside the username kept", "discord:a@b", "discord:a@b"],
+  ["unknown provider with digits and hyphen", "My-App2:User42", "my-app2:user42"],
+  ["32-character provider", `${"p".repeat(32)}:u`, `${"p".repeat(32)}:u`],
+  ["unicode NFC input", `github:${UNICODE_NFC}`, `github:${LOWER_NFC}`],
+  ["unicode NFD input gives the NFC form", `github:${UNICODE_NFD}`, `github:${LOWER_NFC}`],
+  ["lowercasing that leaves a combining mark", "github:\u0130stanbul", "github:i\u0307stanbul"],
+  // U+01F0 has no uppercase form, so "J" + caron is NFC until lowercased: NFC must run again afterwards.
+  ["lowercasing that makes a composable pair", "github:J\u030Cosef", "github:\u01F0osef"],
+  ["100-character username", `github:${"a".repeat(100)}`, `github:${"a".repeat(100)}`],
+  ["100 astral code points (200 UTF-16 units)", `x:${"\u{1F600}".repeat(100)}`, `x:${"\u{1F600}".repeat(100)}`],
+  ["300 characters including padding", `github:alice${" ".repeat(288)}`, "github:alice"],
+  ["e-mail lowercased", "email:Alice@Example.COM", "email:alice@example.com"],
+  ["e-mail dots and +tag kept", "email:a.b+tag@x.com", "email:a.b+tag@x.com"],
+  [
+    "e-mail mixed case with dots and +tag",
+    "EMAIL: Alice.Smith+News@Mail.Example.org ",
+    "email:alice.smith+news@mail.example.org",
+  ],
+  ["e-mail NFD gives NFC", `email:${"J\u00d6rg@B\u00fccher.de".normalize("NFD")}`, "email:j\u00f6rg@b\u00fccher.de"],
+  ["tel with +, spaces, parentheses, hyphen", "tel:+1 (555) 123-4567", "tel:15551234567"],
+  ["tel digits only", "tel:15551234567", "tel:15551234567"],
+  ["tel with + only", "tel:+15551234567", "tel:15551234567"],
+  ["tel with dots", "tel:+49.30.1234567", "tel:49301234567"],
+  ["tel with slashes", "Tel: +44/20/7946/0958 ", "tel:442079460958"],
+  ["tel 8 digits", "tel:12345678", "tel:12345678"],
+  ["tel 15 digits", "tel:123456789012345", "tel:123456789012345"],
+];
+
+/** [what the case shows, input, pattern the reason must match] */
+const rejected: ReadonlyArray<readonly [string, string, RegExp]> = [
+  ["no colon", "github-alice", /provider:username/],
+  ["empty input", "", /provider:username/],
+  ["whitespace only", "   ", /provider:username/],
+  ["empty provider", ":alice", /provider must not be empty/],
+  ["blank provider", "  :alice", /provider must not be empty/],
+  ["underscore in provider", "git_hub:alice", /provider must match/],
+  ["space in provider", "git hub:alice", /provider must match/],
+  ["non-ASCII letter in provider", "g\u00efthub:alice", /provider must match/],
+  ["KELVIN SIGN that lowercases to k", "\u212Aey:alice", /provider must match/],
+  ["provider starting with -", "-github:alice", /provider must match/],
+  ["provider ending with -", "github-:alice", /provider must match/],
+  ["33-character provider", `${"p".repeat(33)}:alice`, /provider must match/],
+  ["empty username", "github:", /must not be empty/],
+  ["blank username", "github:   ", /must not be empty/],
+  ["username only @", "github:@", /must not be empty/],
+  ["empty e-mail", "email:", /must not be empty/],
+  ["empty tel", "tel:", /must not be empty/],
+  ["two leading @", "github:@@alice", /at most one '@'/],
+  ["comma in username", "github:alice,bob", /comma/],
+  ["comma in e-mail", "email:a,b@x.com", /comma/],
+  ["space inside username", "github:alice bob", /whitespace/],
+  ["space after the @", "github:@ alice", /whitespace/],
+  ["tab inside username", "github:alice\tbob", /whitespace/],
+  ["no-break space inside username", "github:alice\u00a0bob", /whitespace/],
+  ["NUL in username", "github:alice\u0000", /control/],
+  ["BEL in username", "github:ali\u0007ce", /control/],
+  ["DEL in username", "github:ali\u007fce", /control/],
+  ["zero-width space in username", "github:ali\u200bce", /invisible/],
+  ["right-to-left override in username", "github:\u202ealice", /invisible/],
+  ["lone surrogate in username", "github:ab\ud800c", /invisible/],
+  ["control character in e-mail", "email:a\u0001b@x.com", /control/],
+  ["101-character username", `github:${"a".repeat(101)}`, /at most 100/],
+  ["101 astral code points", `x:${"\u{1F600}".repeat(101)}`, /at most 100/],
+  ["tel with letters", "tel:+1 555 CALL NOW", /only digits/],
+  ["tel with extension", "tel:15551234567x89", /only digits/],
+  ["tel with two +", "tel:++15551234567", /only digits/],
+  ["tel with + in the middle", "tel:1+5551234567", /only digits/],
+  ["tel with comma", "tel:1555,1234567", /only digits/],
+  ["tel with Arabic-Indic digits", `tel:${"\u0661\u0665\u0665\u0665".repeat(3)}`, /only digits/],
+  ["tel too short (7 digits)", "tel:+1234567", /8 to 15 digits/],
+  ["tel too long (16 digits)", "tel:1234567890123456", /8 to 15 digits/],
+  ["tel starting with 0", "tel:05551234567", /8 to 15 digits/],
+  ["tel with 00 international prefix", "tel:0015551234567", /8 to 15 digits/],
+  ["tel punctuation only", "tel:+ ()", /8 to 15 digits/],
+  ["e-mail without @", "email:alice.example.com", /exactly one '@'/],
+  ["e-mail with two @", "email:a@b@example.com", /exactly one '@'/],
+  ["e-mail with a leading @ handle", "email:@alice@example.com", /exactly one '@'/],
+  ["e-mail with empty local part", "email:@example.com", /local part/],
+  ["e-mail without dot in domain", "email:alice@localhost", /domain/],
+  ["e-mail with empty domain", "email:alice@", /domain/],
+  ["e-mail domain starting with a dot", "email:alice@.com", /domain/],
+  ["e-mail domain with an empty label", "email:alice@x..com", /domain/],
+  ["e-mail domain ending with a dot", "email:alice@x.com.", /domain/],
+  ["space inside e-mail", "email:alice smith@x.com", /whitespace/],
+  ["e-mail over 254 characters", `email:${"a".repeat(250)}@x.com`, /at most 254 bytes/],
+  ["e-mail over 254 UTF-8 bytes", `email:${"\u00e9".repeat(125)}@x.com`, /at most 254 bytes/],
+  ["input over 300 characters", `github:${"a".repeat(294)}`, /at most 300 characters/],
+  ["over 300 characters only by padding", ` github:alice${" ".repeat(288)}`, /at most 300 characters/],
+];
+
+function rejectionOf(input: string): InvalidUserIdError {
+  try {
+    parseUserId(input);
+  } catch (err) {
+    expect(err).to.be.instanceOf(InvalidUserIdError);
+    return err as InvalidUserIdError;
+  }
+  return expect.fail(`accepted ${JSON.stringify(input)}`);
+}
+
+describe("gateway/identity/userId", () => {
+  describe("accepts and canonicalizes", () => {
+    for (const [what, input, canonical] of accepted) {
+      it(what, () => {
+        expect(canonicalUserId(input)).to.equal(canonical);
+        // A canonical id is a fixed point: storing and re-parsing it must not move the wallet.
+        expect(canonicalUserId(canonical)).to.equal(canonical);
+      });
+    }
+  });
+
+  describe("rejects", () => {
+    for (const [what, input, reason] of rejected) {
+      it(what, () => {
+        const err = rejectionOf(input);
+        expect(err.reason).to.be.a("string").and.not.equal("");
+        expect(err.reason).to.match(reason);
+        expect(err.input).to.equal(input);
+        expect(err.message).to.equal(`Invalid user id: ${err.reason}`);
+        expect(err.name).to.equal("InvalidUserIdError");
+      });
+    }
+  });
+
+  it("never quotes the input in the error message", () => {
+    const secret = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    for (const input of [`github:${secret},x`, `tel:${secret}`, `email:${secret}`, `${secret}`]) {
+      const err = rejectionOf(input);
+      expect(err.message).not.to.contain(secret.slice(2, 12));
+      expect(err.reason).not.to.contain(secret.slice(2, 12));
+    }
+  });
+
+  it("splits at the first colon into provider and canonical username", () => {
+    const id = parseUserId(" GitHub:@Alice:Work ");
+    expect(id).to.deep.equal({ provider: "github", username: "alice:work" });
+    expect(Object.isFrozen(id)).to.equal(true);
+  });
+
+  it("formats provider and username with one colon", () => {
+    expect(formatUserId({ provider: "github", username: "a:b" })).to.equal("github:a:b");
+  });
+
+  it("lists the built-in providers of design §3, each a valid provider", () => {
+    expect(BUILT_IN_PROVIDERS).to.deep.equal([
+      "tel",
+      "email",
+      "github",
+      "twitter",
+      "x",
+      "discord",
+      "telegram",
+      "google",
+      "apple",
+    ]);
+    const sample: Record<string, string> = { tel: "15551234567", email: "a@b.co" };
+    for (const provider of BUILT_IN_PROVIDERS) {
+      const username = sample[provider] ?? "alice";
+      expect(parseUserId(`${provider.toUpperCase()}:${username}`).provider).to.equal(provider);
+    }
+  });
+});

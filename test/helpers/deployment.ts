@@ -1,0 +1,51 @@
+import { ethers } from "hardhat";
+import { parseEther } from "ethers";
+import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
+import { ENTRY_POINT_ARTIFACT } from "../../scripts/deployment/entryPoint";
+import {
+  KernelAccountFactory__factory,
+  LegacyBaseAccountFactory__factory,
+  OwnerAccount__factory,
+  SponsorPaymaster__factory,
+} from "../../typechain-types";
+
+/**
+ * Deploys the idwallet contracts on the in-process Hardhat chain exactly as the deploy script does:
+ * signer 0 is the admin, signer 1 the operator's wallet key, signer 2 the sponsorship key.
+ */
+export async function deployIdwalletFixture() {
+  const [admin, walletKey, sponsorKey, alice, bob, stranger] = await ethers.getSigners();
+  const deployment = await deployIdwallet(admin!, {
+    admin: admin!.address,
+    walletSigners: [walletKey!.address],
+    sponsorSigners: [sponsorKey!.address],
+    paymasterDeposit: parseEther("10"),
+  });
+  const c = deployment.contracts;
+  return {
+    deployment,
+    chainId: BigInt(deployment.chainId),
+    admin: admin!,
+    walletKey: walletKey!,
+    sponsorKey: sponsorKey!,
+    alice: alice!,
+    bob: bob!,
+    stranger: stranger!,
+    entryPoint: new ethers.Contract(c.entryPoint, ENTRY_POINT_ARTIFACT.abi, admin),
+    ownerAccount: OwnerAccount__factory.connect(c.ownerAccount, admin),
+    kernelFactory: KernelAccountFactory__factory.connect(c.kernelFactory, admin),
+    baseFactory: LegacyBaseAccountFactory__factory.connect(c.baseFactory, admin),
+    paymaster: SponsorPaymaster__factory.connect(c.sponsorPaymaster, admin),
+  };
+}
+
+/** Deploys the test-only tokens and call target. */
+export async function deployTestContracts() {
+  const [token, nft, multi, target] = await Promise.all([
+    ethers.deployContract("TestToken"),
+    ethers.deployContract("TestNFT"),
+    ethers.deployContract("TestMultiToken"),
+    ethers.deployContract("TestTarget"),
+  ]);
+  return { token, nft, multi, target };
+}
