@@ -59,7 +59,7 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
 
   const place = async (name: string, initCode: string, salt = IDWALLET_SALT): Promise<string> => {
     const { address, created } = await deployDeterministic(deployer, initCode, salt);
-    log(`${name.padEnd(18)} ${address} ${created ? "deployed" : "already there"}`);
+    log(`${name.padEnd(20)} ${address} ${created ? "deployed" : "already there"}`);
     return address;
   };
 

@@ -10,8 +10,10 @@ export const DETERMINISTIC_DEPLOYER = "0x4e59b44847b379578588920ca78fbf26c0b4956
 export const DETERMINISTIC_DEPLOYER_CODE =
   "0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3";
 
-/** Chain ids of development chains whose node accepts hardhat_setCode. */
-const LOCAL_CHAIN_IDS = new Set([31337n, 1337n]);
+/** Development nodes (by web3_clientVersion) that accept hardhat_setCode. */
+const DEV_NODE = /^(HardhatNetwork|anvil)\b/i;
+
+type RpcProvider = Provider & { send(method: string, params: unknown[]): Promise<unknown> };
 
 /** Thrown when a deterministic deployment cannot proceed or lands somewhere unexpected. */
 export class DeploymentError extends Error {
@@ -23,17 +25,26 @@ export const deterministicAddress = (initCode: BytesLike, salt: BytesLike): stri
   getCreate2Address(DETERMINISTIC_DEPLOYER, salt, keccak256(initCode));
 
 /** Makes sure the deployment proxy exists: installs it on a local chain, fails with advice elsewhere. */
-export async function ensureDeterministicDeployer(provider: Provider & { send?: unknown }): Promise<void> {
+export async function ensureDeterministicDeployer(provider: Provider): Promise<void> {
   if ((await provider.getCode(DETERMINISTIC_DEPLOYER)) !== "0x") return;
-  const { chainId } = await provider.getNetwork();
-  const send = (provider as { send?: (method: string, params: unknown[]) => Promise<unknown> }).send;
-  if (!LOCAL_CHAIN_IDS.has(chainId) || typeof send !== "function") {
+  if (!(await isDevelopmentNode(provider))) {
+    const { chainId } = await provider.getNetwork();
     throw new DeploymentError(
       `chain ${chainId} has no deterministic deployment proxy at ${DETERMINISTIC_DEPLOYER}; ` +
         "deploy it with its published keyless transaction first",
     );
   }
-  await send.call(provider, "hardhat_setCode", [DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_CODE]);
+  await (provider as RpcProvider).send("hardhat_setCode", [DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_CODE]);
+}
+
+/** Whether the provider is a development node (Hardhat, anvil) whose state may be edited. */
+async function isDevelopmentNode(provider: Provider): Promise<boolean> {
+  if (typeof (provider as Partial<RpcProvider>).send !== "function") return false;
+  try {
+    return DEV_NODE.test(String(await (provider as RpcProvider).send("web3_clientVersion", [])));
+  } catch {
+    return false;
+  }
 }
 
 /** Outcome of one deterministic deployment. */
@@ -59,7 +70,8 @@ export async function deployDeterministic(
   const tx = await signer.sendTransaction({ to: DETERMINISTIC_DEPLOYER, data: concat([salt, initCode]) });
   const receipt = await tx.wait();
   if (receipt?.status !== 1) throw new DeploymentError(`deployment to ${address} reverted (tx ${tx.hash})`);
-  if ((await provider.getCode(address)) === "0x") {
+  // Read at the receipt's block: a provider may still hold the pre-deployment answer for "latest".
+  if ((await provider.getCode(address, receipt.blockNumber)) === "0x") {
     throw new DeploymentError(`deployment transaction ${tx.hash} left no code at ${address}`);
   }
   return { address, created: true };

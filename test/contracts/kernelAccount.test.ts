@@ -19,7 +19,7 @@ async function fixture() {
   const base = await deployIdwalletFixture();
   const test = await deployTestContracts();
   const userId = parseUserId("github:alice");
-  const kernelFactoryAddress = await base.kernelFactory.getAddress();
+  const kernelFactoryAddress = base.deployment.contracts.kernelFactory;
   const wallet = deriveWalletAddress(kernelFactoryAddress, "kernel", userId);
   const initCode = packInitCode(
     kernelFactoryAddress,
@@ -281,7 +281,7 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
       const f = await loadFixture(deployedFixture);
       const other = parseUserId("github:bob");
       await f.kernelFactory.createAccount(walletSalt("kernel", other));
-      const otherWallet = deriveWalletAddress(await f.kernelFactory.getAddress(), "kernel", other);
+      const otherWallet = deriveWalletAddress(f.deployment.contracts.kernelFactory, "kernel", other);
       const forAlice = await signFor(f.wallet, f.walletKey);
       const bobAccount = KernelAccount__factory.connect(otherWallet, ethers.provider);
       expect(await bobAccount.isValidSignature(hash, forAlice)).to.equal("0xffffffff");

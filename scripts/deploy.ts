@@ -1,0 +1,49 @@
+/**
+ * Deploys idwallet's contracts to one chain: `npm run deploy -- --network <chain>`.
+ * Settings come from the environment (see .env.example); the result is written to deployments/<chain>.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import hre, { ethers } from "hardhat";
+import { getAddress, parseEther } from "ethers";
+import { chainByName } from "../gateway/chains/registry";
+import { deployIdwallet } from "./deployment/deployIdwallet";
+
+/** A comma-separated address list from the environment, or `fallback`. */
+const addressList = (value: string | undefined, fallback: string): string[] =>
+  (value ? value.split(",") : [fallback]).map((a) => getAddress(a.trim()));
+
+async function main(): Promise<void> {
+  const [deployer] = await ethers.getSigners();
+  if (!deployer) throw new Error("no deployer account: set DEPLOYER_PRIVATE_KEY");
+  const network = hre.network.name;
+  const { chainId } = await ethers.provider.getNetwork();
+  const known = chainByName(network);
+  if (known && BigInt(known.chainId) !== chainId) {
+    throw new Error(`network ${network} answers chain id ${chainId}, the registry says ${known.chainId}`);
+  }
+
+  const deployment = await deployIdwallet(deployer, {
+    admin: getAddress(process.env.IDWALLET_ADMIN ?? deployer.address),
+    walletSigners: addressList(process.env.IDWALLET_WALLET_SIGNERS, deployer.address),
+    sponsorSigners: addressList(process.env.IDWALLET_SPONSOR_SIGNERS, deployer.address),
+    paymasterDeposit: parseEther(process.env.PAYMASTER_DEPOSIT_ETH ?? "0"),
+    log: (line) => console.log(line),
+  });
+  for (const action of deployment.pendingAdminActions) console.log(`admin must still call: ${action}`);
+
+  if (network === "hardhat") {
+    console.log("in-process hardhat network: nothing written (its state ends with this command)");
+    return;
+  }
+  const file = path.join(__dirname, "..", "deployments", `${network}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const record = { chain: network, ...deployment, compiler: hre.config.solidity.compilers[0] };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
