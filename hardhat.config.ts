@@ -2,7 +2,11 @@ import { subtask } from "hardhat/config";
 import { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } from "hardhat/builtin-tasks/task-names";
 import type { HardhatUserConfig, NetworksUserConfig } from "hardhat/types";
 import "@nomicfoundation/hardhat-toolbox";
+import { existsSync } from "node:fs";
 import { CHAINS } from "./gateway/chains/registry";
+
+// Deployment settings may live in .env (see .env.example); the environment wins over the file.
+if (existsSync(".env")) process.loadEnvFile(".env");
 
 /** The compiler is pinned: a released contract's bytecode, and so every wallet address, depends on it. */
 const SOLC_VERSION = "0.8.28";

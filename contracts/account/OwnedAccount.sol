@@ -6,6 +6,7 @@ import {SIG_VALIDATION_FAILED, SIG_VALIDATION_SUCCESS} from "@account-abstractio
 import {IAccount} from "@account-abstraction/contracts/interfaces/IAccount.sol";
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
 import {PackedUserOperation} from "@account-abstraction/contracts/interfaces/PackedUserOperation.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {TokenReceiver} from "./TokenReceiver.sol";
@@ -21,6 +22,10 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver {
     address private immutable _factory;
 
     address private _owner;
+    /// @dev Whether `_owner` had code when it was set; packed in `_owner`'s slot, so validation reads one
+    ///      slot and never probes an EOA's code (ERC-7562 OP-041 forbids EXTCODESIZE on an address
+    ///      without code during validation, and the probe is a cold 2,600 gas).
+    bool private _ownerIsContract;
 
     /// @notice Emitted when the owner is set at initialisation or replaced by the account itself.
     event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
@@ -96,7 +101,10 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver {
 
     /// @dev True if `signature` is the owner's over `digest`: ECDSA for an EOA owner, ERC-1271 for a contract.
     function _isOwnerSignature(bytes32 digest, bytes calldata signature) internal view returns (bool) {
-        return SignatureChecker.isValidSignatureNow(_owner, digest, signature);
+        address owner_ = _owner;
+        if (_ownerIsContract) return SignatureChecker.isValidERC1271SignatureNow(owner_, digest, signature);
+        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(digest, signature);
+        return err == ECDSA.RecoverError.NoError && recovered == owner_;
     }
 
     /// @dev Makes one call, bubbling the callee's revert data unchanged so that the EntryPoint's
@@ -119,6 +127,8 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver {
         if (newOwner == address(0)) revert OwnedAccountInvalidOwner(newOwner);
         address previous = _owner;
         _owner = newOwner;
+        // Decided once, here: an owner contract must already be deployed when it becomes the owner.
+        _ownerIsContract = newOwner.code.length != 0;
         emit OwnershipTransferred(previous, newOwner);
     }
 }
