@@ -1,0 +1,74 @@
+import cors from "cors";
+import express, { type Express } from "express";
+import helmet from "helmet";
+import type { Logger } from "pino";
+import type { AppTokens } from "./auth/appTokens";
+import type { ChainClient } from "./chains/clients";
+import type { Config } from "./config/schema";
+import { notFound, problemHandler } from "./errors/problemHandler";
+import { requestLogging } from "./http/logging";
+import { maintenanceGate } from "./http/maintenanceGate";
+import { createMetrics } from "./http/metrics";
+import { requestTimeout } from "./http/requestTimeout";
+import { docsRouter } from "./routes/docs";
+import { operationsRouter } from "./routes/health";
+import { networksRouter } from "./routes/networks";
+import { resolverRouter } from "./routes/resolver";
+import { checkHealth } from "./services/health";
+import type { MaintenanceMonitor } from "./services/maintenance";
+
+/** Everything the app is built from; only the entry file reads the environment. */
+export interface AppDeps {
+  readonly config: Config;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  readonly tokens: AppTokens;
+  readonly maintenance: MaintenanceMonitor;
+  readonly chains: ReadonlyMap<string, ChainClient>;
+  readonly pingDatabase: () => Promise<void>;
+}
+
+/** Builds the express app from injected parts. */
+export function createApp(deps: AppDeps): Express {
+  const { config } = deps;
+  const metrics = createMetrics();
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.set("query parser", "simple");
+
+  app.use(requestLogging(deps.logger));
+  app.use(metrics.middleware);
+  app.use(helmet());
+  app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
+  app.use(requestTimeout(config.requestTimeoutMs));
+
+  // Always up, maintenance or not: operations and the API reference.
+  app.use(
+    operationsRouter({
+      registry: metrics.registry,
+      health: () =>
+        checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
+    }),
+  );
+  app.use(docsRouter());
+
+  // The API: closed while in maintenance.
+  app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
+  app.use(
+    resolverRouter({
+      tokens: deps.tokens,
+      requireAuth: config.resolver.requireAuth,
+      factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+      maxIds: config.resolver.maxIds,
+      bodyLimit: config.bodyLimit,
+      clock: deps.clock,
+      onResolved: (count) => metrics.resolvedIds.inc(count),
+    }),
+  );
+  app.use(networksRouter({ config }));
+
+  app.use(notFound);
+  app.use(problemHandler(config.bodyLimit));
+  return app;
+}

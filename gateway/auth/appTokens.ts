@@ -1,0 +1,67 @@
+import { randomUUID } from "node:crypto";
+import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
+import { UnauthorizedError } from "../errors/apiError";
+
+/** Lifetime of an app's bearer token (spec §5.1: 60 minutes). */
+export const APP_TOKEN_TTL_SECONDS = 3600;
+
+/** Who a valid app token speaks for. */
+export interface AppPrincipal {
+  readonly appId: string;
+  readonly clientId: string;
+  readonly tokenId: string;
+}
+
+/** Issues and verifies app bearer tokens: HS256 JWTs with issuer, audience, expiry and id. */
+export interface AppTokens {
+  issue(app: { id: string; clientId: string }): Promise<{ token: string; expiresIn: number }>;
+  verify(token: string): Promise<AppPrincipal>;
+}
+
+/** App tokens signed with `secret`, timed by `clock`. */
+export function createAppTokens(options: {
+  secret: string;
+  issuer: string;
+  audience: string;
+  clock: () => Date;
+}): AppTokens {
+  if (typeof options.secret !== "string" || options.secret.length < 32) {
+    throw new Error("the app token secret must have at least 32 characters");
+  }
+  const key = new TextEncoder().encode(options.secret);
+  const nowSeconds = () => Math.floor(options.clock().getTime() / 1000);
+  return {
+    async issue(app) {
+      const now = nowSeconds();
+      const token = await new SignJWT({ cid: app.clientId })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setIssuer(options.issuer)
+        .setAudience(options.audience)
+        .setSubject(app.id)
+        .setJti(randomUUID())
+        .setIssuedAt(now)
+        .setExpirationTime(now + APP_TOKEN_TTL_SECONDS)
+        .sign(key);
+      return { token, expiresIn: APP_TOKEN_TTL_SECONDS };
+    },
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ["HS256"],
+          issuer: options.issuer,
+          audience: options.audience,
+          currentDate: options.clock(),
+          requiredClaims: ["sub", "jti", "exp"],
+        });
+        if (typeof payload.cid !== "string") throw new UnauthorizedError("INVALID_TOKEN", "The token names no client");
+        return { appId: payload.sub!, clientId: payload.cid, tokenId: payload.jti! };
+      } catch (error) {
+        if (error instanceof UnauthorizedError) throw error;
+        if (error instanceof joseErrors.JWTExpired) {
+          throw new UnauthorizedError("TOKEN_EXPIRED", "The bearer token has expired; request a new one at /v1/auth");
+        }
+        throw new UnauthorizedError("INVALID_TOKEN", "The bearer token is not valid");
+      }
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { CHAINS } from "../chains/registry";
+import { type Config, ConfigSchema } from "./schema";
+
+/** Start-up refused: names each missing or bad setting by its environment variable. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Environment variable → path in the configuration object (lists are comma-separated). */
+const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = [
+  ["HOST", ["host"]],
+  ["PORT", ["port"]],
+  ["PUBLIC_URL", ["publicUrl"]],
+  ["DATA_DIR", ["dataDir"]],
+  ["DATABASE_PATH", ["databasePath"]],
+  ["LOG_LEVEL", ["logLevel"]],
+  ["BODY_LIMIT", ["bodyLimit"]],
+  ["REQUEST_TIMEOUT_MS", ["requestTimeoutMs"]],
+  ["CORS_ORIGINS", ["corsOrigins"], "list"],
+  ["MAINTENANCE", ["maintenance", "enabled"]],
+  ["MAINTENANCE_RETRY_AFTER", ["maintenance", "retryAfterSeconds"]],
+  ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],
+  ["RESOLVER_REQUIRE_AUTH", ["resolver", "requireAuth"]],
+  ["RESOLVER_MAX_IDS", ["resolver", "maxIds"]],
+  ["AUTH_TOKEN_SECRET", ["auth", "tokenSecret"]],
+  ["AUTH_ISSUER", ["auth", "issuer"]],
+  ["AUTH_AUDIENCE", ["auth", "audience"]],
+  ["CONTRACT_ENTRY_POINT", ["contracts", "entryPoint"]],
+  ["CONTRACT_OWNER_ACCOUNT", ["contracts", "ownerAccount"]],
+  ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
+  ["CONTRACT_BASE_FACTORY", ["contracts", "baseFactory"]],
+  ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
+  ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
+  ...CHAINS.flatMap((c) => {
+    const suffix = c.name.toUpperCase().replace(/-/g, "_");
+    return [
+      [`RPC_URL_${suffix}`, ["chains", c.name, "rpcUrl"]],
+      [`BUNDLER_URL_${suffix}`, ["chains", c.name, "bundlerUrl"]],
+    ] as const;
+  }),
+];
+
+const envNameOf = (issuePath: readonly PropertyKey[]): string => {
+  const key = issuePath.join(".");
+  const match = ENV_PATHS.find(([, p]) => p.join(".") === key);
+  return match ? match[0] : key;
+};
+
+function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    node = (node[key] ??= {}) as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]!] = value;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`CONFIG_FILE ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Builds the configuration from an optional JSON file (CONFIG_FILE, same shape as Config) overlaid
+ * with environment variables, validated once. Throws ConfigError naming every bad setting.
+ */
+export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): Config {
+  const raw: Record<string, unknown> = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
+  for (const [name, keys, kind] of ENV_PATHS) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    setPath(raw, keys, kind === "list" ? value.split(",").map((s) => s.trim()) : value);
+  }
+  const result = ConfigSchema.safeParse(deepMerge(raw, overrides));
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${envNameOf(i.path)}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const config = result.data;
+  config.databasePath ??= path.join(config.dataDir, "idwallet.sqlite");
+  return deepFreeze(config);
+}
+
+function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = out[key];
+    out[key] = isPlainObject(value) && isPlainObject(current) ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export type { Config };

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { Address } from "../schemas/common";
+
+const flag = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
+  .transform((v) => (typeof v === "boolean" ? v : ["true", "1", "yes", "on"].includes(v)));
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** One configured chain connection. */
+export const ChainConnectionConfig = z.object({
+  rpcUrl: z.url(),
+  bundlerUrl: z.url().optional(),
+});
+
+/** The whole service configuration; every field documented in .env.example. */
+export const ConfigSchema = z.object({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: int(0, 65535).default(3000),
+  publicUrl: z.url().optional(),
+  dataDir: z.string().min(1).default("data"),
+  databasePath: z.string().min(1).optional(),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  bodyLimit: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, "a size such as 512kb or 1mb")
+    .default("1mb"),
+  requestTimeoutMs: int(100, 600_000).default(15_000),
+  corsOrigins: z.array(z.string().min(1)).default(["*"]),
+  maintenance: z
+    .object({
+      enabled: flag.default(false),
+      retryAfterSeconds: int(1, 86_400).default(300),
+      message: z.string().max(500).optional(),
+    })
+    .prefault({}),
+  resolver: z
+    .object({
+      requireAuth: flag.default(false),
+      maxIds: int(1, 100_000).default(1000),
+    })
+    .prefault({}),
+  auth: z.object({
+    tokenSecret: z.string().min(32, "at least 32 characters"),
+    issuer: z.string().min(1).default("idwallet"),
+    audience: z.string().min(1).default("idwallet-api"),
+  }),
+  contracts: z.object({
+    entryPoint: Address.optional(),
+    ownerAccount: Address.optional(),
+    kernelFactory: Address,
+    baseFactory: Address,
+    sponsorPaymaster: Address.optional(),
+  }),
+  chains: z.record(z.string(), ChainConnectionConfig).default({}),
+  rpcTimeoutMs: int(100, 120_000).default(5_000),
+});
+
+/** Configuration as parsed: frozen, passed in, never imported as a global. */
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;

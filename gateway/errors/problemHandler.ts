@@ -1,0 +1,62 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { ZodError } from "zod";
+import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
+import { zodProblems } from "./zodProblems";
+
+/** RFC 9457 media type of every error body. */
+export const PROBLEM_JSON = "application/problem+json";
+
+/** Errors thrown by body-parser carry these fields. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Maps anything thrown to an ApiError; unknown errors become undefined (a bare 500). */
+function toApiError(error: unknown, bodyLimit: string): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ZodError) return new InvalidRequestError("The request failed validation", zodProblems(error));
+  const parserError = error as BodyParserError;
+  switch (parserError?.type) {
+    case "entity.too.large":
+      return new PayloadTooLargeError(bodyLimit);
+    case "entity.parse.failed":
+      return new InvalidRequestError("The body is not valid JSON", [], "MALFORMED_JSON");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new InvalidRequestError("The body's character set is not supported", [], "UNSUPPORTED_ENCODING");
+    case "request.aborted":
+    case "request.size.invalid":
+      return new InvalidRequestError("The body ended early or its length is wrong");
+  }
+  return undefined;
+}
+
+/** The one error middleware: writes RFC 9457 problem details; logs only 5xx, at error level. */
+export function problemHandler(bodyLimit: string): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const apiError = toApiError(error, bodyLimit);
+    const status = apiError?.status ?? 500;
+    if (status >= 500 && !apiError) req.log?.error({ err: error }, "unhandled error");
+    if (res.headersSent) return void res.end();
+    for (const [name, value] of Object.entries(apiError?.headers ?? {})) res.setHeader(name, value);
+    res
+      .status(status)
+      .type(PROBLEM_JSON)
+      .json({
+        type: "about:blank",
+        title: apiError?.title ?? "Internal server error",
+        status,
+        code: apiError?.code ?? "INTERNAL",
+        ...(apiError ? { detail: apiError.message } : {}),
+        ...(apiError?.extensions ?? {}),
+        instance: req.originalUrl,
+        ...(req.id !== undefined ? { requestId: String(req.id) } : {}),
+      });
+  };
+}
+
+/** Final route: anything unmatched is a 404 problem. */
+export const notFound: RequestHandler = (req, _res, next) =>
+  next(new NotFoundError(`No route for ${req.method} ${req.path}`));

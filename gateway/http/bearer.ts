@@ -1,0 +1,33 @@
+import type { RequestHandler, Response } from "express";
+import type { AppPrincipal, AppTokens } from "../auth/appTokens";
+import { UnauthorizedError } from "../errors/apiError";
+
+/** The app a request was authenticated as, if any (set by the bearer middleware). */
+export const principalOf = (res: Response): AppPrincipal | undefined =>
+  res.locals.principal as AppPrincipal | undefined;
+
+// RFC 6750 §2.1: "Bearer" then one b64token.
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+
+/**
+ * Authenticates `Authorization: Bearer <token>`. With `required` false a request without the header
+ * passes anonymously; a header that is present must still be valid (401 otherwise).
+ */
+export function bearerAuth(tokens: AppTokens, required: boolean): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    if (header === undefined) {
+      if (required) return next(new UnauthorizedError("MISSING_TOKEN", "Send Authorization: Bearer <access token>"));
+      return next();
+    }
+    const match = BEARER.exec(header);
+    if (!match)
+      return next(new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'"));
+    try {
+      res.locals.principal = await tokens.verify(match[1]!);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,64 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { NetworksResponse } from "../routes/networks.schema";
+import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
+import { Problem } from "./problem.schema";
+
+const problem = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: Problem } },
+});
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
+export function buildOpenApiDocument(serverUrl?: string): object {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/resolver",
+    summary: "Resolve user ids to wallet addresses",
+    description:
+      "Pure computation: no sign-up, no chain access. The bearer token is optional unless the operator requires it; " +
+      "a token that is sent must be valid. The body may be sent as application/json or as text/plain JSON text.",
+    security: [{}, { [bearer.name]: [] }],
+    request: {
+      body: {
+        content: { "application/json": { schema: ResolverRequest }, "text/plain": { schema: ResolverRequest } },
+      },
+    },
+    responses: {
+      200: {
+        description: "One entry per requested id, in request order",
+        content: { "application/json": { schema: ResolverResponse } },
+      },
+      400: problem("INVALID_REQUEST, MALFORMED_JSON, INVALID_USER_ID (lists each bad id) or TOO_MANY_USER_IDS"),
+      401: problem("MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, or MISSING_TOKEN when a token is required"),
+      413: problem("PAYLOAD_TOO_LARGE"),
+      415: problem("UNSUPPORTED_MEDIA_TYPE"),
+      503: problem("MAINTENANCE"),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/v1/networks",
+    summary: "Supported chains and contract addresses",
+    responses: {
+      200: {
+        description: "Every chain of the registry",
+        content: { "application/json": { schema: NetworksResponse } },
+      },
+      503: problem("MAINTENANCE"),
+    },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "idwallet API",
+      version: "1.0.0",
+      description: "Every user id has an ERC-4337 wallet with the same address on every EVM chain.",
+    },
+    servers: serverUrl ? [{ url: serverUrl }] : [],
+  });
+}

@@ -1,0 +1,28 @@
+import { Router } from "express";
+import { CHAINS } from "../chains/registry";
+import type { Config } from "../config/schema";
+
+/** GET /v1/networks: every chain of the registry with its status and idwallet's contract addresses. */
+export function networksRouter(deps: { config: Config }): Router {
+  const { contracts, chains } = deps.config;
+  const networks = CHAINS.map((chain) => {
+    const connection = chains[chain.name];
+    return {
+      name: chain.name,
+      chainId: chain.chainId,
+      type: chain.type,
+      contracts: chain.contracts,
+      api: chain.api,
+      safe: chain.safe,
+      configured: connection !== undefined,
+      // The development chain's RPC is public by nature; production RPC URLs may embed API keys.
+      ...(chain.type === "local" && connection ? { rpcUrl: connection.rpcUrl } : {}),
+      // Deterministic deployment: the same addresses on every chain where the contracts are deployed.
+      contractAddresses: chain.contracts === "deployed" ? contracts : null,
+    };
+  });
+  const body = { networks };
+  return Router().get("/v1/networks", (_req, res) => {
+    res.json(body);
+  });
+}

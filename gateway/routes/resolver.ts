@@ -1,0 +1,34 @@
+import express, { Router } from "express";
+import type { AppTokens } from "../auth/appTokens";
+import { UnsupportedMediaTypeError } from "../errors/apiError";
+import { bearerAuth } from "../http/bearer";
+import { type Factories, resolveUserIds } from "../services/resolver";
+import { ResolverRequest } from "./resolver.schema";
+
+// The spec's sample call sends the JSON body as text/plain; read it as JSON too.
+const JSON_TYPES = ["application/json", "application/*+json", "text/plain"];
+
+/** POST /v1/resolver: user ids → wallet addresses. */
+export function resolverRouter(deps: {
+  tokens: AppTokens;
+  requireAuth: boolean;
+  factories: Factories;
+  maxIds: number;
+  bodyLimit: string;
+  clock: () => Date;
+  onResolved?: (count: number) => void;
+}): Router {
+  return Router().post(
+    "/v1/resolver",
+    bearerAuth(deps.tokens, deps.requireAuth),
+    express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
+    (req, res) => {
+      if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))
+        throw new UnsupportedMediaTypeError(["application/json", "text/plain (JSON text)"]);
+      const body = ResolverRequest.parse(req.body);
+      const users = resolveUserIds(body.userIds, body.accountType, deps.factories, deps.maxIds);
+      deps.onResolved?.(users.length);
+      res.json({ updatedAt: deps.clock().toISOString(), accountType: body.accountType, users });
+    },
+  );
+}

@@ -1,0 +1,47 @@
+import type { ChainClient } from "../chains/clients";
+
+/** Outcome of one dependency check. */
+export interface CheckResult {
+  readonly status: "ok" | "failing";
+  readonly latencyMs: number;
+  readonly detail?: string;
+  readonly blockNumber?: number;
+}
+
+/** The health report of GET /health. */
+export interface HealthReport {
+  readonly status: "ok" | "degraded";
+  readonly checks: { database: CheckResult; chains: Record<string, CheckResult> };
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+
+async function timed(check: () => Promise<number | void>, timeoutMs: number): Promise<CheckResult> {
+  const started = performance.now();
+  try {
+    const value = await withTimeout(check(), timeoutMs);
+    const latencyMs = Math.round(performance.now() - started);
+    return { status: "ok", latencyMs, ...(typeof value === "number" ? { blockNumber: value } : {}) };
+  } catch (error) {
+    return { status: "failing", latencyMs: Math.round(performance.now() - started), detail: (error as Error).message };
+  }
+}
+
+/** Checks the database and every configured RPC in parallel, each bounded by `timeoutMs`. */
+export async function checkHealth(deps: {
+  pingDatabase: () => Promise<void>;
+  chains: ReadonlyMap<string, ChainClient>;
+  timeoutMs: number;
+}): Promise<HealthReport> {
+  const [database, ...chainResults] = await Promise.all([
+    timed(deps.pingDatabase, deps.timeoutMs),
+    ...[...deps.chains.values()].map((c) => timed(() => c.provider.getBlockNumber(), deps.timeoutMs)),
+  ]);
+  const chains = Object.fromEntries([...deps.chains.keys()].map((name, i) => [name, chainResults[i]!]));
+  const healthy = database!.status === "ok" && chainResults.every((r) => r.status === "ok");
+  return { status: healthy ? "ok" : "degraded", checks: { database: database!, chains } };
+}

@@ -1,0 +1,66 @@
+import { ApiError } from "../errors/apiError";
+import { InvalidUserIdError, formatUserId, parseUserId } from "../identity/userId";
+import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
+
+/** One answered user id. */
+export interface ResolvedUser {
+  /** The id as the client sent it (trimmed), so answers map back to requests without guessing. */
+  readonly userId: string;
+  readonly canonicalUserId: string;
+  readonly accountAddress: string;
+}
+
+/** Factory address of each account type (the same on every chain). */
+export type Factories = Readonly<Record<AccountType, string>>;
+
+const SEPARATOR = ",";
+const SHOWN_ID_LENGTH = 64;
+
+/** A prefix of an untrusted id safe to echo in an error. */
+const shown = (id: string): string => (id.length > SHOWN_ID_LENGTH ? `${id.slice(0, SHOWN_ID_LENGTH)}…` : id);
+
+/**
+ * Resolves a comma-separated list of user ids to wallet addresses, in request order, duplicates kept.
+ * Pure: no database, no RPC. Throws 400 TOO_MANY_USER_IDS before any parsing above `maxIds`, and one
+ * 400 INVALID_USER_ID naming every invalid id.
+ */
+export function resolveUserIds(list: string, type: AccountType, factories: Factories, maxIds: number): ResolvedUser[] {
+  let count = 1;
+  for (let i = list.indexOf(SEPARATOR); i !== -1; i = list.indexOf(SEPARATOR, i + 1)) {
+    if (++count > maxIds) {
+      throw new ApiError(400, "TOO_MANY_USER_IDS", "Too many user ids", `At most ${maxIds} user ids per request`, {
+        maxUserIds: maxIds,
+      });
+    }
+  }
+  const factory = factories[type];
+  const resolved: ResolvedUser[] = [];
+  const invalid: { index: number; userId: string; reason: string }[] = [];
+  list.split(SEPARATOR).forEach((raw, index) => {
+    const userId = raw.trim();
+    try {
+      const parsed = parseUserId(userId);
+      resolved.push({
+        userId,
+        canonicalUserId: formatUserId(parsed),
+        accountAddress: deriveWalletAddress(factory, type, parsed),
+      });
+    } catch (error) {
+      if (!(error instanceof InvalidUserIdError)) throw error;
+      invalid.push({ index, userId: shown(userId), reason: userId === "" ? "empty user id" : error.reason });
+    }
+  });
+  if (invalid.length > 0) {
+    throw new ApiError(
+      400,
+      "INVALID_USER_ID",
+      "Invalid user id",
+      `${invalid.length} of the user ids ${invalid.length === 1 ? "is" : "are"} invalid: ${invalid
+        .slice(0, 5)
+        .map((i) => JSON.stringify(i.userId))
+        .join(", ")}${invalid.length > 5 ? ", …" : ""}`,
+      { invalidUserIds: invalid },
+    );
+  }
+  return resolved;
+}

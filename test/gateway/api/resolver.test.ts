@@ -1,0 +1,225 @@
+import { expect } from "chai";
+import request from "supertest";
+import { SignJWT } from "jose";
+import golden from "../../vectors/addresses.json";
+import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+
+const vector = (userId: string) => {
+  const v = golden.vectors.find((x) => x.input === userId);
+  if (!v) throw new Error(`no golden vector for ${userId}`);
+  return v;
+};
+const ALICE = vector("github:alice");
+const PHONE = vector("tel:15551234567");
+
+describe("POST /v1/resolver", () => {
+  const { app, tokens, setClock } = buildTestApp();
+  afterEach(() => setClock(TEST_NOW));
+
+  it("resolves ids sent as application/json, in request order", async () => {
+    const res = await request(app).post("/v1/resolver").send({ userIds: "github:alice,tel:15551234567" }).expect(200);
+    expect(res.body).to.deep.equal({
+      updatedAt: TEST_NOW.toISOString(),
+      accountType: "kernel",
+      users: [
+        { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+        { userId: "tel:15551234567", canonicalUserId: "tel:15551234567", accountAddress: PHONE.kernel },
+      ],
+    });
+  });
+
+  it("reads the JSON body sent as text/plain, as the spec's sample call does", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify({ userIds: "github:alice" }))
+      .expect(200);
+    expect(res.body.users).to.deep.equal([
+      { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+    ]);
+  });
+
+  it("ignores spaces around ids, echoes each id as sent and keeps duplicates", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: " GitHub:Alice , tel:+1 (555) 123-4567,github:alice" })
+      .expect(200);
+    expect(res.body.users).to.deep.equal([
+      { userId: "GitHub:Alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+      { userId: "tel:+1 (555) 123-4567", canonicalUserId: "tel:15551234567", accountAddress: PHONE.kernel },
+      { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+    ]);
+  });
+
+  it("answers the deprecated base account type when asked", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: "github:alice", accountType: "base" })
+      .expect(200);
+    expect(res.body.accountType).to.equal("base");
+    expect(res.body.users[0].accountAddress).to.equal(ALICE.base);
+  });
+
+  it("matches every golden vector", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: golden.vectors.map((v) => v.userId).join(",") })
+      .expect(200);
+    expect(res.body.users.map((u: { accountAddress: string }) => u.accountAddress)).to.deep.equal(
+      golden.vectors.map((v) => v.kernel),
+    );
+  });
+
+  it("names every invalid id with its position and reason", async () => {
+    const res = await request(app).post("/v1/resolver").send({ userIds: "github:alice,nocolon,,tel:12ab" }).expect(400);
+    expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Invalid user id",
+      status: 400,
+      code: "INVALID_USER_ID",
+      detail: '3 of the user ids are invalid: "nocolon", "", "tel:12ab"',
+      invalidUserIds: [
+        { index: 1, userId: "nocolon", reason: res.body.invalidUserIds[0].reason },
+        { index: 2, userId: "", reason: "empty user id" },
+        { index: 3, userId: "tel:12ab", reason: res.body.invalidUserIds[2].reason },
+      ],
+      instance: "/v1/resolver",
+      requestId: res.headers["x-request-id"],
+    });
+    expect(res.body.invalidUserIds[0].reason).to.match(/provider/);
+    expect(res.body.invalidUserIds[2].reason).to.match(/digit|phone|tel/i);
+  });
+
+  const invalidBodies: [string, unknown, string][] = [
+    ["no userIds", {}, "/userIds"],
+    ["userIds not a string", { userIds: ["github:alice"] }, "/userIds"],
+    ["empty userIds", { userIds: "" }, "/userIds"],
+    ["unknown account type", { userIds: "github:alice", accountType: "safe" }, "/accountType"],
+  ];
+  for (const [name, body, pointer] of invalidBodies) {
+    it(`refuses a body with ${name} (400 INVALID_REQUEST naming ${pointer})`, async () => {
+      const res = await request(app)
+        .post("/v1/resolver")
+        .send(body as object)
+        .expect(400);
+      expect(res.body).to.include({ status: 400, code: "INVALID_REQUEST", title: "Invalid request" });
+      expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.deep.equal([pointer]);
+    });
+  }
+
+  it("refuses a body that is not JSON (400 MALFORMED_JSON)", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .set("Content-Type", "application/json")
+      .send("{userIds:")
+      .expect(400);
+    expect(res.body).to.include({ code: "MALFORMED_JSON", status: 400 });
+  });
+
+  it("refuses a form-encoded body (415)", async () => {
+    const res = await request(app).post("/v1/resolver").type("form").send("userIds=github:alice").expect(415);
+    expect(res.body).to.include({ code: "UNSUPPORTED_MEDIA_TYPE", status: 415 });
+  });
+
+  it("refuses more than the maximum number of ids (400 TOO_MANY_USER_IDS)", async () => {
+    const ids = Array.from({ length: 1001 }, (_, i) => `github:u${i}`).join(",");
+    const res = await request(app).post("/v1/resolver").send({ userIds: ids }).expect(400);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Too many user ids",
+      status: 400,
+      code: "TOO_MANY_USER_IDS",
+      detail: "At most 1000 user ids per request",
+      maxUserIds: 1000,
+      instance: "/v1/resolver",
+      requestId: res.headers["x-request-id"],
+    });
+  });
+
+  it("refuses 100,000 ids quickly", async () => {
+    const started = Date.now();
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: Array.from({ length: 100_000 }, () => "x:y").join(",") });
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal("TOO_MANY_USER_IDS");
+    expect(Date.now() - started).to.be.lessThan(2000);
+  });
+
+  it("refuses a 10 MB body quickly (413)", async () => {
+    const started = Date.now();
+    const res = await request(app)
+      .post("/v1/resolver")
+      .set("Content-Type", "application/json")
+      .send(`{"userIds":"${"a".repeat(10 * 1024 * 1024)}"}`);
+    expect(res.status).to.equal(413);
+    expect(res.body).to.include({ code: "PAYLOAD_TOO_LARGE", status: 413 });
+    expect(Date.now() - started).to.be.lessThan(2000);
+  });
+
+  describe("bearer token", () => {
+    it("works without a token and with a valid one", async () => {
+      const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+      await request(app).post("/v1/resolver").send({ userIds: "github:alice" }).expect(200);
+      await request(app)
+        .post("/v1/resolver")
+        .auth(token, { type: "bearer" })
+        .send({ userIds: "github:alice" })
+        .expect(200);
+    });
+
+    const cases: [string, () => Promise<string>, string][] = [
+      ["a malformed header", async () => "Basic abc", "MALFORMED_TOKEN"],
+      ["a token that is not a JWT", async () => "Bearer not-a-jwt", "INVALID_TOKEN"],
+      [
+        "a token signed with another key",
+        async () =>
+          `Bearer ${await new SignJWT({ cid: "cid_1" })
+            .setProtectedHeader({ alg: "HS256" })
+            .setIssuer("idwallet")
+            .setAudience("idwallet-api")
+            .setSubject("app_1")
+            .setJti("x")
+            .setExpirationTime("1h")
+            .sign(new TextEncoder().encode("another-secret-another-secret-another"))}`,
+        "INVALID_TOKEN",
+      ],
+    ];
+    for (const [name, header, code] of cases) {
+      it(`refuses ${name} (401 ${code})`, async () => {
+        const res = await request(app)
+          .post("/v1/resolver")
+          .set("Authorization", await header())
+          .send({ userIds: "github:alice" })
+          .expect(401);
+        expect(res.body).to.include({ status: 401, code, title: "Unauthorized" });
+        expect(res.headers["www-authenticate"]).to.match(/^Bearer /);
+      });
+    }
+
+    it("refuses an expired token (401 TOKEN_EXPIRED)", async () => {
+      const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+      setClock(new Date(TEST_NOW.getTime() + 3601_000));
+      const res = await request(app)
+        .post("/v1/resolver")
+        .auth(token, { type: "bearer" })
+        .send({ userIds: "github:alice" });
+      expect(res.status).to.equal(401);
+      expect(res.body.code).to.equal("TOKEN_EXPIRED");
+    });
+
+    it("requires a token when configured to", async () => {
+      const strict = buildTestApp({ resolver: { requireAuth: true } });
+      const res = await request(strict.app).post("/v1/resolver").send({ userIds: "github:alice" }).expect(401);
+      expect(res.body.code).to.equal("MISSING_TOKEN");
+      const { token } = await strict.tokens.issue({ id: "app_1", clientId: "cid_1" });
+      await request(strict.app)
+        .post("/v1/resolver")
+        .auth(token, { type: "bearer" })
+        .send({ userIds: "github:alice" })
+        .expect(200);
+      strict.close();
+    });
+  });
+});

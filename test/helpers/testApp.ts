@@ -1,0 +1,58 @@
+import pino from "pino";
+import golden from "../vectors/addresses.json";
+import { createApp } from "../../gateway/app";
+import { createAppTokens } from "../../gateway/auth/appTokens";
+import type { ChainClient } from "../../gateway/chains/clients";
+import { loadConfig } from "../../gateway/config/load";
+import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
+
+/** Fixed time of every API test. */
+export const TEST_NOW = new Date("2026-11-22T12:00:00.000Z");
+/** Token signing secret of the test app. */
+export const TEST_TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
+
+/** Builds the real app for API tests: reference factories, fixed clock, a settable maintenance switch. */
+export function buildTestApp(
+  overrides: Record<string, unknown> = {},
+  options: { chains?: ReadonlyMap<string, ChainClient>; pingDatabase?: () => Promise<void> } = {},
+) {
+  const config = loadConfig(
+    {},
+    {
+      auth: { tokenSecret: TEST_TOKEN_SECRET },
+      contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
+      ...overrides,
+    },
+  );
+  let clock = TEST_NOW;
+  const stored = { enabled: false as boolean, message: undefined as string | undefined };
+  const maintenance = createMaintenanceMonitor({
+    configured: config.maintenance,
+    store: { getMaintenance: async () => ({ ...stored }) },
+    intervalMs: 60_000,
+  });
+  const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
+  const app = createApp({
+    config,
+    clock: () => clock,
+    logger: pino({ level: "silent" }),
+    tokens,
+    maintenance,
+    chains: options.chains ?? new Map(),
+    pingDatabase: options.pingDatabase ?? (async () => undefined),
+  });
+  return {
+    app,
+    config,
+    tokens,
+    setClock: (date: Date) => {
+      clock = date;
+    },
+    setStoredMaintenance: async (enabled: boolean, message?: string) => {
+      stored.enabled = enabled;
+      stored.message = message;
+      await maintenance.refresh();
+    },
+    close: () => maintenance.stop(),
+  };
+}
