@@ -79,9 +79,13 @@ export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): C
     if (value === undefined || value === "") continue;
     setPath(raw, keys, kind === "list" ? value.split(",").map((s) => s.trim()) : value);
   }
-  const result = ConfigSchema.safeParse(deepMerge(raw, overrides));
+  // Sections with required settings start empty, so a missing setting is reported by its own name.
+  const merged = deepMerge({ auth: {}, contracts: {} }, deepMerge(raw, overrides));
+  const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${envNameOf(i.path)}: ${i.message}`);
+    const lines = result.error.issues.map(
+      (i) => `  ${envNameOf(i.path)}: ${/received undefined$/.test(i.message) ? "required, not set" : i.message}`,
+    );
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const config = result.data;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { pinoHttp } from "pino-http";
 
 /** Paths redacted from every log line: credentials, user proofs and phone numbers (invariant 6). */
@@ -18,9 +18,9 @@ export const REDACTED_PATHS = [
   "*.password",
 ];
 
-/** The service's structured logger. */
-export const createLogger = (level: string): Logger =>
-  pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+/** The service's structured logger (to stdout unless a destination is given). */
+export const createLogger = (level: string, destination?: DestinationStream): Logger =>
+  pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, destination);
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -1,4 +1,4 @@
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import golden from "../vectors/addresses.json";
 import { createApp } from "../../gateway/app";
 import { createAppTokens } from "../../gateway/auth/appTokens";
@@ -14,7 +14,7 @@ export const TEST_TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
 /** Builds the real app for API tests: reference factories, fixed clock, a settable maintenance switch. */
 export function buildTestApp(
   overrides: Record<string, unknown> = {},
-  options: { chains?: ReadonlyMap<string, ChainClient>; pingDatabase?: () => Promise<void> } = {},
+  options: { chains?: ReadonlyMap<string, ChainClient>; pingDatabase?: () => Promise<void>; logger?: Logger } = {},
 ) {
   const config = loadConfig(
     {},
@@ -35,7 +35,7 @@ export function buildTestApp(
   const app = createApp({
     config,
     clock: () => clock,
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     tokens,
     maintenance,
     chains: options.chains ?? new Map(),

@@ -1,0 +1,21 @@
+/** Entry point of the service: the only place that reads the environment and listens. */
+import { ConfigError, loadConfig } from "./config/load";
+import { startServer } from "./server";
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const server = await startServer(config);
+  const stop = () => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

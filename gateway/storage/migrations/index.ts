@@ -1,0 +1,26 @@
+import { Migrator, type Kysely, type Migration } from "kysely";
+import { MigrationError } from "../errors";
+import * as m001 from "./001_apps_and_settings";
+
+/**
+ * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
+ * (no .ts/.js guessing) and a missing file is a compile error. Append only: a released migration never changes.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  "001_apps_and_settings": m001,
+};
+
+/** Applies every pending migration, or throws MigrationError naming the one that failed. */
+export async function runMigrations<DB>(
+  db: Kysely<DB>,
+  migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...migrations }) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error === undefined) return;
+  const failed = results?.find((result) => result.status === "Error");
+  throw new MigrationError(failed?.migrationName, error);
+}

@@ -1,0 +1,20 @@
+import type { Kysely } from "kysely";
+import type { AppsRepository } from "./appsRepository";
+import type { DatabaseSchema } from "./schema";
+import type { SettingsRepository } from "./settingsRepository";
+import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
+import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
+
+/** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
+export interface Repositories {
+  readonly apps: AppsRepository;
+  readonly settings: SettingsRepository;
+}
+
+/** Builds the repositories over one database; `clock` is the only source of time they use. */
+export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date): Repositories {
+  return {
+    apps: new SqliteAppsRepository(db, clock),
+    settings: new SqliteSettingsRepository(db, clock),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Kysely table interfaces: the shape of each table as SQLite stores it (snake_case columns, ISO-8601 text
+ * timestamps, 0/1 integers for booleans). Only `storage/sqlite/` and the migrations use these types; everything
+ * else sees the domain types of the repository interfaces.
+ */
+
+/** `apps`: one API client (OAuth 2.0 client credentials, design §5); only the secret's scrypt hash is kept. */
+export interface AppsTable {
+  id: string;
+  name: string;
+  client_id: string;
+  /** `scrypt$N$r$p$saltB64$hashB64`, never the secret itself (design §1.6). */
+  secret_hash: string;
+  status: "active" | "disabled";
+  test_mode: 0 | 1;
+  created_at: string;
+  updated_at: string;
+  secret_rotated_at: string;
+}
+
+/** `settings`: service-wide switches (e.g. `maintenance`), each a JSON document under its key. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+/** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
+export interface DatabaseSchema {
+  apps: AppsTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,124 @@
+import type { Kysely, Selectable } from "kysely";
+import { randomBytes, randomInt } from "node:crypto";
+import { z } from "zod";
+import { App, AppName, type AppStatus, type AppsRepository, type AppWithSecret } from "../appsRepository";
+import { generateClientSecret, hashClientSecret, verifyClientSecret } from "../clientSecret";
+import { NotFoundError } from "../errors";
+import type { AppsTable, DatabaseSchema } from "../schema";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** `cid_` + 22 base62 characters (~131 bits): unguessable, and URL- and form-safe without escaping. */
+const newClientId = (): string => `cid_${Array.from({ length: 22 }, () => BASE62[randomInt(62)]).join("")}`;
+/** `app_` + 24 hex characters; the id operators type into the admin CLI. */
+const newAppId = (): string => `app_${randomBytes(12).toString("hex")}`;
+
+// Conventions 4: rows read back are parsed, so a hand-edited or corrupt row fails loudly instead of leaking on.
+const AppRow = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    client_id: z.string(),
+    secret_hash: z.string(),
+    status: z.string(),
+    test_mode: z.union([z.literal(0), z.literal(1)]),
+    created_at: z.string(),
+    updated_at: z.string(),
+    secret_rotated_at: z.string(),
+  })
+  .transform((row) => ({
+    id: row.id,
+    name: row.name,
+    clientId: row.client_id,
+    status: row.status,
+    testMode: row.test_mode === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    secretRotatedAt: row.secret_rotated_at,
+  }))
+  .pipe(App);
+
+const toApp = (row: Selectable<AppsTable>): App => AppRow.parse(row);
+
+/** AppsRepository on SQLite; `clock` stamps every write so tests control time. */
+export class SqliteAppsRepository implements AppsRepository {
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly clock: () => Date,
+  ) {}
+
+  async create(input: { name: string; testMode?: boolean }): Promise<AppWithSecret> {
+    const name = AppName.parse(input.name);
+    const clientSecret = generateClientSecret();
+    const secretHash = await hashClientSecret(clientSecret);
+    const now = this.clock().toISOString();
+    const row = await this.db
+      .insertInto("apps")
+      .values({
+        id: newAppId(),
+        name,
+        client_id: newClientId(),
+        secret_hash: secretHash,
+        status: "active",
+        test_mode: input.testMode ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+        secret_rotated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { app: toApp(row), clientSecret };
+  }
+
+  async findByClientId(clientId: string): Promise<App | undefined> {
+    const row = await this.db.selectFrom("apps").selectAll().where("client_id", "=", clientId).executeTakeFirst();
+    return row && toApp(row);
+  }
+
+  async findById(id: string): Promise<App | undefined> {
+    const row = await this.db.selectFrom("apps").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toApp(row);
+  }
+
+  async list(): Promise<App[]> {
+    const rows = await this.db.selectFrom("apps").selectAll().orderBy("created_at").orderBy("id").execute();
+    return rows.map(toApp);
+  }
+
+  async setStatus(id: string, status: AppStatus): Promise<App> {
+    return this.update(id, { status });
+  }
+
+  async setTestMode(id: string, on: boolean): Promise<App> {
+    return this.update(id, { test_mode: on ? 1 : 0 });
+  }
+
+  async rotateSecret(id: string): Promise<AppWithSecret> {
+    const clientSecret = generateClientSecret();
+    const secretHash = await hashClientSecret(clientSecret);
+    const now = this.clock().toISOString();
+    const app = await this.update(id, { secret_hash: secretHash, secret_rotated_at: now, updated_at: now });
+    return { app, clientSecret };
+  }
+
+  async verifySecret(clientId: string, secret: string): Promise<App | undefined> {
+    const row = await this.db.selectFrom("apps").selectAll().where("client_id", "=", clientId).executeTakeFirst();
+    // Always run scrypt (against a dummy when the client id is unknown) so timing does not reveal client ids.
+    const matches = await verifyClientSecret(secret, row?.secret_hash);
+    if (!row || !matches) return undefined;
+    const app = toApp(row);
+    return app.status === "active" ? app : undefined;
+  }
+
+  /** Updates one row (stamping updated_at unless given) and returns it, or throws NotFoundError if there is none. */
+  private async update(id: string, changes: Partial<Omit<AppsTable, "id" | "client_id" | "created_at">>): Promise<App> {
+    const row = await this.db
+      .updateTable("apps")
+      .set({ updated_at: this.clock().toISOString(), ...changes })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError("app", id);
+    return toApp(row);
+  }
+}

@@ -1,0 +1,32 @@
+import { openDatabase, type Database } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
+import { parseAdminArgs, USAGE } from "./args";
+import { EXIT, runAdminCommand, type AdminOutput } from "./commands";
+
+/** What the CLI needs from its surroundings, injected so tests run it whole without spawning a process. */
+export interface AdminCliDeps {
+  readonly env: NodeJS.ProcessEnv;
+  readonly output: AdminOutput;
+  readonly clock: () => Date;
+  readonly openDatabase?: (path: string) => Promise<Database>;
+}
+
+/** Parses argv, opens (and migrates) the database, runs the command, and returns the exit code. */
+export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): Promise<number> {
+  const parsed = parseAdminArgs(argv, deps.env);
+  if (!parsed.ok) {
+    deps.output.err(`Error: ${parsed.error}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  // Help needs no database, and must not create one as a side effect.
+  if (parsed.command.kind === "help") {
+    deps.output.out(USAGE);
+    return EXIT.ok;
+  }
+  const database = await (deps.openDatabase ?? openDatabase)(parsed.dbPath);
+  try {
+    return await runAdminCommand(parsed.command, createRepositories(database.db, deps.clock), deps.output);
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,106 @@
+import type { App, AppWithSecret } from "../../gateway/storage/appsRepository";
+import { NotFoundError } from "../../gateway/storage/errors";
+import type { Repositories } from "../../gateway/storage/repositories";
+import { USAGE, type AdminCommand } from "./args";
+
+/** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
+export interface AdminOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Process exit codes of the admin CLI. */
+export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+
+const SECRET_WARNING =
+  "Store this client secret now: it is shown only this once and is not stored (only its hash is). " +
+  "If it is lost, issue a new one with `apps rotate-secret`.";
+
+/** Renders rows as left-aligned columns under a header, two spaces apart. */
+export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+const summarize = (app: App): string =>
+  `${app.id} "${app.name}" (client id ${app.clientId}, ${app.status}, test mode ${app.testMode ? "on" : "off"})`;
+
+const printCredentials = (output: AdminOutput, { app, clientSecret }: AppWithSecret): void => {
+  output.out(`  id:            ${app.id}\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}`);
+  output.err(SECRET_WARNING);
+};
+
+/** Runs one parsed command against the repositories and returns the process exit code. */
+export async function runAdminCommand(
+  command: AdminCommand,
+  repos: Repositories,
+  output: AdminOutput,
+): Promise<number> {
+  try {
+    await execute(command, repos, output);
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    output.err(`Error: ${error.message}`);
+    return EXIT.notFound;
+  }
+}
+
+async function execute(command: AdminCommand, { apps, settings }: Repositories, output: AdminOutput): Promise<void> {
+  switch (command.kind) {
+    case "help":
+      return output.out(USAGE);
+    case "apps create": {
+      const created = await apps.create({ name: command.name, testMode: command.testMode });
+      output.out(`Created app ${summarize(created.app)}`);
+      return printCredentials(output, created);
+    }
+    case "apps list": {
+      const all = await apps.list();
+      if (all.length === 0) return output.out("No apps.");
+      const header = ["ID", "NAME", "CLIENT ID", "STATUS", "TEST MODE", "CREATED", "SECRET ROTATED"];
+      const rows = all.map((app) => [
+        app.id,
+        app.name,
+        app.clientId,
+        app.status,
+        app.testMode ? "on" : "off",
+        app.createdAt,
+        app.secretRotatedAt,
+      ]);
+      return output.out(formatTable(header, rows));
+    }
+    case "apps status": {
+      const app = await apps.setStatus(command.id, command.status);
+      return output.out(`${command.status === "active" ? "Enabled" : "Disabled"} app ${summarize(app)}`);
+    }
+    case "apps rotate-secret": {
+      const rotated = await apps.rotateSecret(command.id);
+      output.out(`Rotated the secret of app ${summarize(rotated.app)}; the old secret no longer works.`);
+      return printCredentials(output, rotated);
+    }
+    case "apps test-mode": {
+      const app = await apps.setTestMode(command.id, command.on);
+      return output.out(`Test mode ${command.on ? "on" : "off"} for app ${summarize(app)}`);
+    }
+    case "maintenance on":
+      await settings.setMaintenance(true, command.message);
+      return output.out(`Maintenance mode on${command.message ? `: "${command.message}"` : ""}`);
+    case "maintenance off":
+      await settings.setMaintenance(false);
+      return output.out("Maintenance mode off");
+    case "maintenance status": {
+      const state = await settings.getMaintenance();
+      const since = state.updatedAt ? ` since ${state.updatedAt}` : "";
+      const message = state.message ? `\nMessage: ${state.message}` : "";
+      return output.out(`Maintenance mode ${state.enabled ? "on" : "off"}${since}${message}`);
+    }
+  }
+}

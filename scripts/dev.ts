@@ -1,0 +1,40 @@
+/**
+ * `npm start`: the one-command local stack. Chain on 127.0.0.1:8545, API on 127.0.0.1:3000, data under
+ * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR. Ctrl-C stops everything.
+ */
+import { startLocalStack } from "./localStack/startLocalStack";
+import { banner } from "./localStack/banner";
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const stack = await startLocalStack({
+    host: env.HOST ?? "127.0.0.1",
+    rpcPort: Number(env.DEV_RPC_PORT ?? 8545),
+    apiPort: Number(env.PORT ?? 3000),
+    dataDir: env.DATA_DIR ?? "data",
+    env,
+  });
+  console.log(banner(stack));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\nstopping…");
+    stack.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  // Keep running until a signal arrives.
+  await new Promise(() => undefined);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import type { LocalStack } from "./startLocalStack";
+
+/** The start-up banner: where everything is, the demo credentials, and curl commands that work as printed. */
+export function banner(stack: LocalStack): string {
+  const c = stack.deployment.contracts;
+  const api = stack.apiUrl;
+  return `
+idwallet local stack is running
+
+  API           ${api}
+  API reference ${api}/docs
+  Chain RPC     ${stack.rpcUrl}   (chain localhost, id ${stack.deployment.chainId})
+  Data          ${stack.config.dataDir}
+
+  Contracts (the same addresses on every start)
+    EntryPoint v0.7       ${c.entryPoint}
+    KernelAccountFactory  ${c.kernelFactory}
+    LegacyBaseFactory     ${c.baseFactory}
+    OwnerAccount          ${c.ownerAccount}
+    SponsorPaymaster      ${c.sponsorPaymaster}
+
+  Demo app (test mode; the secret is new on every start)
+    client_id      ${stack.demoApp.clientId}
+    client_secret  ${stack.demoApp.clientSecret}
+
+  Try:
+    curl -s ${api}/v1/networks
+    curl -s -X POST ${api}/v1/resolver -H 'Content-Type: application/json' -d '{"userIds":"github:alice,tel:15551234567"}'
+    curl -s -X POST ${api}/v1/resolver -H 'Content-Type: text/plain' -d '{"userIds":"email:alice@example.com"}'
+
+  Ctrl-C stops everything.
+`;
+}

@@ -1,0 +1,76 @@
+import { expect } from "chai";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { JsonRpcProvider } from "ethers";
+import pino from "pino";
+import { parseUserId } from "../../gateway/identity/userId";
+import { walletSalt } from "../../gateway/identity/walletAddress";
+import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import { KernelAccountFactory__factory } from "../../typechain-types";
+
+const start = (dataDir: string) =>
+  startLocalStack({ host: "127.0.0.1", rpcPort: 0, apiPort: 0, dataDir, logger: pino({ level: "silent" }) });
+
+const postJson = async (url: string, body: unknown) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP API)", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
+  let stack: LocalStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it("resolves an id, and the factory then deploys the wallet exactly at the resolved address", async () => {
+    stack = await start(dataDir);
+    const { status, body } = await postJson(`${stack.apiUrl}/v1/resolver`, { userIds: "github:e2e-alice" });
+    expect(status).to.equal(200);
+    const [user] = body.users as { accountAddress: string }[];
+
+    const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    expect(await chain.getCode(user!.accountAddress)).to.equal("0x");
+    const factory = KernelAccountFactory__factory.connect(
+      stack.deployment.contracts.kernelFactory,
+      await chain.getSigner(0),
+    );
+    await (await factory.createAccount(walletSalt("kernel", parseUserId("github:e2e-alice")))).wait();
+    expect(await chain.getCode(user!.accountAddress)).to.not.equal("0x");
+    chain.destroy();
+  });
+
+  it("shows the local chain's RPC and contract addresses in /v1/networks", async () => {
+    stack = await start(dataDir);
+    const res = await fetch(`${stack.apiUrl}/v1/networks`);
+    const { networks } = (await res.json()) as { networks: Record<string, unknown>[] };
+    const local = networks.find((n) => n.name === "localhost");
+    expect(local).to.include({ chainId: 31337, configured: true, rpcUrl: stack.rpcUrl });
+    expect(local?.contractAddresses).to.deep.include({
+      entryPoint: stack.deployment.contracts.entryPoint,
+      kernelFactory: stack.deployment.contracts.kernelFactory,
+    });
+    const health = await fetch(`${stack.apiUrl}/health`);
+    expect(health.status).to.equal(200);
+  });
+
+  it("starts again on the same data directory with the same addresses and demo app", async () => {
+    stack = await start(dataDir);
+    const first = {
+      contracts: stack.deployment.contracts,
+      clientId: stack.demoApp.clientId,
+      secret: stack.demoApp.clientSecret,
+    };
+    await stack.close();
+    stack = await start(dataDir);
+    expect(stack.deployment.contracts).to.deep.equal(first.contracts);
+    expect(stack.demoApp.clientId).to.equal(first.clientId);
+    expect(stack.demoApp.clientSecret).to.not.equal(first.secret);
+  });
+});

@@ -1,0 +1,37 @@
+import { expect } from "chai";
+import { Writable } from "node:stream";
+import request from "supertest";
+import { createLogger } from "../../../gateway/http/logging";
+import { buildTestApp } from "../../helpers/testApp";
+
+/** The service's real logger (with its redaction), writing every line into `lines`. */
+function capturingLogger(lines: string[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split("\n").filter(Boolean));
+      done();
+    },
+  });
+  return createLogger("info", sink);
+}
+
+describe("Request logging", () => {
+  it("logs each request with its id, and never a token, a phone number or a body", async () => {
+    const lines: string[] = [];
+    const { app, tokens, close } = buildTestApp({}, { logger: capturingLogger(lines) });
+    const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+    const res = await request(app)
+      .post("/v1/resolver?phone=15559876543")
+      .set("X-Request-Id", "req-123")
+      .auth(token, { type: "bearer" })
+      .send({ userIds: "tel:15551234567" })
+      .expect(200);
+    expect(res.headers["x-request-id"]).to.equal("req-123");
+    close();
+    const all = lines.join("\n");
+    expect(lines.some((l) => JSON.parse(l).req?.id === "req-123")).to.equal(true);
+    expect(all).to.not.include(token);
+    expect(all).to.not.include("15551234567");
+    expect(all).to.not.include("15559876543");
+  });
+});

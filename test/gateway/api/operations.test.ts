@@ -1,0 +1,73 @@
+import { expect } from "chai";
+import request from "supertest";
+import type { ChainClient } from "../../../gateway/chains/clients";
+import { buildTestApp } from "../../helpers/testApp";
+
+/** A chain whose RPC never answers, to prove /health is bounded by its timeout. */
+const stalledChain = {
+  name: "localhost",
+  chainId: 31337,
+  provider: { getBlockNumber: () => new Promise<number>(() => undefined) },
+} as unknown as ChainClient;
+
+describe("Operations endpoints", () => {
+  it("GET /health is 200 when the database and chains answer", async () => {
+    const { app, close } = buildTestApp();
+    const res = await request(app).get("/health").expect(200);
+    expect(res.body.status).to.equal("ok");
+    expect(res.body.checks.database.status).to.equal("ok");
+    close();
+  });
+
+  it("GET /health is 503 within the RPC timeout when a chain does not answer or the database fails", async () => {
+    const { app, close } = buildTestApp(
+      { rpcTimeoutMs: 200 },
+      {
+        chains: new Map([["localhost", stalledChain]]),
+        pingDatabase: async () => {
+          throw new Error("disk I/O error");
+        },
+      },
+    );
+    const started = Date.now();
+    const res = await request(app).get("/health").expect(503);
+    expect(Date.now() - started).to.be.lessThan(1500);
+    expect(res.body.status).to.equal("degraded");
+    expect(res.body.checks.database).to.include({ status: "failing", detail: "disk I/O error" });
+    expect(res.body.checks.chains.localhost).to.include({ status: "failing", detail: "no answer within 200 ms" });
+    close();
+  });
+
+  it("GET /metrics exposes Prometheus text with the request and resolver counters", async () => {
+    const { app, close } = buildTestApp();
+    await request(app).post("/v1/resolver").send({ userIds: "github:alice,github:bob" }).expect(200);
+    const res = await request(app).get("/metrics").expect(200);
+    expect(res.headers["content-type"]).to.match(/^text\/plain/);
+    expect(res.text).to.match(/^idwallet_resolved_user_ids_total 2$/m);
+    expect(res.text).to.match(
+      /idwallet_http_request_duration_seconds_count\{method="POST",route="\/v1\/resolver",status="200"\} 1/,
+    );
+    close();
+  });
+
+  it("GET /openapi.json documents the endpoints from the zod schemas, and /docs renders it from local assets", async () => {
+    const { app, close } = buildTestApp();
+    const doc = (await request(app).get("/openapi.json").expect(200)).body;
+    expect(doc.openapi).to.equal("3.1.0");
+    expect(Object.keys(doc.paths)).to.include.members(["/v1/resolver", "/v1/networks"]);
+    expect(doc.components.schemas).to.have.property("ResolverRequest");
+    expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
+    const page = await request(app).get("/docs").expect(200);
+    expect(page.text).to.include("/docs/assets/swagger-ui-bundle.js");
+    expect(page.text).to.not.match(/https?:\/\//);
+    await request(app).get("/docs/assets/swagger-ui-bundle.js").expect(200);
+    close();
+  });
+
+  it("answers an unknown route with a 404 problem", async () => {
+    const { app, close } = buildTestApp();
+    const res = await request(app).get("/v1/nope").expect(404);
+    expect(res.body).to.include({ status: 404, code: "NOT_FOUND", title: "Not found" });
+    close();
+  });
+});

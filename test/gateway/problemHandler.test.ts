@@ -1,0 +1,63 @@
+import { expect } from "chai";
+import express from "express";
+import request from "supertest";
+import { z } from "zod";
+import { ApiError } from "../../gateway/errors/apiError";
+import { problemHandler } from "../../gateway/errors/problemHandler";
+
+/** A bare app with one throwing route and the real error middleware. */
+function appThrowing(error: unknown) {
+  const app = express();
+  app.get("/boom", () => {
+    throw error;
+  });
+  app.use(problemHandler("1mb"));
+  return app;
+}
+
+describe("problemHandler", () => {
+  it("answers an unknown error with a bare 500 that leaks nothing", async () => {
+    const res = await request(appThrowing(new Error("SQLITE_CORRUPT at /secret/path")))
+      .get("/boom")
+      .expect(500);
+    expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Internal server error",
+      status: 500,
+      code: "INTERNAL",
+      instance: "/boom",
+    });
+    expect(res.text).to.not.include("SQLITE");
+  });
+
+  it("maps an ApiError with its status, code, extensions and headers", async () => {
+    const error = new ApiError(
+      429,
+      "RATE_LIMITED",
+      "Too many requests",
+      "Slow down",
+      { limit: 5 },
+      { "Retry-After": "7" },
+    );
+    const res = await request(appThrowing(error)).get("/boom").expect(429);
+    expect(res.headers["retry-after"]).to.equal("7");
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Too many requests",
+      status: 429,
+      code: "RATE_LIMITED",
+      detail: "Slow down",
+      limit: 5,
+      instance: "/boom",
+    });
+  });
+
+  it("maps a zod error to 400 INVALID_REQUEST with JSON-pointer paths", async () => {
+    const parsed = z.object({ a: z.object({ "b/c": z.string() }) }).safeParse({ a: { "b/c": 1 } });
+    const res = await request(appThrowing(parsed.error)).get("/boom").expect(400);
+    expect(res.body.code).to.equal("INVALID_REQUEST");
+    expect(res.body.errors).to.have.length(1);
+    expect(res.body.errors[0].pointer).to.equal("/a/b~1c");
+  });
+});

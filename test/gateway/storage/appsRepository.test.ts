@@ -1,0 +1,151 @@
+import { expect } from "chai";
+import { scryptSync } from "node:crypto";
+import { ZodError } from "zod";
+import { NotFoundError } from "../../../gateway/storage/errors";
+import { openTestStore, type TestStore } from "./builders";
+
+const T0 = "2025-01-01T00:00:00.000Z";
+const MINUTE = 60_000;
+
+describe("storage: apps repository", () => {
+  let store: TestStore;
+  beforeEach(async () => {
+    store = await openTestStore();
+  });
+  afterEach(() => store.database.close());
+
+  const rawRow = (id: string) =>
+    store.database.db.selectFrom("apps").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  it("creates an active app with random ids, a one-time secret and clock timestamps", async () => {
+    const { app, clientSecret } = await store.repos.apps.create({ name: "  Demo App " });
+    expect(app.id).to.match(/^app_[0-9a-f]{24}$/);
+    expect(app.clientId).to.match(/^cid_[0-9A-Za-z]{22}$/);
+    expect(clientSecret).to.match(/^[A-Za-z0-9_-]{43}$/); // 32 bytes, base64url
+    expect(app).to.deep.equal({
+      id: app.id,
+      name: "Demo App",
+      clientId: app.clientId,
+      status: "active",
+      testMode: false,
+      createdAt: T0,
+      updatedAt: T0,
+      secretRotatedAt: T0,
+    });
+    expect(await store.repos.apps.findById(app.id)).to.deep.equal(app);
+    expect(await store.repos.apps.findByClientId(app.clientId)).to.deep.equal(app);
+    expect((await store.repos.apps.create({ name: "T", testMode: true })).app.testMode).to.equal(true);
+  });
+
+  it("gives every app its own id, client id and secret", async () => {
+    const a = await store.repos.apps.create({ name: "a" });
+    const b = await store.repos.apps.create({ name: "b" });
+    expect(a.app.id).to.not.equal(b.app.id);
+    expect(a.app.clientId).to.not.equal(b.app.clientId);
+    expect(a.clientSecret).to.not.equal(b.clientSecret);
+  });
+
+  it("refuses an empty name", async () => {
+    const error = await store.repos.apps.create({ name: "   " }).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(ZodError);
+    expect(await store.repos.apps.list()).to.deep.equal([]);
+  });
+
+  it("stores only an scrypt hash of the secret (N=16384, r=8, p=1, 16-byte salt, 32-byte key)", async () => {
+    const { app, clientSecret } = await store.repos.apps.create({ name: "Demo" });
+    const row = await rawRow(app.id);
+    expect(JSON.stringify(row)).to.not.include(clientSecret);
+    const [scheme, n, r, p, salt = "", key = ""] = row.secret_hash.split("$");
+    expect([scheme, n, r, p]).to.deep.equal(["scrypt", "16384", "8", "1"]);
+    expect(Buffer.from(salt, "base64")).to.have.length(16);
+    const expected = scryptSync(clientSecret, Buffer.from(salt, "base64"), 32, { N: 16384, r: 8, p: 1 });
+    expect(Buffer.from(key, "base64").equals(expected)).to.equal(true);
+    expect(Object.keys(app)).to.not.include.members(["secretHash", "secret_hash", "clientSecret"]);
+  });
+
+  it("verifies the right secret and refuses a wrong one, an unknown client id and a disabled app", async () => {
+    const { app, clientSecret } = await store.repos.apps.create({ name: "Demo" });
+    const other = await store.repos.apps.create({ name: "Other" });
+    expect(await store.repos.apps.verifySecret(app.clientId, clientSecret)).to.deep.equal(app);
+    expect(await store.repos.apps.verifySecret(app.clientId, other.clientSecret)).to.equal(undefined);
+    expect(await store.repos.apps.verifySecret(app.clientId, "")).to.equal(undefined);
+    expect(await store.repos.apps.verifySecret("cid_unknown", clientSecret)).to.equal(undefined);
+
+    await store.repos.apps.setStatus(app.id, "disabled");
+    expect(await store.repos.apps.verifySecret(app.clientId, clientSecret)).to.equal(undefined);
+    await store.repos.apps.setStatus(app.id, "active");
+    expect((await store.repos.apps.verifySecret(app.clientId, clientSecret))?.id).to.equal(app.id);
+  });
+
+  it("spends comparable time on an unknown client id as on a wrong secret", async () => {
+    const { app } = await store.repos.apps.create({ name: "Demo" });
+    const median = async (check: () => Promise<unknown>): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const start = process.hrtime.bigint();
+        await check();
+        times.push(Number(process.hrtime.bigint() - start));
+      }
+      return times.sort((x, y) => x - y)[2] ?? 0;
+    };
+    const wrongSecret = await median(() => store.repos.apps.verifySecret(app.clientId, "wrong"));
+    const unknownId = await median(() => store.repos.apps.verifySecret("cid_unknown", "wrong"));
+    // Without the dummy hash an unknown id answers in well under 1% of the scrypt time.
+    expect(unknownId / wrongSecret).to.be.greaterThan(0.5);
+  });
+
+  it("rotating the secret invalidates the old one and stamps the rotation", async () => {
+    const { app, clientSecret } = await store.repos.apps.create({ name: "Demo" });
+    const hashBefore = (await rawRow(app.id)).secret_hash;
+    store.clock.advance(MINUTE);
+    const rotated = await store.repos.apps.rotateSecret(app.id);
+    const t1 = new Date(Date.parse(T0) + MINUTE).toISOString();
+    expect(rotated.app).to.deep.equal({ ...app, updatedAt: t1, secretRotatedAt: t1 });
+    expect(rotated.clientSecret).to.not.equal(clientSecret);
+    expect((await rawRow(app.id)).secret_hash).to.not.equal(hashBefore);
+    expect(await store.repos.apps.verifySecret(app.clientId, clientSecret)).to.equal(undefined);
+    expect(await store.repos.apps.verifySecret(app.clientId, rotated.clientSecret)).to.deep.equal(rotated.app);
+  });
+
+  it("changes status and test mode, stamping updatedAt only", async () => {
+    const { app } = await store.repos.apps.create({ name: "Demo" });
+    store.clock.advance(MINUTE);
+    const t1 = new Date(Date.parse(T0) + MINUTE).toISOString();
+    expect(await store.repos.apps.setStatus(app.id, "disabled")).to.deep.equal({
+      ...app,
+      status: "disabled",
+      updatedAt: t1,
+    });
+    expect(await store.repos.apps.setTestMode(app.id, true)).to.deep.include({ testMode: true, status: "disabled" });
+    expect((await store.repos.apps.setTestMode(app.id, false)).testMode).to.equal(false);
+    expect(await store.repos.apps.findById(app.id)).to.deep.include({ status: "disabled", secretRotatedAt: T0 });
+  });
+
+  it("throws NotFoundError for an unknown id", async () => {
+    for (const call of [
+      () => store.repos.apps.setStatus("app_missing", "disabled"),
+      () => store.repos.apps.setTestMode("app_missing", true),
+      () => store.repos.apps.rotateSecret("app_missing"),
+    ]) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(NotFoundError).and.deep.include({ entity: "app", id: "app_missing" });
+    }
+    expect(await store.repos.apps.findById("app_missing")).to.equal(undefined);
+    expect(await store.repos.apps.findByClientId("cid_missing")).to.equal(undefined);
+  });
+
+  it("lists apps oldest first", async () => {
+    expect(await store.repos.apps.list()).to.deep.equal([]);
+    const first = await store.repos.apps.create({ name: "first" });
+    store.clock.advance(MINUTE);
+    const second = await store.repos.apps.create({ name: "second" });
+    expect(await store.repos.apps.list()).to.deep.equal([first.app, second.app]);
+  });
+
+  it("parses rows read back and refuses a corrupt one", async () => {
+    const { app } = await store.repos.apps.create({ name: "Demo" });
+    await store.database.db.updateTable("apps").set({ created_at: "yesterday" }).where("id", "=", app.id).execute();
+    const error = await store.repos.apps.findById(app.id).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(ZodError);
+  });
+});

@@ -1,0 +1,33 @@
+import { openDatabase, type Database } from "../../../gateway/storage/database";
+import { createRepositories, type Repositories } from "../../../gateway/storage/repositories";
+
+/** A clock the test moves by hand, so stored timestamps are exact. */
+export interface ManualClock {
+  readonly now: () => Date;
+  advance(ms: number): void;
+}
+
+/** Starts at `start` and only moves when told to. */
+export function manualClock(start = "2025-01-01T00:00:00.000Z"): ManualClock {
+  let current = new Date(start).getTime();
+  return {
+    now: () => new Date(current),
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+/** A fresh, migrated `:memory:` database with repositories over it and a manual clock. */
+export interface TestStore {
+  readonly database: Database;
+  readonly repos: Repositories;
+  readonly clock: ManualClock;
+}
+
+/** Opens a fresh in-memory store; close it with `store.database.close()`. */
+export async function openTestStore(): Promise<TestStore> {
+  const database = await openDatabase(":memory:");
+  const clock = manualClock();
+  return { database, repos: createRepositories(database.db, clock.now), clock };
+}

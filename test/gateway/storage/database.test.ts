@@ -1,0 +1,169 @@
+import { expect } from "chai";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, sql } from "kysely";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { openDatabase } from "../../../gateway/storage/database";
+import { MigrationError } from "../../../gateway/storage/errors";
+import { MIGRATIONS, runMigrations } from "../../../gateway/storage/migrations";
+import { IdwalletSqliteDialect } from "../../../gateway/storage/sqlite/dialect";
+
+const pragma = async <DB>(db: Kysely<DB>, name: string): Promise<unknown> => {
+  const { rows } = await sql<Record<string, unknown>>`select * from ${sql.raw(`pragma_${name}`)}`.execute(db);
+  return rows[0] && Object.values(rows[0])[0];
+};
+
+const migrationRows = <DB>(db: Kysely<DB>) =>
+  sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration order by name`
+    .execute(db)
+    .then((result) => result.rows);
+
+const tableNames = <DB>(db: Kysely<DB>) =>
+  sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'kysely_%'`
+    .execute(db)
+    .then((result) => result.rows.map((row) => row.name).sort());
+
+describe("storage: openDatabase", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "idwallet-db-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("migrates a :memory: database before returning it", async () => {
+    const { db, close } = await openDatabase(":memory:");
+    try {
+      expect(await tableNames(db)).to.deep.equal(["apps", "settings"]);
+      expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));
+    } finally {
+      await close();
+    }
+  });
+
+  it("creates the parent directory and sets WAL, synchronous FULL, foreign keys and busy timeout", async () => {
+    const file = path.join(dir, "nested", "deeper", "idwallet.sqlite");
+    const { db, close } = await openDatabase(file);
+    try {
+      expect(existsSync(file)).to.equal(true);
+      expect(await pragma(db, "journal_mode")).to.equal("wal");
+      expect(await pragma(db, "synchronous")).to.equal(2); // FULL
+      expect(await pragma(db, "foreign_keys")).to.equal(1);
+      expect(await pragma(db, "busy_timeout")).to.equal(5000);
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps data across reopening and does not apply a migration twice", async () => {
+    const file = path.join(dir, "idwallet.sqlite");
+    const first = await openDatabase(file);
+    await first.db
+      .insertInto("settings")
+      .values({ key: "k", value: "v", updated_at: "2025-01-01T00:00:00.000Z" })
+      .execute();
+    const appliedBefore = await migrationRows(first.db);
+    await first.close();
+
+    const second = await openDatabase(file);
+    try {
+      const row = await second.db.selectFrom("settings").selectAll().where("key", "=", "k").executeTakeFirst();
+      expect(row?.value).to.equal("v");
+      // Same rows, same timestamps: the second start recorded (and so ran) nothing.
+      expect(await migrationRows(second.db)).to.deep.equal(appliedBefore);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("fails fast, naming the migration, when a migration cannot run", async () => {
+    const file = path.join(dir, "conflict.sqlite");
+    // A table left by something else makes 001 fail with "table apps already exists".
+    const raw = new BetterSqlite3(file);
+    raw.exec("create table apps (x text)");
+    raw.close();
+    const error = await openDatabase(file).then(
+      () => expect.fail("openDatabase should have rejected"),
+      (caught: unknown) => caught,
+    );
+    expect(error).to.be.instanceOf(MigrationError);
+    expect((error as MigrationError).migrationName).to.equal("001_apps_and_settings");
+    expect((error as Error).message).to.match(/migration "001_apps_and_settings".*already exists/);
+  });
+
+  it("rolls back every pending migration of the batch when one fails", async () => {
+    const db = new Kysely<unknown>({
+      dialect: new IdwalletSqliteDialect({ database: new BetterSqlite3(":memory:") }),
+    });
+    try {
+      const failing = {
+        ...MIGRATIONS,
+        "002_fails": {
+          up: async (trx: Kysely<unknown>) => {
+            await trx.schema.createTable("half_done").addColumn("x", "text").execute();
+            throw new Error("boom");
+          },
+        },
+      };
+      const error = await runMigrations(db, failing).catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(MigrationError);
+      expect((error as Error).message)
+        .to.include('"002_fails"')
+        .and.include("boom");
+      expect(await tableNames(db)).to.deep.equal([]);
+      expect(await migrationRows(db)).to.deep.equal([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("refuses rows that break the schema's constraints", async () => {
+    const { db, close } = await openDatabase(":memory:");
+    const at = "2025-01-01T00:00:00.000Z";
+    // Raw SQL: the typed query builder would not even let these values compile.
+    const insert = (id: string, clientId: string, status: string, testMode: number) =>
+      sql`insert into apps (id, name, client_id, secret_hash, status, test_mode, created_at, updated_at, secret_rotated_at)
+          values (${id}, 'n', ${clientId}, 'h', ${status}, ${testMode}, ${at}, ${at}, ${at})`
+        .execute(db)
+        .then(
+          () => "inserted",
+          (error: Error) => error.message,
+        );
+    try {
+      expect(await insert("app_1", "cid_1", "active", 0)).to.equal("inserted");
+      expect(await insert("app_2", "cid_2", "deleted", 0)).to.match(/CHECK constraint failed: apps_status_check/);
+      expect(await insert("app_3", "cid_3", "active", 2)).to.match(/CHECK constraint failed: apps_test_mode_check/);
+      expect(await insert("app_4", "cid_1", "active", 0)).to.match(/UNIQUE constraint failed: apps.client_id/);
+    } finally {
+      await close();
+    }
+  });
+
+  it("takes the write lock when a transaction begins, so concurrent writers wait instead of failing", async () => {
+    const file = path.join(dir, "locks.sqlite");
+    const { db, close } = await openDatabase(file);
+    const other = new BetterSqlite3(file, { timeout: 0 });
+    try {
+      await db.transaction().execute(async (trx) => {
+        // Only a read so far: a deferred `begin` would not hold the write lock yet.
+        await trx.selectFrom("apps").selectAll().execute();
+        expect(() => other.exec("begin immediate")).to.throw(/database is locked/);
+      });
+      other.exec("begin immediate; rollback");
+    } finally {
+      other.close();
+      await close();
+    }
+  });
+
+  it("closes the handle", async () => {
+    const { db, close } = await openDatabase(":memory:");
+    await close();
+    const error = await db
+      .selectFrom("apps")
+      .selectAll()
+      .execute()
+      .catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(Error);
+  });
+});
