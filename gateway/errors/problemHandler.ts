@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { isError } from "ethers";
 import { ZodError } from "zod";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
 import { zodProblems } from "./zodProblems";
@@ -17,6 +18,12 @@ interface BodyParserError {
 function toApiError(error: unknown, bodyLimit: string): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) return new InvalidRequestError("The request failed validation", zodProblems(error));
+  // A chain RPC that is slow or down is the upstream's fault, not the client's, and not ours to hide.
+  if (isError(error, "TIMEOUT"))
+    return new ApiError(504, "RPC_TIMEOUT", "Chain RPC timed out", "The chain's RPC did not answer in time");
+  if (isError(error, "NETWORK_ERROR") || isError(error, "SERVER_ERROR")) {
+    return new ApiError(502, "RPC_UNAVAILABLE", "Chain RPC unavailable", "The chain's RPC could not be reached");
+  }
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case "entity.too.large":
@@ -38,7 +45,7 @@ export function problemHandler(bodyLimit: string): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = toApiError(error, bodyLimit);
     const status = apiError?.status ?? 500;
-    if (status >= 500 && !apiError) req.log?.error({ err: error }, "unhandled error");
+    if (status >= 500) req.log?.error({ err: error, code: apiError?.code ?? "INTERNAL" }, "request failed");
     if (res.headersSent) return void res.end();
     for (const [name, value] of Object.entries(apiError?.headers ?? {})) res.setHeader(name, value);
     res

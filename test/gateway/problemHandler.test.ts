@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import express from "express";
 import request from "supertest";
+import { makeError } from "ethers";
 import { z } from "zod";
 import { ApiError } from "../../gateway/errors/apiError";
 import { problemHandler } from "../../gateway/errors/problemHandler";
@@ -59,5 +60,19 @@ describe("problemHandler", () => {
     expect(res.body.code).to.equal("INVALID_REQUEST");
     expect(res.body.errors).to.have.length(1);
     expect(res.body.errors[0].pointer).to.equal("/a/b~1c");
+  });
+
+  it("maps a chain RPC timeout to 504 and an unreachable RPC to 502, without internals", async () => {
+    const timeout = makeError("request timeout", "TIMEOUT", {
+      operation: "eth_call",
+      reason: "timeout",
+      timeout: 5000,
+    });
+    const down = makeError("connect ECONNREFUSED 10.0.0.5:8545", "NETWORK_ERROR", { event: "x" });
+    const slow = await request(appThrowing(timeout)).get("/boom").expect(504);
+    expect(slow.body).to.include({ code: "RPC_TIMEOUT", status: 504 });
+    const unreachable = await request(appThrowing(down)).get("/boom").expect(502);
+    expect(unreachable.body).to.include({ code: "RPC_UNAVAILABLE", status: 502 });
+    expect(unreachable.text).to.not.include("10.0.0.5");
   });
 });
