@@ -5,10 +5,10 @@ import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 import { type Signer, getBytes, hashMessage, parseEther, ZeroAddress } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import { packInitCode, userOperationHash, type PackedUserOperation } from "../../gateway/userop/packedUserOperation";
+import { userOperationHash, type PackedUserOperation } from "../../gateway/userop/packedUserOperation";
 import { kernelReplaySafeHash } from "../../gateway/accounts/kernelMessage";
 import { KernelAccount__factory } from "../../typechain-types";
-import { deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { buildUserOp, handleOps, signUserOp } from "../helpers/userOps";
 
 const CALL = 0;
@@ -18,12 +18,10 @@ const kernel = KernelAccount__factory.createInterface();
 async function fixture() {
   const base = await deployIdwalletFixture();
   const test = await deployTestContracts();
-  const userId = parseUserId("github:alice");
-  const kernelFactoryAddress = base.deployment.contracts.kernelFactory;
-  const wallet = deriveWalletAddress(kernelFactoryAddress, "kernel", userId);
-  const initCode = packInitCode(
-    kernelFactoryAddress,
-    base.kernelFactory.interface.encodeFunctionData("createAccount", [walletSalt("kernel", userId)]),
+  const { userId, wallet, initCode } = counterfactualWallet(
+    base.deployment.contracts.kernelFactory,
+    "kernel",
+    "github:alice",
   );
   const entryPointAddress = await base.entryPoint.getAddress();
   const nonceOf = (sender: string): Promise<bigint> => base.entryPoint.getFunction("getNonce")(sender, 0);

@@ -4,10 +4,9 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 import { parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
-import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import { packInitCode } from "../../gateway/userop/packedUserOperation";
+import { walletSalt } from "../../gateway/identity/walletAddress";
 import { LegacyBaseAccount__factory } from "../../typechain-types";
-import { deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { buildUserOp, handleOps, signUserOp } from "../helpers/userOps";
 
 const legacy = LegacyBaseAccount__factory.createInterface();
@@ -15,12 +14,10 @@ const legacy = LegacyBaseAccount__factory.createInterface();
 async function fixture() {
   const base = await deployIdwalletFixture();
   const test = await deployTestContracts();
-  const userId = parseUserId("email:alice@example.com");
-  const factory = base.deployment.contracts.baseFactory;
-  const wallet = deriveWalletAddress(factory, "base", userId);
-  const initCode = packInitCode(
-    factory,
-    base.baseFactory.interface.encodeFunctionData("createAccount", [walletSalt("base", userId)]),
+  const { wallet, initCode } = counterfactualWallet(
+    base.deployment.contracts.baseFactory,
+    "base",
+    "email:alice@example.com",
   );
   const entryPoint = base.deployment.contracts.entryPoint;
   const run = async (callData: string) => {

@@ -2,24 +2,19 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { parseEther, ZeroAddress } from "ethers";
-import { parseUserId } from "../../gateway/identity/userId";
-import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import { packInitCode } from "../../gateway/userop/packedUserOperation";
 import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "../../gateway/userop/sponsorship";
 import { KernelAccount__factory } from "../../typechain-types";
-import { deployIdwalletFixture } from "../helpers/deployment";
+import { counterfactualWallet, deployIdwalletFixture } from "../helpers/deployment";
 import { buildUserOp, handleOps, signUserOp, sponsorUserOp } from "../helpers/userOps";
 
 const kernel = KernelAccount__factory.createInterface();
 
 async function fixture() {
   const base = await deployIdwalletFixture();
-  const userId = parseUserId("tel:15551234567");
-  const factory = base.deployment.contracts.kernelFactory;
-  const wallet = deriveWalletAddress(factory, "kernel", userId);
-  const initCode = packInitCode(
-    factory,
-    base.kernelFactory.interface.encodeFunctionData("createAccount", [walletSalt("kernel", userId)]),
+  const { wallet, initCode } = counterfactualWallet(
+    base.deployment.contracts.kernelFactory,
+    "kernel",
+    "tel:15551234567",
   );
   const entryPointAddress = await base.entryPoint.getAddress();
   const now = await time.latest();

@@ -1,5 +1,8 @@
 import { ethers } from "hardhat";
 import { parseEther } from "ethers";
+import { parseUserId } from "../../gateway/identity/userId";
+import { type AccountType, deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
+import { packInitCode } from "../../gateway/userop/packedUserOperation";
 import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { ENTRY_POINT_ARTIFACT } from "../../scripts/deployment/entryPoint";
 import {
@@ -48,4 +51,17 @@ export async function deployTestContracts() {
     ethers.deployContract("TestTarget"),
   ]);
   return { token, nft, multi, target };
+}
+
+/** A user id's not-yet-deployed wallet: its address and the initCode that deploys it through `factory`. */
+export function counterfactualWallet(factory: string, type: AccountType, userIdInput: string) {
+  const userId = parseUserId(userIdInput);
+  const salt = walletSalt(type, userId);
+  const factoryData = KernelAccountFactory__factory.createInterface().encodeFunctionData("createAccount", [salt]);
+  return {
+    userId,
+    salt,
+    wallet: deriveWalletAddress(factory, type, userId),
+    initCode: packInitCode(factory, factoryData),
+  };
 }
