@@ -1,10 +1,10 @@
 /** Entry point of the service: the only place that reads the environment and listens. */
 import { ConfigError, loadConfig } from "./config/load";
-import { startServer } from "./server";
+import { startService } from "./cluster";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const server = await startServer(config);
+  const server = await startService(config);
   const stop = () => {
     server.close().then(
       () => process.exit(0),

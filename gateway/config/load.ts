@@ -14,6 +14,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = [
   ["HOST", ["host"]],
   ["PORT", ["port"]],
+  ["WORKERS", ["workers"]],
   ["PUBLIC_URL", ["publicUrl"]],
   ["DATA_DIR", ["dataDir"]],
   ["DATABASE_PATH", ["databasePath"]],

@@ -16,6 +16,7 @@ export const ChainConnectionConfig = z.object({
 export const ConfigSchema = z.object({
   host: z.string().min(1).default("127.0.0.1"),
   port: int(0, 65535).default(3000),
+  workers: int(1, 64).default(1),
   publicUrl: z.url().optional(),
   dataDir: z.string().min(1).default("data"),
   databasePath: z.string().min(1).optional(),

@@ -1,4 +1,5 @@
-import { concat, getCreate2Address, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
+import { concat, getAddress, getBytes, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
+import { keccak256Bytes } from "./keccak";
 import { type UserId, formatUserId } from "./userId";
 
 /** Account types a user id has a wallet of; `kernel` is the default, `base` is deprecated. */
@@ -27,17 +28,48 @@ const CLONE_SUFFIX = "0x5af43d82803e903d91602b57fd5bf3";
 export const cloneInitCodeHash = (implementation: string): string =>
   keccak256(concat([CLONE_PREFIX, implementation, CLONE_SUFFIX]));
 
-const initCodeHashByFactory = new Map<string, string>();
+// The hot path works on bytes with a native keccak and a reusable CREATE2 preimage: ethers' hex-string
+// helpers cost more than the hashing itself. The golden vectors pin the result.
+
+/** EIP-1014 preimage `0xff ‖ factory ‖ salt ‖ initCodeHash` of each factory; the salt is written per call. */
+const create2Preimages = new Map<string, Buffer>();
+const SALT_OFFSET = 21;
+const HEX_DIGITS = "0123456789abcdef";
+
+function create2Preimage(factory: string): Buffer {
+  let preimage = create2Preimages.get(factory);
+  if (preimage === undefined) {
+    preimage = Buffer.alloc(85);
+    preimage[0] = 0xff;
+    // getAddress: the same validation (and error) as ethers' getCreate2Address.
+    preimage.set(getBytes(getAddress(factory)), 1);
+    preimage.set(getBytes(cloneInitCodeHash(factoryImplementation(factory))), SALT_OFFSET + 32);
+    create2Preimages.set(factory, preimage);
+  }
+  return preimage;
+}
+
+/** EIP-55 mixed-case spelling of the address in `hash[12..32]`. */
+function checksumAddress(hash: Buffer): string {
+  const lower = hash.toString("hex", 12, 32);
+  const checksum = keccak256Bytes(Buffer.from(lower, "latin1"));
+  let out = "0x";
+  for (let i = 0; i < 40; i++) {
+    const nibble = i % 2 === 0 ? checksum[i >> 1]! >> 4 : checksum[i >> 1]! & 0x0f;
+    const digit = lower[i]!;
+    // Letters a-f whose checksum nibble is 8 or more are upper-cased; digits never are.
+    out += nibble >= 8 && HEX_DIGITS.indexOf(digit) > 9 ? digit.toUpperCase() : digit;
+  }
+  return out;
+}
 
 /**
  * The wallet address of `userId` for the account type whose factory is `factory`: a pure function of
  * the factory address, the account type and the canonical user id (no key, no chain id, no RPC).
  */
 export function deriveWalletAddress(factory: string, type: AccountType, userId: UserId): string {
-  let initCodeHash = initCodeHashByFactory.get(factory);
-  if (initCodeHash === undefined) {
-    initCodeHash = cloneInitCodeHash(factoryImplementation(factory));
-    initCodeHashByFactory.set(factory, initCodeHash);
-  }
-  return getCreate2Address(factory, walletSalt(type, userId), initCodeHash);
+  const preimage = create2Preimage(factory);
+  const salt = keccak256Bytes(Buffer.from(`idwallet:${type}:${SALT_VERSION}:${formatUserId(userId)}`, "utf8"));
+  salt.copy(preimage, SALT_OFFSET);
+  return checksumAddress(keccak256Bytes(preimage));
 }

@@ -1,0 +1,61 @@
+import { getCreate2Address, getCreateAddress, keccak256, solidityPacked, toUtf8Bytes } from "ethers";
+import vectors from "../../test/vectors/addresses.json";
+import { LoadFailure } from "./loadRun";
+
+interface ResolverAnswer {
+  readonly users: readonly { userId: string; canonicalUserId: string; accountAddress: string }[];
+}
+
+// EIP-1167 creation code around the implementation, spelled out here so the check does not reuse the service's code.
+const cloneInitCodeHash = (implementation: string): string =>
+  keccak256(
+    solidityPacked(
+      ["bytes", "address", "bytes"],
+      ["0x3d602d80600a3d3981f3363d3d373d3d3d363d73", implementation, "0x5af43d82803e903d91602b57fd5bf3"],
+    ),
+  );
+const KERNEL_INIT_CODE_HASH = cloneInitCodeHash(getCreateAddress({ from: vectors.kernelFactory, nonce: 1 }));
+
+/** The kernel wallet address of a canonical id, computed with plain ethers as the golden vectors define it. */
+const referenceAddress = (canonicalUserId: string): string =>
+  getCreate2Address(
+    vectors.kernelFactory,
+    keccak256(toUtf8Bytes(`idwallet:kernel:v1:${canonicalUserId}`)),
+    KERNEL_INIT_CODE_HASH,
+  );
+
+async function resolve(url: string, userIds: readonly string[]): Promise<ResolverAnswer> {
+  const response = await fetch(`${url}/v1/resolver`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ userIds: userIds.join(",") }),
+  });
+  if (response.status !== 200) throw new LoadFailure(`check: status ${response.status}: ${await response.text()}`);
+  return (await response.json()) as ResolverAnswer;
+}
+
+/**
+ * Before measuring, proves the server answers what it should: the golden vectors of
+ * test/vectors/addresses.json, and a bench batch against addresses computed here with plain ethers.
+ */
+export async function checkAnswers(url: string, benchIds: readonly string[]): Promise<void> {
+  const golden = await resolve(
+    url,
+    vectors.vectors.map((v) => v.input),
+  );
+  vectors.vectors.forEach((v, i) => {
+    const got = golden.users[i];
+    if (got?.canonicalUserId !== v.userId || got.accountAddress !== v.kernel) {
+      throw new LoadFailure(`check: golden vector ${JSON.stringify(v.input)} answered ${JSON.stringify(got)}`);
+    }
+  });
+  const batch = await resolve(url, benchIds);
+  if (batch.users.length !== benchIds.length) {
+    throw new LoadFailure(`check: ${benchIds.length} ids sent, ${batch.users.length} answered`);
+  }
+  batch.users.forEach((user, i) => {
+    if (user.userId !== benchIds[i]!.trim() || user.accountAddress !== referenceAddress(user.canonicalUserId)) {
+      throw new LoadFailure(`check: ${JSON.stringify(benchIds[i])} answered ${JSON.stringify(user)}`);
+    }
+  });
+}

@@ -1,0 +1,82 @@
+import cluster, { type Worker } from "node:cluster";
+import type { Logger } from "pino";
+import type { Config } from "./config/schema";
+import { createLogger } from "./http/logging";
+import { type RunningServer, startServer } from "./server";
+import { openDatabase } from "./storage/database";
+
+/** Message a worker sends its primary once it listens. */
+interface ListeningMessage {
+  readonly type: "listening";
+  readonly url: string;
+  readonly port: number;
+}
+
+const RESTART_DELAY_MS = 1000;
+
+/**
+ * Runs the service on `config.workers` processes sharing one port (node:cluster), or in this process when
+ * it is 1. The primary migrates the database once before forking, and replaces a worker that dies.
+ * Call it from the entry file in the primary and in every worker alike.
+ */
+export async function startService(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<RunningServer> {
+  if (config.workers <= 1) return startServer(config, { logger });
+  return cluster.isPrimary ? startPrimary(config, logger) : startWorker(config, logger);
+}
+
+async function startWorker(config: Config, logger: Logger): Promise<RunningServer> {
+  const server = await startServer(config, { logger: logger.child({ worker: cluster.worker?.id }) });
+  process.send?.({ type: "listening", url: server.url, port: server.port } satisfies ListeningMessage);
+  process.on("message", (message) => {
+    if (message === "shutdown") void server.close().then(() => process.exit(0));
+  });
+  return server;
+}
+
+async function startPrimary(config: Config, logger: Logger): Promise<RunningServer> {
+  // Migrations run once, here, before any worker opens the database.
+  await (await openDatabase(config.databasePath!)).close();
+  // Workers run the entry file again; under ts-node they need its hook too.
+  if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("ts-node"))) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, "-r", "ts-node/register/transpile-only"] });
+  }
+  let stopping = false;
+  const fork = (): Promise<ListeningMessage> =>
+    new Promise((resolve, reject) => {
+      const worker: Worker = cluster.fork();
+      worker.on("message", (message: ListeningMessage) => {
+        if (message?.type === "listening") resolve(message);
+      });
+      worker.once("exit", (code, signal) => {
+        reject(new Error(`worker ${worker.id} exited (${signal ?? code}) before listening`));
+        if (stopping) return;
+        logger.error({ worker: worker.id, code, signal }, "worker died; starting another");
+        setTimeout(
+          () => void fork().catch((error: unknown) => logger.error({ err: error }, "restart failed")),
+          RESTART_DELAY_MS,
+        );
+      });
+    });
+  const [first] = await Promise.all(Array.from({ length: config.workers }, fork));
+  logger.info({ url: first!.url, workers: config.workers }, "idwallet listening");
+  return {
+    url: first!.url,
+    port: first!.port,
+    close: async () => {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              w.once("exit", () => resolve());
+              w.send("shutdown");
+            }),
+        ),
+      );
+    },
+  };
+}

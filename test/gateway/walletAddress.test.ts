@@ -1,0 +1,51 @@
+import { expect } from "chai";
+import { getCreate2Address, keccak256, randomBytes, toUtf8Bytes } from "ethers";
+import golden from "../vectors/addresses.json";
+import { keccak256Bytes } from "../../gateway/identity/keccak";
+import { parseUserId } from "../../gateway/identity/userId";
+import {
+  cloneInitCodeHash,
+  deriveWalletAddress,
+  factoryImplementation,
+  walletSalt,
+} from "../../gateway/identity/walletAddress";
+
+/** The derivation written the plain way, with ethers only: the reference the fast path must equal. */
+const reference = (factory: string, type: "kernel" | "base", input: string) =>
+  getCreate2Address(factory, walletSalt(type, parseUserId(input)), cloneInitCodeHash(factoryImplementation(factory)));
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-ÄéßΔ名前😀";
+
+describe("Wallet address derivation (fast path)", () => {
+  it("keccak256Bytes equals ethers' keccak256 on random inputs of every length up to 300 bytes", () => {
+    for (let length = 0; length <= 300; length++) {
+      const data = randomBytes(length);
+      expect(`0x${keccak256Bytes(data).toString("hex")}`).to.equal(keccak256(data));
+    }
+  });
+
+  it("equals the plain ethers derivation for 2,000 random ids of both account types", () => {
+    const chars = [...ALPHABET];
+    for (let i = 0; i < 2000; i++) {
+      const length = 1 + (randomBytes(1)[0]! % 40);
+      const username = Array.from(randomBytes(length), (b) => chars[b % chars.length]).join("");
+      const input = `${["github", "x", "myapp"][i % 3]}:${username}`;
+      for (const [type, factory] of [
+        ["kernel", golden.kernelFactory],
+        ["base", golden.baseFactory],
+      ] as const) {
+        expect(deriveWalletAddress(factory, type, parseUserId(input)), input).to.equal(reference(factory, type, input));
+      }
+    }
+  });
+
+  it("refuses a malformed factory address as ethers does", () => {
+    expect(() => deriveWalletAddress("0x1234", "kernel", parseUserId("github:alice"))).to.throw(/invalid address/);
+  });
+
+  it("keeps the salt formula's preimage readable", () => {
+    expect(walletSalt("kernel", parseUserId("GitHub:Alice"))).to.equal(
+      keccak256(toUtf8Bytes("idwallet:kernel:v1:github:alice")),
+    );
+  });
+});
