@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
         checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
     }),
   );
-  app.use(docsRouter());
+  app.use(docsRouter(config.publicUrl));
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
