@@ -43,16 +43,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
   app.use(requestTimeout(config.requestTimeoutMs));
 
-  // Always up, maintenance or not: operations and the API reference.
-  app.use(
-    operationsRouter({
-      registry: metrics.registry,
-      health: () =>
-        checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
-    }),
-  );
-  app.use(docsRouter(config.publicUrl));
-
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
   app.use(
@@ -67,6 +57,17 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(networksRouter({ config }));
+
+  // Always up, maintenance or not: operations and the API reference (after the API, which is
+  // matched more often and should not walk these routers first).
+  app.use(
+    operationsRouter({
+      registry: metrics.registry,
+      health: () =>
+        checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
+    }),
+  );
+  app.use(docsRouter(config.publicUrl));
 
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
