@@ -1,11 +1,13 @@
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { type Server, createServer } from "node:http";
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import { createApp } from "./app";
 import { createAppTokens } from "./auth/appTokens";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import type { Config } from "./config/schema";
+import { CCIP_PREFIX } from "./http/ccipHandler";
+import { createCcipGateway } from "./ens/ccipGateway";
 import { createLogger } from "./http/logging";
 import { createMaintenanceMonitor } from "./services/maintenance";
 import { openDatabase } from "./storage/database";
@@ -52,9 +54,13 @@ export async function startServer(
       chains,
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
     });
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once("error", reject);
+    const ccip = createCcipGateway(config, clock, logger);
+    const server: Server = createServer((req, res) =>
+      ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : app(req, res),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => resolve());
     });
     // Slow or stalled clients cannot hold connections open (invariant 5).
     server.requestTimeout = config.requestTimeoutMs;

@@ -36,6 +36,12 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_BASE_FACTORY", ["contracts", "baseFactory"]],
   ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
+  ["ENS_DOMAIN", ["ens", "domain"]],
+  ["ENS_RESOLVER", ["ens", "resolver"]],
+  ["CCIP_SIGNER_KEYS", ["ens", "signerKeys"], "list"],
+  ["CCIP_TTL_SECONDS", ["ens", "ttlSeconds"]],
+  ["CCIP_REFRESH_MARGIN_SECONDS", ["ens", "refreshMarginSeconds"]],
+  ["CCIP_RATE_LIMIT_PER_MINUTE", ["ens", "rateLimitPerMinute"]],
   ...CHAINS.flatMap((c) => {
     const suffix = c.name.toUpperCase().replace(/-/g, "_");
     return [
@@ -45,10 +51,14 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   }),
 ];
 
+/** The variable that sets `issuePath`, or the longest one that sets a prefix of it (list items). */
 const envNameOf = (issuePath: readonly PropertyKey[]): string => {
-  const key = issuePath.join(".");
-  const match = ENV_PATHS.find(([, p]) => p.join(".") === key);
-  return match ? match[0] : key;
+  for (let length = issuePath.length; length > 0; length--) {
+    const key = issuePath.slice(0, length).join(".");
+    const match = ENV_PATHS.find(([, p]) => p.join(".") === key);
+    if (match) return length === issuePath.length ? match[0] : `${match[0]} (item ${String(issuePath[length])})`;
+  }
+  return issuePath.join(".");
 };
 
 function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {

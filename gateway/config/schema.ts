@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { Address } from "../schemas/common";
+import { ensNormalize } from "ethers";
+import { Address, PrivateKey } from "../schemas/common";
+
+const isNormalizedEnsName = (name: string): boolean => {
+  try {
+    return name.includes(".") && ensNormalize(name) === name;
+  } catch {
+    return false;
+  }
+};
 
 const flag = z
   .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
@@ -52,6 +61,23 @@ export const ConfigSchema = z.object({
     baseFactory: Address,
     sponsorPaymaster: Address.optional(),
   }),
+  ens: z
+    .object({
+      domain: z
+        .string()
+        .refine((d) => isNormalizedEnsName(d), "an ENSIP-15 normalized name such as idwallet.eth")
+        .default("idwallet.eth"),
+      resolver: Address.optional(),
+      signerKeys: z.array(PrivateKey).default([]),
+      ttlSeconds: int(30, 86_400).default(300),
+      refreshMarginSeconds: int(0, 3600).default(60),
+      rateLimitPerMinute: int(1, 100_000_000).default(1200),
+    })
+    .refine((e) => e.refreshMarginSeconds < e.ttlSeconds, {
+      message: "must be below CCIP_TTL_SECONDS",
+      path: ["refreshMarginSeconds"],
+    })
+    .prefault({}),
   chains: z.record(z.string(), ChainConnectionConfig).default({}),
   rpcTimeoutMs: int(100, 120_000).default(5_000),
 });

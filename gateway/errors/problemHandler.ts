@@ -15,7 +15,7 @@ interface BodyParserError {
 }
 
 /** Maps anything thrown to an ApiError; unknown errors become undefined (a bare 500). */
-function toApiError(error: unknown, bodyLimit: string): ApiError | undefined {
+export function toApiError(error: unknown, bodyLimit: string): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) return new InvalidRequestError("The request failed validation", zodProblems(error));
   // A chain RPC that is slow or down is the upstream's fault, not the client's, and not ours to hide.
@@ -40,27 +40,46 @@ function toApiError(error: unknown, bodyLimit: string): ApiError | undefined {
   return undefined;
 }
 
+/** An RFC 9457 problem ready to send: status, extra headers, body. */
+export interface Problem {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Record<string, unknown>;
+}
+
+/** The problem for anything thrown: an ApiError's own, or a bare 500 that leaks nothing. */
+export function problemFor(
+  error: unknown,
+  instance: string,
+  requestId: string | undefined,
+  bodyLimit: string,
+): Problem {
+  const apiError = toApiError(error, bodyLimit);
+  const status = apiError?.status ?? 500;
+  return {
+    status,
+    headers: apiError?.headers ?? {},
+    body: {
+      type: "about:blank",
+      title: apiError?.title ?? "Internal server error",
+      status,
+      code: apiError?.code ?? "INTERNAL",
+      ...(apiError ? { detail: apiError.message } : {}),
+      ...(apiError?.extensions ?? {}),
+      instance,
+      ...(requestId !== undefined ? { requestId } : {}),
+    },
+  };
+}
+
 /** The one error middleware: writes RFC 9457 problem details; logs only 5xx, at error level. */
 export function problemHandler(bodyLimit: string): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const apiError = toApiError(error, bodyLimit);
-    const status = apiError?.status ?? 500;
-    if (status >= 500) req.log?.error({ err: error, code: apiError?.code ?? "INTERNAL" }, "request failed");
+    const problem = problemFor(error, req.originalUrl, req.id === undefined ? undefined : String(req.id), bodyLimit);
+    if (problem.status >= 500) req.log?.error({ err: error, code: problem.body.code }, "request failed");
     if (res.headersSent) return void res.end();
-    for (const [name, value] of Object.entries(apiError?.headers ?? {})) res.setHeader(name, value);
-    res
-      .status(status)
-      .type(PROBLEM_JSON)
-      .json({
-        type: "about:blank",
-        title: apiError?.title ?? "Internal server error",
-        status,
-        code: apiError?.code ?? "INTERNAL",
-        ...(apiError ? { detail: apiError.message } : {}),
-        ...(apiError?.extensions ?? {}),
-        instance: req.originalUrl,
-        ...(req.id !== undefined ? { requestId: String(req.id) } : {}),
-      });
+    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+    res.status(problem.status).type(PROBLEM_JSON).json(problem.body);
   };
 }
 

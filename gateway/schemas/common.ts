@@ -16,3 +16,6 @@ export const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex di
 
 /** An ERC-3770 chain short name known to the registry. */
 export const ChainName = z.string().refine((v) => chainByName(v) !== undefined, "a known chain short name");
+
+/** A secp256k1 private key: 0x and 64 hex digits. */
+export const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a private key: 0x and 64 hex digits");

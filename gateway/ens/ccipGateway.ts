@@ -1,0 +1,35 @@
+import type { Logger } from "pino";
+import type { Config } from "../config/schema";
+import { type NodeHandler, createCcipHandler } from "../http/ccipHandler";
+import { BUILT_IN_PROVIDERS } from "../identity/userId";
+import { createCcipSigner } from "./ccipSigner";
+import { createCcipService } from "./ccipService";
+
+const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS);
+
+/**
+ * The CCIP-read gateway of the configured ENS domain, or undefined when no signing key is configured
+ * (names then do not resolve through this service). The first key signs; the others may stay in the
+ * resolver's signer set during a rotation.
+ */
+export function createCcipGateway(config: Config, clock: () => Date, logger: Logger): NodeHandler | undefined {
+  const [signingKey] = config.ens.signerKeys;
+  if (signingKey === undefined) return undefined;
+  const service = createCcipService({
+    domain: config.ens.domain,
+    kernelFactory: config.contracts.kernelFactory,
+    signer: createCcipSigner(signingKey),
+    ttlSeconds: config.ens.ttlSeconds,
+    refreshMarginSeconds: config.ens.refreshMarginSeconds,
+    clock,
+    resolver: config.ens.resolver,
+    isKnownProvider: (provider) => KNOWN_PROVIDERS.has(provider),
+  });
+  return createCcipHandler({
+    answer: service.answer,
+    clock,
+    refreshMarginSeconds: config.ens.refreshMarginSeconds,
+    requestsPerMinute: config.ens.rateLimitPerMinute,
+    logger,
+  });
+}

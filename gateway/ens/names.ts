@@ -1,0 +1,61 @@
+import { ensNormalize } from "ethers";
+import { type UserId, parseUserId } from "../identity/userId";
+
+/** Label that stands for `@` in e-mail names: `alice.at.example.com.email.<domain>` is `email:alice@example.com`. */
+export const EMAIL_AT_LABEL = "at";
+
+/** ENSIP-15 normalized form of a name, or undefined if it cannot be normalized. */
+function normalized(name: string): string | undefined {
+  try {
+    return ensNormalize(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The user id a name under `domain` stands for: `<username labels>.<provider>.<domain>`, the username's
+ * dots spanning labels; for e-mail, the first `at` label is the `@`. Undefined for a name outside the
+ * domain, an unknown provider, or labels that do not make a valid user id.
+ */
+export function nameToUserId(
+  name: string,
+  domain: string,
+  isKnownProvider: (p: string) => boolean,
+): UserId | undefined {
+  const full = normalized(name);
+  if (full === undefined || !full.endsWith(`.${domain}`)) return undefined;
+  const labels = full.slice(0, -(domain.length + 1)).split(".");
+  const provider = labels.pop();
+  if (provider === undefined || labels.length === 0 || !isKnownProvider(provider)) return undefined;
+  let username = labels.join(".");
+  if (provider === "email") {
+    const at = labels.indexOf(EMAIL_AT_LABEL);
+    if (at < 1 || at === labels.length - 1) return undefined;
+    username = `${labels.slice(0, at).join(".")}@${labels.slice(at + 1).join(".")}`;
+  }
+  try {
+    const userId = parseUserId(`${provider}:${username}`);
+    // The name must be the id's own name, not merely one that normalizes to it.
+    return userIdToName(userId, domain) === full ? userId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The ENS name of a user id under `domain`, or undefined if it has none: its labels must already be
+ * ENSIP-15 normalized (so `@`, `+`, `#`, `:` and a `_` after the first character rule a name out), and
+ * an e-mail local part must not contain an `at` label.
+ */
+export function userIdToName(userId: UserId, domain: string): string | undefined {
+  let username = userId.username;
+  if (userId.provider === "email") {
+    const at = username.lastIndexOf("@");
+    const local = username.slice(0, at);
+    if (local.split(".").includes(EMAIL_AT_LABEL)) return undefined;
+    username = `${local}.${EMAIL_AT_LABEL}.${username.slice(at + 1)}`;
+  }
+  const name = `${username}.${userId.provider}.${domain}`;
+  return normalized(name) === name ? name : undefined;
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { CcipAnswer } from "../ens/ccipService";
+import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
+import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
+
+/** A plain Node request handler. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Path prefix of the gateway (the resolver's URL template is `<base>/ccip/{sender}/{data}.json`). */
+export const CCIP_PREFIX = "/ccip";
+
+const GET_PATH = /^\/ccip\/([^/]+)\/([^/]+)\.json$/;
+const MAX_BODY_BYTES = 64 * 1024;
+const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+  "Access-Control-Allow-Headers": "Content-Type",
+  "Access-Control-Max-Age": "86400",
+};
+
+/**
+ * The EIP-3668 gateway over plain node:http: GET /ccip/{sender}/{data}.json and POST /ccip {sender, data}.
+ * It is public, high-volume and stays up in maintenance, so it runs beside the Express API rather than
+ * through its middleware. Per-IP rate limit (429 + Retry-After), CORS, Cache-Control up to the expiry.
+ */
+export function createCcipHandler(deps: {
+  answer(sender: string, data: string): CcipAnswer;
+  clock: () => Date;
+  refreshMarginSeconds: number;
+  requestsPerMinute: number;
+  logger: Logger;
+}): NodeHandler {
+  const limiter = new RateLimiterMemory({ points: deps.requestsPerMinute, duration: 60 });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, CORS_HEADERS).end();
+      return;
+    }
+    try {
+      await limiter.consume(req.socket.remoteAddress ?? "unknown");
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw new ApiError(
+        429,
+        "RATE_LIMITED",
+        "Too many requests",
+        `Retry in ${seconds} s`,
+        {},
+        { "Retry-After": String(seconds) },
+      );
+    }
+    const { sender, data } = await readLookup(req);
+    const answer = deps.answer(sender, data);
+    const maxAge = Math.max(0, answer.expires - deps.refreshMarginSeconds - Math.floor(deps.clock().getTime() / 1000));
+    res
+      .writeHead(200, {
+        ...CORS_HEADERS,
+        "Content-Type": "application/json",
+        "Cache-Control": `public, max-age=${maxAge}`,
+      })
+      .end(`{"data":"${answer.data}"}`);
+  };
+
+  return (req, res) => {
+    const requestId = randomUUID();
+    const started = performance.now();
+    res.setHeader("X-Request-Id", requestId);
+    handle(req, res)
+      .catch((error: unknown) => {
+        const path = (req.url ?? "").split("?")[0]!;
+        const problem = problemFor(error, path, requestId, `${MAX_BODY_BYTES} bytes`);
+        if (problem.status >= 500) deps.logger.error({ err: error, reqId: requestId }, "ccip request failed");
+        if (res.headersSent) return void res.end();
+        res.writeHead(problem.status, { ...CORS_HEADERS, ...problem.headers, "Content-Type": PROBLEM_JSON });
+        res.end(JSON.stringify(problem.body));
+      })
+      .finally(() => {
+        if (!deps.logger.isLevelEnabled("info")) return;
+        const path = (req.url ?? "").split("/").slice(0, 2).join("/");
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        deps.logger.info(
+          {
+            reqId: requestId,
+            req: { method: req.method, path },
+            res: { statusCode: res.statusCode },
+            responseTime: ms,
+          },
+          "ccip request",
+        );
+      });
+  };
+}
+
+/** The lookup of a GET path or a POST JSON body. */
+async function readLookup(req: IncomingMessage): Promise<{ sender: string; data: string }> {
+  const path = (req.url ?? "").split("?")[0]!;
+  if (req.method === "GET") {
+    const match = GET_PATH.exec(path);
+    if (!match) throw new NotFoundError("Use GET /ccip/{sender}/{data}.json or POST /ccip");
+    try {
+      return { sender: decodeURIComponent(match[1]!), data: decodeURIComponent(match[2]!) };
+    } catch {
+      throw new InvalidRequestError("The path has a malformed %-escape");
+    }
+  }
+  if (req.method === "POST" && (path === CCIP_PREFIX || path === `${CCIP_PREFIX}/`)) {
+    const body = await readBody(req);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw new InvalidRequestError("The body is not valid JSON", [], "MALFORMED_JSON");
+    }
+    const { sender, data } = (parsed ?? {}) as { sender?: unknown; data?: unknown };
+    if (typeof sender !== "string" || typeof data !== "string") {
+      throw new InvalidRequestError('The body must be {"sender": "0x…", "data": "0x…"}');
+    }
+    return { sender, data };
+  }
+  throw new NotFoundError(`No route for ${req.method} ${path}`);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      // Stop keeping the body but let it drain, so the 413 reaches the client.
+      req.off("data", onData);
+      req.resume();
+      reject(new PayloadTooLargeError(`${MAX_BODY_BYTES} bytes`));
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}

@@ -1,0 +1,225 @@
+import { expect } from "chai";
+import request from "supertest";
+import pino from "pino";
+import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from "ethers";
+import golden from "../../vectors/addresses.json";
+import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
+import { type CcipSigner, createCcipSigner } from "../../../gateway/ens/ccipSigner";
+import { createCcipService } from "../../../gateway/ens/ccipService";
+import { RECORDS } from "../../../gateway/ens/records";
+import { createCcipHandler } from "../../../gateway/http/ccipHandler";
+
+const abi = AbiCoder.defaultAbiCoder();
+const RESOLVE = new Interface(["function resolve(bytes name, bytes data) view returns (bytes)"]);
+const RESOLVER = "0x00000000000000000000000000000000000000e5";
+const KEY = Wallet.createRandom();
+const ALICE = golden.vectors.find((v) => v.input === "github:alice")!.kernel;
+const T0 = new Date("2026-11-22T12:00:00Z");
+
+/** The gateway over a fixed clock, counting signatures so cache hits are visible. */
+function gateway(options: { requestsPerMinute?: number; resolver?: string } = {}) {
+  let clock = T0;
+  let signatures = 0;
+  const real = createCcipSigner(KEY.privateKey);
+  const signer: CcipSigner = {
+    address: real.address,
+    signResponse: (...args) => {
+      signatures++;
+      return real.signResponse(...args);
+    },
+  };
+  const service = createCcipService({
+    domain: "idwallet.eth",
+    kernelFactory: golden.kernelFactory,
+    signer,
+    ttlSeconds: 300,
+    refreshMarginSeconds: 60,
+    clock: () => clock,
+    resolver: options.resolver,
+    isKnownProvider: (p) => ["github", "tel", "email"].includes(p),
+  });
+  const handler = createCcipHandler({
+    answer: service.answer,
+    clock: () => clock,
+    refreshMarginSeconds: 60,
+    requestsPerMinute: options.requestsPerMinute ?? 1000,
+    logger: pino({ level: "silent" }),
+  });
+  return { handler, signatures: () => signatures, setClock: (d: Date) => (clock = d) };
+}
+
+/** The callData an OffchainLookup carries for `record` of `name`. */
+const lookup = (name: string, record: string) => RESOLVE.encodeFunctionData("resolve", [dnsEncode(name), record]);
+const addrCall = (name: string) => RECORDS.encodeFunctionData("addr(bytes32)", [namehash(name)]);
+const coinCall = (name: string, coinType: bigint) =>
+  RECORDS.encodeFunctionData("addr(bytes32,uint256)", [namehash(name), coinType]);
+const textCall = (name: string, key: string) => RECORDS.encodeFunctionData("text", [namehash(name), key]);
+
+/** Decodes a gateway answer and checks its signature; returns the record result. */
+function verified(data: string, callData: string): { result: string; expires: bigint } {
+  const [result, expires, sig] = abi.decode(["bytes", "uint64", "bytes"], data) as unknown as [string, bigint, string];
+  expect(recoverAddress(ccipSignatureHash(RESOLVER, expires, callData, result), sig)).to.equal(KEY.address);
+  return { result, expires };
+}
+
+const get = (handler: ReturnType<typeof gateway>["handler"], callData: string) =>
+  request(handler).get(`/ccip/${RESOLVER}/${callData.toLowerCase()}.json`);
+
+describe("CCIP-read gateway", () => {
+  const name = "alice.github.idwallet.eth";
+
+  it("answers addr(bytes32) over GET with a signed wallet address and a Cache-Control up to the expiry", async () => {
+    const { handler } = gateway();
+    const callData = lookup(name, addrCall(name));
+    const res = await get(handler, callData).expect(200);
+    expect(res.headers["cache-control"]).to.equal("public, max-age=240");
+    expect(res.headers["access-control-allow-origin"]).to.equal("*");
+    const { result, expires } = verified(res.body.data, callData);
+    expect(expires).to.equal(BigInt(T0.getTime() / 1000 + 300));
+    expect(abi.decode(["address"], result)[0]).to.equal(ALICE);
+  });
+
+  it("answers the same over POST {sender, data}", async () => {
+    const { handler } = gateway();
+    const callData = lookup(name, addrCall(name));
+    const res = await request(handler).post("/ccip").send({ sender: RESOLVER, data: callData }).expect(200);
+    expect(abi.decode(["address"], verified(res.body.data, callData).result)[0]).to.equal(ALICE);
+  });
+
+  it("gives the wallet for coin type 60, every registry EVM chain and the default EVM type; empty bytes otherwise", async () => {
+    const { handler } = gateway();
+    for (const [coinType, expected] of [
+      [60n, ALICE.toLowerCase()],
+      [0x80000000n | 137n, ALICE.toLowerCase()],
+      [0x80000000n | 8453n, ALICE.toLowerCase()],
+      [0x80000000n, ALICE.toLowerCase()],
+      [0n, "0x"],
+      [0x80000000n | 999999n, "0x"],
+    ] as const) {
+      const callData = lookup(name, coinCall(name, coinType));
+      const res = await get(handler, callData).expect(200);
+      expect(abi.decode(["bytes"], verified(res.body.data, callData).result)[0], String(coinType)).to.equal(expected);
+    }
+  });
+
+  it("answers the documented text keys, '' for unknown ones, and an empty contenthash", async () => {
+    const { handler } = gateway();
+    for (const [key, expected] of [
+      ["com.github", "alice"],
+      ["idwallet.userId", "github:alice"],
+      ["description", "idwallet wallet of github:alice"],
+      ["email", ""],
+      ["constructor", ""],
+      ["no.such.key", ""],
+    ]) {
+      const callData = lookup(name, textCall(name, key!));
+      const res = await get(handler, callData).expect(200);
+      expect(abi.decode(["string"], verified(res.body.data, callData).result)[0], key).to.equal(expected);
+    }
+    const contenthash = lookup(name, RECORDS.encodeFunctionData("contenthash", [namehash(name)]));
+    const res = await get(handler, contenthash).expect(200);
+    expect(abi.decode(["bytes"], verified(res.body.data, contenthash).result)[0]).to.equal("0x");
+  });
+
+  it("answers each item of a multicall on its own", async () => {
+    const { handler } = gateway();
+    const callData = lookup(
+      name,
+      RECORDS.encodeFunctionData("multicall", [[addrCall(name), textCall(name, "com.github"), "0xdeadbeef"]]),
+    );
+    const res = await get(handler, callData).expect(200);
+    const [items] = abi.decode(["bytes[]"], verified(res.body.data, callData).result) as unknown as [string[]];
+    expect(abi.decode(["address"], items[0]!)[0]).to.equal(ALICE);
+    expect(abi.decode(["string"], items[1]!)[0]).to.equal("alice");
+    expect(items[2]).to.equal("0x");
+  });
+
+  it("answers 'no record' for names without a wallet: outside the domain, unknown provider", async () => {
+    const { handler } = gateway();
+    for (const other of ["alice.github.other.eth", "alice.myspace.idwallet.eth", "idwallet.eth"]) {
+      const callData = lookup(other, addrCall(other));
+      const res = await get(handler, callData).expect(200);
+      expect(abi.decode(["address"], verified(res.body.data, callData).result)[0], other).to.equal(
+        "0x0000000000000000000000000000000000000000",
+      );
+      const coin = lookup(other, coinCall(other, 60n));
+      const coinRes = await get(handler, coin).expect(200);
+      expect(abi.decode(["bytes"], verified(coinRes.body.data, coin).result)[0]).to.equal("0x");
+    }
+  });
+
+  it("refuses malformed lookups with 4xx problems", async () => {
+    const { handler } = gateway();
+    const good = lookup(name, addrCall(name));
+    const cases: [request.Test, number, string][] = [
+      [request(handler).get(`/ccip/0x1234/${good}.json`), 400, "INVALID_SENDER"],
+      [request(handler).get(`/ccip/${RESOLVER}/0xzz.json`), 400, "INVALID_CALL_DATA"],
+      [request(handler).get(`/ccip/${RESOLVER}/0x12345678.json`), 400, "UNSUPPORTED_CALL"],
+      [
+        request(handler).get(
+          `/ccip/${RESOLVER}/${RESOLVE.encodeFunctionData("resolve", ["0x05616c6963", addrCall(name)])}.json`,
+        ),
+        400,
+        "INVALID_NAME",
+      ],
+      [request(handler).get(`/ccip/${RESOLVER}/${lookup(name, "0x3b3b57de12")}.json`), 400, "INVALID_CALL_DATA"],
+      [request(handler).get(`/ccip/${RESOLVER}/%E0%A4%A.json`), 400, "INVALID_REQUEST"],
+      [request(handler).get("/ccip/nothing"), 404, "NOT_FOUND"],
+      [request(handler).post("/ccip").set("Content-Type", "application/json").send("{bad"), 400, "MALFORMED_JSON"],
+      [request(handler).post("/ccip").send({ sender: 1 }), 400, "INVALID_REQUEST"],
+      [
+        request(handler)
+          .post("/ccip")
+          .send({ sender: RESOLVER, data: `0x${"00".repeat(70_000)}` }),
+        413,
+        "PAYLOAD_TOO_LARGE",
+      ],
+    ];
+    for (const [req, status, code] of cases) {
+      const res = await req;
+      expect(res.status, code).to.equal(status);
+      expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+      expect(res.body.code).to.equal(code);
+    }
+  });
+
+  it("serves a repeated lookup from the cache until shortly before it expires", async () => {
+    const { handler, signatures, setClock } = gateway();
+    const callData = lookup(name, addrCall(name));
+    const first = await get(handler, callData).expect(200);
+    const again = await request(handler)
+      .get(`/ccip/${RESOLVER.toUpperCase().replace("0X", "0x")}/${callData}.json`)
+      .expect(200);
+    expect(again.body.data).to.equal(first.body.data);
+    expect(signatures()).to.equal(1);
+    setClock(new Date(T0.getTime() + 239_000));
+    expect((await get(handler, callData)).headers["cache-control"]).to.equal("public, max-age=1");
+    setClock(new Date(T0.getTime() + 241_000));
+    const refreshed = await get(handler, callData).expect(200);
+    expect(refreshed.body.data).to.not.equal(first.body.data);
+    expect(signatures()).to.equal(2);
+  });
+
+  it("limits requests per IP with 429 and Retry-After", async () => {
+    const { handler } = gateway({ requestsPerMinute: 2 });
+    const callData = lookup(name, addrCall(name));
+    await get(handler, callData).expect(200);
+    await get(handler, callData).expect(200);
+    const limited = await get(handler, callData).expect(429);
+    expect(limited.body.code).to.equal("RATE_LIMITED");
+    expect(Number(limited.headers["retry-after"])).to.be.within(1, 60);
+  });
+
+  it("answers CORS preflight", async () => {
+    const { handler } = gateway();
+    const res = await request(handler).options("/ccip").expect(204);
+    expect(res.headers["access-control-allow-methods"]).to.include("POST");
+    expect(res.headers["access-control-allow-headers"]).to.include("Content-Type");
+  });
+
+  it("answers only the configured resolver when one is set", async () => {
+    const { handler } = gateway({ resolver: "0x00000000000000000000000000000000000000aa" });
+    const res = await get(handler, lookup(name, addrCall(name))).expect(400);
+    expect(res.body.code).to.equal("UNKNOWN_RESOLVER");
+  });
+});
