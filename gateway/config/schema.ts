@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ensNormalize } from "ethers";
-import { Address, PrivateKey } from "../schemas/common";
+import { Address, ChainName, PrivateKey } from "../schemas/common";
 
 const isNormalizedEnsName = (name: string): boolean => {
   try {
@@ -60,6 +60,7 @@ export const ConfigSchema = z.object({
     kernelFactory: Address,
     baseFactory: Address,
     sponsorPaymaster: Address.optional(),
+    offchainResolver: Address.optional(),
   }),
   ens: z
     .object({
@@ -68,6 +69,8 @@ export const ConfigSchema = z.object({
         .refine((d) => isNormalizedEnsName(d), "an ENSIP-15 normalized name such as idwallet.eth")
         .default("idwallet.eth"),
       resolver: Address.optional(),
+      registry: Address.optional(),
+      chain: ChainName.default("eth"),
       signerKeys: z.array(PrivateKey).default([]),
       ttlSeconds: int(30, 86_400).default(300),
       refreshMarginSeconds: int(0, 3600).default(60),

@@ -16,5 +16,12 @@ export const NetworksResponse = z
         contractAddresses: z.record(z.string(), z.string()).nullable(),
       }),
     ),
+    ens: z.object({
+      domain: z.string().meta({ description: "Names are <username>.<provider>.<domain>", example: "idwallet.eth" }),
+      chain: z.string().meta({ description: "Chain of the ENS registry" }),
+      registry: z.string().nullable().meta({ description: "ENS registry, when not the chain's standard one" }),
+      resolver: z.string().nullable().meta({ description: "OffchainResolver of the domain" }),
+      gateway: z.boolean().meta({ description: "This service answers the resolver's CCIP-read lookups" }),
+    }),
   })
   .meta({ id: "NetworksResponse" });

@@ -21,7 +21,18 @@ export function networksRouter(deps: { config: Config }): Router {
       contractAddresses: chain.contracts === "deployed" ? contracts : null,
     };
   });
-  const body = { networks };
+  const { ens } = deps.config;
+  // Where names under the domain resolve: the registry of the ENS chain, the resolver, this gateway.
+  const body = {
+    networks,
+    ens: {
+      domain: ens.domain,
+      chain: ens.chain,
+      registry: ens.registry ?? null,
+      resolver: ens.resolver ?? contracts.offchainResolver ?? null,
+      gateway: ens.signerKeys.length > 0,
+    },
+  };
   return Router().get("/v1/networks", (_req, res) => {
     res.json(body);
   });

@@ -2,6 +2,7 @@ import { type Interface, type Signer, concat, id } from "ethers";
 import {
   KernelAccountFactory__factory,
   LegacyBaseAccountFactory__factory,
+  OffchainResolver__factory,
   OwnerAccount__factory,
   SponsorPaymaster__factory,
 } from "../../typechain-types";
@@ -20,6 +21,10 @@ export interface DeployOptions {
   readonly walletSigners: readonly string[];
   /** Hot keys allowed to approve gas sponsorship. */
   readonly sponsorSigners: readonly string[];
+  /** Keys whose CCIP-read answers the ENS OffchainResolver accepts. */
+  readonly ccipSigners?: readonly string[];
+  /** Gateway URL templates of the OffchainResolver (`…/ccip/{sender}/{data}.json`); unset: leave them. */
+  readonly ccipUrls?: readonly string[];
   /** Top the paymaster's EntryPoint deposit up to this many wei (default: leave it). */
   readonly paymasterDeposit?: bigint;
   /** Progress lines, e.g. console.log. */
@@ -35,6 +40,7 @@ export interface DeployedContracts {
   readonly baseFactory: string;
   readonly baseImplementation: string;
   readonly sponsorPaymaster: string;
+  readonly offchainResolver: string;
 }
 
 /** Result of deploying to one chain. */
@@ -80,7 +86,9 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     creationCode(SponsorPaymaster__factory, entryPoint, options.admin),
   );
 
-  const pendingAdminActions = await configure(deployer, options, ownerAccount, sponsorPaymaster);
+  const offchainResolver = await place("OffchainResolver", creationCode(OffchainResolver__factory, options.admin));
+
+  const pendingAdminActions = await configure(deployer, options, { ownerAccount, sponsorPaymaster, offchainResolver });
   const contracts: DeployedContracts = {
     entryPoint,
     ownerAccount,
@@ -89,6 +97,7 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     baseFactory,
     baseImplementation: await LegacyBaseAccountFactory__factory.connect(baseFactory, provider).accountImplementation(),
     sponsorPaymaster,
+    offchainResolver,
   };
   return { chainId: Number(chainId), contracts, pendingAdminActions };
 }
@@ -101,22 +110,26 @@ export function creationCode(
   return concat([factory.bytecode, factory.createInterface().encodeDeploy(args)]);
 }
 
-/** Adds missing signers (when the deployer is the admin) and tops up the paymaster deposit. */
+/** Adds missing signers and gateway URLs (when the deployer is the admin) and tops up the paymaster deposit. */
 async function configure(
   deployer: Signer,
   options: DeployOptions,
-  ownerAccountAddress: string,
-  paymasterAddress: string,
+  addresses: { ownerAccount: string; sponsorPaymaster: string; offchainResolver: string },
 ): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const isAdmin = (await deployer.getAddress()).toLowerCase() === options.admin.toLowerCase();
-  const ownerAccount = OwnerAccount__factory.connect(ownerAccountAddress, deployer);
-  const paymaster = SponsorPaymaster__factory.connect(paymasterAddress, deployer);
+  const paymaster = SponsorPaymaster__factory.connect(addresses.sponsorPaymaster, deployer);
+  const resolver = OffchainResolver__factory.connect(addresses.offchainResolver, deployer);
   const pending: string[] = [];
 
   const targets = [
-    { name: "OwnerAccount", contract: ownerAccount, signers: options.walletSigners },
+    {
+      name: "OwnerAccount",
+      contract: OwnerAccount__factory.connect(addresses.ownerAccount, deployer),
+      signers: options.walletSigners,
+    },
     { name: "SponsorPaymaster", contract: paymaster, signers: options.sponsorSigners },
+    { name: "OffchainResolver", contract: resolver, signers: options.ccipSigners ?? [] },
   ];
   for (const { name, contract, signers } of targets) {
     for (const signer of signers) {
@@ -127,6 +140,15 @@ async function configure(
       }
       await (await contract.addSigner(signer)).wait();
       log(`${name} signer added: ${signer}`);
+    }
+  }
+
+  if (options.ccipUrls && (await resolver.urls()).join("\n") !== options.ccipUrls.join("\n")) {
+    if (isAdmin) {
+      await (await resolver.setUrls([...options.ccipUrls])).wait();
+      log(`OffchainResolver gateway URLs set: ${options.ccipUrls.join(", ")}`);
+    } else {
+      pending.push(`OffchainResolver(${addresses.offchainResolver}).setUrls(${JSON.stringify(options.ccipUrls)})`);
     }
   }
 

@@ -1,10 +1,13 @@
 import path from "node:path";
-import { parseEther } from "ethers";
+import hre from "hardhat";
+import { HDNodeWallet, computeAddress, parseEther } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
+import { deployTestEnsDomain } from "../deployment/ensDomain";
+import { OffchainResolver__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { loadDevSecrets } from "./devSecrets";
@@ -26,13 +29,24 @@ export interface LocalStack {
   readonly config: Config;
   readonly deployment: Deployment;
   readonly demoApp: { clientId: string; clientSecret: string };
+  readonly ens: { readonly domain: string; readonly registry: string };
   close(): Promise<void>;
 }
 
-/** Hardhat's first three dev accounts: admin/deployer, wallet signer, sponsor signer. */
+/** Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer. */
 const DEV_ADMIN = 0;
 const DEV_WALLET_SIGNER = 1;
 const DEV_SPONSOR_SIGNER = 2;
+const DEV_CCIP_SIGNER = 3;
+
+/** ENS domain of the local stack unless ENS_DOMAIN says otherwise. */
+export const LOCAL_ENS_DOMAIN = "idwallet.eth";
+
+/** A Hardhat dev account's key (public test mnemonic): the local stack signs CCIP answers with it. */
+function devKey(index: number): string {
+  const accounts = hre.config.networks.hardhat.accounts as { mnemonic: string; path: string };
+  return HDNodeWallet.fromPhrase(accounts.mnemonic, undefined, `${accounts.path}/${index}`).privateKey;
+}
 
 /**
  * Starts an in-process chain, deploys every contract deterministically (same addresses on every start),
@@ -43,12 +57,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let server: RunningServer | undefined;
   try {
     const accounts = await chain.provider.listAccounts();
-    const deployment = await deployIdwallet(accounts[DEV_ADMIN]!, {
-      admin: accounts[DEV_ADMIN]!.address,
+    const admin = accounts[DEV_ADMIN]!;
+    const ccipKey = devKey(DEV_CCIP_SIGNER);
+    const deployment = await deployIdwallet(admin, {
+      admin: admin.address,
       walletSigners: [accounts[DEV_WALLET_SIGNER]!.address],
       sponsorSigners: [accounts[DEV_SPONSOR_SIGNER]!.address],
+      ccipSigners: [computeAddress(ccipKey)],
       paymasterDeposit: parseEther("100"),
     });
+    const ensDomain = options.env?.ENS_DOMAIN || LOCAL_ENS_DOMAIN;
+    const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.offchainResolver);
     const secrets = loadDevSecrets(options.dataDir);
     const config = loadConfig(options.env ?? {}, {
       host: options.host,
@@ -58,16 +77,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       auth: { tokenSecret: secrets.tokenSecret },
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
+      ens: {
+        domain: ensDomain,
+        chain: "localhost",
+        registry: ensRegistry,
+        resolver: deployment.contracts.offchainResolver,
+        signerKeys: [ccipKey],
+      },
     });
     const demoApp = await prepareDemoApp(config.databasePath!);
     server = await startServer(config, { logger: options.logger });
     const running = server;
+    // The gateway's URL is known only now that the API listens.
+    const resolver = OffchainResolver__factory.connect(deployment.contracts.offchainResolver, admin);
+    await (await resolver.setUrls([`${running.url}/ccip/{sender}/{data}.json`])).wait();
     return {
       rpcUrl: chain.rpcUrl,
       apiUrl: running.url,
       config,
       deployment,
       demoApp,
+      ens: { domain: ensDomain, registry: ensRegistry },
       close: async () => {
         await running.close();
         await chain.close();

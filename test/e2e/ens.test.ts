@@ -1,0 +1,72 @@
+import { expect } from "chai";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { EnsPlugin, JsonRpcProvider, Network } from "ethers";
+import pino from "pino";
+import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+
+/** A provider configured as a wallet pointed at the local stack would be: its chain and ENS registry. */
+function walletProvider(stack: LocalStack): JsonRpcProvider {
+  const network = new Network("localhost", 31337);
+  network.attachPlugin(new EnsPlugin(stack.ens.registry, 31337));
+  return new JsonRpcProvider(stack.rpcUrl, network, { staticNetwork: network, cacheTimeout: -1 });
+}
+
+describe("ENS names through the local stack (e2e: ethers resolveName → registry → OffchainResolver → gateway)", () => {
+  let stack: LocalStack;
+  let provider: JsonRpcProvider;
+  const apiAddress = async (userId: string): Promise<string> => {
+    const res = await fetch(`${stack.apiUrl}/v1/resolver`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ userIds: userId }),
+    });
+    return ((await res.json()) as { users: { accountAddress: string }[] }).users[0]!.accountAddress;
+  };
+
+  before(async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-ens-"));
+    stack = await startLocalStack({
+      host: "127.0.0.1",
+      rpcPort: 0,
+      apiPort: 0,
+      dataDir,
+      logger: pino({ level: "silent" }),
+    });
+    provider = walletProvider(stack);
+  });
+  after(async () => {
+    provider.destroy();
+    await stack.close();
+  });
+
+  for (const [name, userId] of [
+    ["alice.github.idwallet.eth", "github:alice"],
+    ["15551234567.tel.idwallet.eth", "tel:+1 (555) 123-4567"],
+    ["alice.at.example.com.email.idwallet.eth", "email:Alice@Example.com"],
+  ]) {
+    it(`resolveName("${name}") equals /v1/resolver for ${userId}`, async () => {
+      const expected = await apiAddress(userId!);
+      expect(await provider.resolveName(name!)).to.equal(expected);
+    });
+  }
+
+  it("gives the same address for an L2 coin type (ENSIP-11) and serves text records", async () => {
+    const resolver = await provider.getResolver("alice.github.idwallet.eth");
+    expect(resolver).to.not.equal(null);
+    const expected = await apiAddress("github:alice");
+    // ethers takes an EVM chain's id here and asks for its ENSIP-11 coin type, 0x80000000 | chainId.
+    expect(await resolver!.getAddress(8453)).to.equal(expected);
+    expect(await resolver!.getAddress(42161)).to.equal(expected);
+    expect(await resolver!.getAddress(60)).to.equal(expected);
+    expect(await resolver!.getText("com.github")).to.equal("alice");
+    expect(await resolver!.getText("idwallet.userId")).to.equal("github:alice");
+    expect(await resolver!.getText("no.such.key")).to.equal("");
+  });
+
+  it("resolves names outside the domain, or of unknown providers, to null", async () => {
+    expect(await provider.resolveName("alice.github.other.eth")).to.equal(null);
+    expect(await provider.resolveName("alice.myspace.idwallet.eth")).to.equal(null);
+  });
+});
