@@ -5,9 +5,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import hre, { ethers } from "hardhat";
-import { getAddress, parseEther } from "ethers";
+import { Wallet, getAddress, parseEther } from "ethers";
 import { chainByName } from "../gateway/chains/registry";
 import { deployIdwallet } from "./deployment/deployIdwallet";
+import { ENS_REGISTRY_MAINNET, setDomainResolver } from "./deployment/ensDomain";
 
 /** A comma-separated address list from the environment, or `fallback`. */
 const addressList = (value: string | undefined, fallback: string): string[] =>
@@ -27,10 +28,24 @@ async function main(): Promise<void> {
     admin: getAddress(process.env.IDWALLET_ADMIN ?? deployer.address),
     walletSigners: addressList(process.env.IDWALLET_WALLET_SIGNERS, deployer.address),
     sponsorSigners: addressList(process.env.IDWALLET_SPONSOR_SIGNERS, deployer.address),
+    ccipSigners: process.env.CCIP_SIGNERS ? addressList(process.env.CCIP_SIGNERS, deployer.address) : [],
+    ccipUrls: process.env.CCIP_GATEWAY_URL
+      ? [`${process.env.CCIP_GATEWAY_URL.replace(/\/$/, "")}/ccip/{sender}/{data}.json`]
+      : undefined,
     paymasterDeposit: parseEther(process.env.PAYMASTER_DEPOSIT_ETH ?? "0"),
     log: (line) => console.log(line),
   });
   for (const action of deployment.pendingAdminActions) console.log(`admin must still call: ${action}`);
+
+  // ENSIP-10: the domain's owner points it at the OffchainResolver on the ENS chain.
+  const domainOwnerKey = process.env.ENS_DOMAIN_OWNER_KEY;
+  if (domainOwnerKey) {
+    const domain = process.env.ENS_DOMAIN;
+    if (!domain) throw new Error("ENS_DOMAIN_OWNER_KEY is set but ENS_DOMAIN is not");
+    const domainOwner = new Wallet(domainOwnerKey, ethers.provider);
+    const registry = process.env.ENS_REGISTRY ?? ENS_REGISTRY_MAINNET;
+    await setDomainResolver(registry, domainOwner, domain, deployment.contracts.offchainResolver, console.log);
+  }
 
   if (network === "hardhat") {
     console.log("in-process hardhat network: nothing written (its state ends with this command)");

@@ -18,6 +18,12 @@ idwallet local stack is running
     LegacyBaseFactory     ${c.baseFactory}
     OwnerAccount          ${c.ownerAccount}
     SponsorPaymaster      ${c.sponsorPaymaster}
+    OffchainResolver      ${c.offchainResolver}
+    ENS registry (test)   ${stack.ens.registry}
+
+  ENS names under ${stack.ens.domain}, e.g. alice.github.${stack.ens.domain}, 15551234567.tel.${stack.ens.domain},
+  alice.at.example.com.email.${stack.ens.domain}. Point a wallet at the chain RPC with the ENS registry above, or (from this directory):
+    node -e 'const {JsonRpcProvider,Network,EnsPlugin}=require("ethers"); const n=new Network("localhost",31337); n.attachPlugin(new EnsPlugin("${stack.ens.registry}",31337)); new JsonRpcProvider("${stack.rpcUrl}",n,{staticNetwork:n}).resolveName("alice.github.${stack.ens.domain}").then(console.log)'
 
   Demo app (test mode; the secret is new on every start)
     client_id      ${stack.demoApp.clientId}
