@@ -1,6 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { NetworksResponse } from "../routes/networks.schema";
 import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
+import { z } from "zod";
+import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
 import { Problem } from "./problem.schema";
 
 const problem = (description: string) => ({
@@ -50,6 +52,28 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       },
       503: problem("MAINTENANCE"),
     },
+  });
+
+  const ccipResponses = {
+    200: { description: "The signed answer", content: { "application/json": { schema: CcipResponse } } },
+    400: problem("INVALID_SENDER, INVALID_CALL_DATA, UNSUPPORTED_CALL, INVALID_NAME, UNKNOWN_RESOLVER, MALFORMED_JSON"),
+    413: problem("PAYLOAD_TOO_LARGE"),
+    429: problem("RATE_LIMITED (with Retry-After)"),
+  };
+  registry.registerPath({
+    method: "get",
+    path: "/ccip/{sender}/{data}.json",
+    summary: "ENS CCIP-read gateway (EIP-3668), GET form",
+    description: "Answers an OffchainResolver's lookup for a name under the ENS domain. Served while in maintenance.",
+    request: { params: z.object({ sender: z.string(), data: z.string() }) },
+    responses: ccipResponses,
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/ccip",
+    summary: "ENS CCIP-read gateway (EIP-3668), POST form",
+    request: { body: { content: { "application/json": { schema: CcipRequest } } } },
+    responses: ccipResponses,
   });
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

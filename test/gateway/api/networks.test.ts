@@ -24,6 +24,13 @@ describe("GET /v1/networks", () => {
     expect(byName["zora-mainnet"]).to.include({ chainId: 7777777, api: "planned" });
     expect(byName.oeth).to.include({ contracts: "in-construction", api: "none", contractAddresses: null });
     expect(byName.localhost).to.include({ chainId: 31337, configured: true, rpcUrl: "http://127.0.0.1:8545" });
+    expect(res.body.ens).to.deep.equal({
+      domain: "idwallet.eth",
+      chain: "eth",
+      registry: null,
+      resolver: null,
+      gateway: false,
+    });
     // Production RPC URLs may carry API keys: never shown.
     expect(byName.matic).to.not.have.property("rpcUrl");
   });

@@ -54,7 +54,12 @@ describe("Operations endpoints", () => {
     const { app, close } = buildTestApp();
     const doc = (await request(app).get("/openapi.json").expect(200)).body;
     expect(doc.openapi).to.equal("3.1.0");
-    expect(Object.keys(doc.paths)).to.include.members(["/v1/resolver", "/v1/networks"]);
+    expect(Object.keys(doc.paths)).to.include.members([
+      "/v1/resolver",
+      "/v1/networks",
+      "/ccip/{sender}/{data}.json",
+      "/ccip",
+    ]);
     expect(doc.components.schemas).to.have.property("ResolverRequest");
     expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
     const page = await request(app).get("/docs").expect(200);
