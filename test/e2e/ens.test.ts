@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { EnsPlugin, JsonRpcProvider, Network } from "ethers";
 import pino from "pino";
+import { runAdminCli } from "../../scripts/admin/cli";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
 
 /** A provider configured as a wallet pointed at the local stack would be: its chain and ENS registry. */
@@ -68,5 +69,25 @@ describe("ENS names through the local stack (e2e: ethers resolveName → registr
   it("resolves names outside the domain, or of unknown providers, to null", async () => {
     expect(await provider.resolveName("alice.github.other.eth")).to.equal(null);
     expect(await provider.resolveName("alice.myspace.idwallet.eth")).to.equal(null);
+  });
+
+  it("keeps resolving names while the API is in maintenance", async () => {
+    const cli = (...argv: string[]) =>
+      runAdminCli(argv, {
+        env: { DATABASE_PATH: stack.config.databasePath },
+        output: { out: () => undefined, err: () => undefined },
+        clock: () => new Date(),
+      });
+    const expected = await apiAddress("github:alice");
+    expect(await cli("maintenance", "on")).to.equal(0);
+    try {
+      // The service re-reads the switch every 2 s.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const api = await fetch(`${stack.apiUrl}/v1/resolver`, { method: "POST", body: "{}" });
+      expect(api.status).to.equal(503);
+      expect(await provider.resolveName("alice.github.idwallet.eth")).to.equal(expected);
+    } finally {
+      expect(await cli("maintenance", "off")).to.equal(0);
+    }
   });
 });
