@@ -30,6 +30,20 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["AUTH_TOKEN_SECRET", ["auth", "tokenSecret"]],
   ["AUTH_ISSUER", ["auth", "issuer"]],
   ["AUTH_AUDIENCE", ["auth", "audience"]],
+  ["OTP_TTL_SECONDS", ["otp", "ttlSeconds"]],
+  ["OTP_MAX_ATTEMPTS", ["otp", "maxAttempts"]],
+  ["OTP_RESEND_COOLDOWN_SECONDS", ["otp", "resendCooldownSeconds"]],
+  ["OTP_PER_PHONE_PER_HOUR", ["otp", "perPhonePerHour"]],
+  ["OTP_PER_IP_PER_HOUR", ["otp", "perIpPerHour"]],
+  ["OTP_HMAC_SECRET", ["otp", "hmacSecret"]],
+  ["USER_TOKEN_TTL_SECONDS", ["otp", "userTokenTtlSeconds"]],
+  ["SMS_PROVIDER", ["sms", "provider"]],
+  ["SMS_OUTBOX_PATH", ["sms", "outboxPath"]],
+  ["SMS_HTTP_URL", ["sms", "httpUrl"]],
+  ["SMS_ACCOUNT_SID", ["sms", "accountSid"]],
+  ["SMS_AUTH_TOKEN", ["sms", "authToken"]],
+  ["SMS_FROM", ["sms", "from"]],
+  ["AUTH_PORT", ["authServer", "port"]],
   ["CONTRACT_ENTRY_POINT", ["contracts", "entryPoint"]],
   ["CONTRACT_OWNER_ACCOUNT", ["contracts", "ownerAccount"]],
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
@@ -104,6 +118,7 @@ export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): C
   }
   const config = result.data;
   config.databasePath ??= path.join(config.dataDir, "idwallet.sqlite");
+  config.sms.outboxPath ??= path.join(config.dataDir, "sms-outbox.jsonl");
   return deepFreeze(config);
 }
 

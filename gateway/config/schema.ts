@@ -54,6 +54,38 @@ export const ConfigSchema = z.object({
     issuer: z.string().min(1).default("idwallet"),
     audience: z.string().min(1).default("idwallet-api"),
   }),
+  otp: z
+    .object({
+      ttlSeconds: int(30, 3600).default(300),
+      maxAttempts: int(1, 20).default(5),
+      resendCooldownSeconds: int(0, 3600).default(30),
+      perPhonePerHour: int(1, 1000).default(5),
+      perIpPerHour: int(1, 100_000).default(30),
+      /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */
+      hmacSecret: z.string().min(32, "at least 32 characters").optional(),
+      userTokenTtlSeconds: int(60, 86_400).default(3600),
+    })
+    .prefault({}),
+  sms: z
+    .object({
+      provider: z.enum(["outbox", "http"]).default("outbox"),
+      outboxPath: z.string().min(1).optional(),
+      httpUrl: z.url().optional(),
+      accountSid: z.string().min(1).optional(),
+      authToken: z.string().min(1).optional(),
+      from: z.string().min(1).optional(),
+    })
+    .refine((s) => s.provider !== "http" || (s.httpUrl && s.accountSid && s.authToken && s.from), {
+      message: "the http SMS provider needs SMS_HTTP_URL, SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM",
+      path: ["provider"],
+    })
+    .prefault({}),
+  authServer: z
+    .object({
+      /** Serve /functions/v1/* on its own port too ({auth_url}); unset: only on the main port. */
+      port: int(0, 65535).optional(),
+    })
+    .prefault({}),
   contracts: z.object({
     entryPoint: Address.optional(),
     ownerAccount: Address.optional(),
