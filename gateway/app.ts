@@ -10,12 +10,14 @@ import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
 import { createMetrics } from "./http/metrics";
 import { requestTimeout } from "./http/requestTimeout";
+import { authRouter } from "./routes/auth";
 import { docsRouter } from "./routes/docs";
 import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { resolverRouter } from "./routes/resolver";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
+import type { AppsRepository } from "./storage/appsRepository";
 
 /** Everything the app is built from; only the entry file reads the environment. */
 export interface AppDeps {
@@ -26,6 +28,7 @@ export interface AppDeps {
   readonly maintenance: MaintenanceMonitor;
   readonly chains: ReadonlyMap<string, ChainClient>;
   readonly pingDatabase: () => Promise<void>;
+  readonly apps: Pick<AppsRepository, "verifySecret" | "findById">;
 }
 
 /** Builds the express app from injected parts. */
@@ -45,9 +48,12 @@ export function createApp(deps: AppDeps): Express {
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
+  const isAppActive = async (appId: string) => (await deps.apps.findById(appId))?.status === "active";
+  app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
   app.use(
     resolverRouter({
       tokens: deps.tokens,
+      isAppActive,
       requireAuth: config.resolver.requireAuth,
       factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
       maxIds: config.resolver.maxIds,

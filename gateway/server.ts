@@ -52,6 +52,7 @@ export async function startServer(
       tokens: createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock }),
       maintenance,
       chains,
+      apps: repositories.apps,
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
     });
     const ccip = createCcipGateway(config, clock, logger);

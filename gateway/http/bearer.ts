@@ -11,9 +11,13 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
 /**
  * Authenticates `Authorization: Bearer <token>`. With `required` false a request without the header
- * passes anonymously; a header that is present must still be valid (401 otherwise).
+ * passes anonymously; a header that is present must still be valid, for an active app (401 otherwise).
  */
-export function bearerAuth(tokens: AppTokens, required: boolean): RequestHandler {
+export function bearerAuth(
+  tokens: AppTokens,
+  required: boolean,
+  isAppActive: (appId: string) => Promise<boolean>,
+): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) {
@@ -24,7 +28,12 @@ export function bearerAuth(tokens: AppTokens, required: boolean): RequestHandler
     if (!match)
       return next(new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'"));
     try {
-      res.locals.principal = await tokens.verify(match[1]!);
+      const principal = await tokens.verify(match[1]!);
+      // Checked on every request, so disabling an app stops its live tokens at once.
+      if (!(await isAppActive(principal.appId))) {
+        return next(new UnauthorizedError("APP_DISABLED", "The app this token was issued to is disabled"));
+      }
+      res.locals.principal = principal;
       next();
     } catch (error) {
       next(error);

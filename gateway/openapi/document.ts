@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { TokenRequest, TokenResponse } from "../routes/auth.schema";
 import { NetworksResponse } from "../routes/networks.schema";
 import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
 import { z } from "zod";
@@ -14,6 +15,23 @@ const problem = (description: string) => ({
 export function buildOpenApiDocument(serverUrl?: string): object {
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/auth",
+    summary: "Get an app bearer token (OAuth 2.0 client credentials)",
+    description:
+      "Form fields client_id and client_secret (or HTTP Basic), grant_type=client_credentials optional. " +
+      "The token is valid for 60 minutes; errors carry RFC 6749 `error` and `error_description`.",
+    security: [{}],
+    request: { body: { content: { "application/x-www-form-urlencoded": { schema: TokenRequest } } } },
+    responses: {
+      200: { description: "A bearer token", content: { "application/json": { schema: TokenResponse } } },
+      400: problem("invalid_request, unsupported_grant_type"),
+      401: problem("invalid_client (unknown client, wrong secret, disabled app)"),
+      503: problem("MAINTENANCE"),
+    },
+  });
 
   registry.registerPath({
     method: "post",
@@ -34,7 +52,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         content: { "application/json": { schema: ResolverResponse } },
       },
       400: problem("INVALID_REQUEST, MALFORMED_JSON, INVALID_USER_ID (lists each bad id) or TOO_MANY_USER_IDS"),
-      401: problem("MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, or MISSING_TOKEN when a token is required"),
+      401: problem("MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, or MISSING_TOKEN when required"),
       413: problem("PAYLOAD_TOO_LARGE"),
       415: problem("UNSUPPORTED_MEDIA_TYPE"),
       503: problem("MAINTENANCE"),

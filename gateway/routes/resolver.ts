@@ -11,6 +11,7 @@ const JSON_TYPES = ["application/json", "application/*+json", "text/plain"];
 /** POST /v1/resolver: user ids → wallet addresses. */
 export function resolverRouter(deps: {
   tokens: AppTokens;
+  isAppActive: (appId: string) => Promise<boolean>;
   requireAuth: boolean;
   factories: Factories;
   maxIds: number;
@@ -20,7 +21,7 @@ export function resolverRouter(deps: {
 }): Router {
   return Router().post(
     "/v1/resolver",
-    bearerAuth(deps.tokens, deps.requireAuth),
+    bearerAuth(deps.tokens, deps.requireAuth, deps.isAppActive),
     express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
     (req, res) => {
       if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))

@@ -5,6 +5,8 @@ import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
 
 /** Fixed time of every API test. */
 export const TEST_NOW = new Date("2026-11-22T12:00:00.000Z");
@@ -32,6 +34,9 @@ export function buildTestApp(
     intervalMs: 60_000,
   });
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
+  // A fresh in-memory database per app; opened at once, awaited by whoever needs it.
+  const database = openDatabase(":memory:");
+  const repositories = database.then((d) => createRepositories(d.db, () => clock));
   const app = createApp({
     config,
     clock: () => clock,
@@ -40,6 +45,10 @@ export function buildTestApp(
     maintenance,
     chains: options.chains ?? new Map(),
     pingDatabase: options.pingDatabase ?? (async () => undefined),
+    apps: {
+      findById: async (id) => (await repositories).apps.findById(id),
+      verifySecret: async (clientId, secret) => (await repositories).apps.verifySecret(clientId, secret),
+    },
   });
   return {
     app,
@@ -53,6 +62,16 @@ export function buildTestApp(
       stored.message = message;
       await maintenance.refresh();
     },
-    close: () => maintenance.stop(),
+    repositories,
+    /** Registers an app (test mode unless told otherwise) and issues it a token. */
+    appWithToken: async (name = "test app", testMode = true) => {
+      const { app: registered, clientSecret } = await (await repositories).apps.create({ name, testMode });
+      const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
+      return { app: registered, clientSecret, token };
+    },
+    close: () => {
+      maintenance.stop();
+      void database.then((d) => d.close());
+    },
   };
 }

@@ -18,8 +18,8 @@ function capturingLogger(lines: string[]) {
 describe("Request logging", () => {
   it("logs each request with its id, and never a token, a phone number or a body", async () => {
     const lines: string[] = [];
-    const { app, tokens, close } = buildTestApp({}, { logger: capturingLogger(lines) });
-    const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+    const { app, appWithToken, close } = buildTestApp({}, { logger: capturingLogger(lines) });
+    const { token } = await appWithToken();
     const res = await request(app)
       .post("/v1/resolver?phone=15559876543")
       .set("X-Request-Id", "req-123")

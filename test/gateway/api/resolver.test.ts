@@ -13,7 +13,7 @@ const ALICE = vector("github:alice");
 const PHONE = vector("tel:15551234567");
 
 describe("POST /v1/resolver", () => {
-  const { app, tokens, setClock } = buildTestApp();
+  const { app, appWithToken, setClock } = buildTestApp();
   afterEach(() => setClock(TEST_NOW));
 
   it("resolves ids sent as application/json, in request order", async () => {
@@ -160,7 +160,7 @@ describe("POST /v1/resolver", () => {
 
   describe("bearer token", () => {
     it("works without a token and with a valid one", async () => {
-      const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+      const { token } = await appWithToken();
       await request(app).post("/v1/resolver").send({ userIds: "github:alice" }).expect(200);
       await request(app)
         .post("/v1/resolver")
@@ -199,7 +199,7 @@ describe("POST /v1/resolver", () => {
     }
 
     it("refuses an expired token (401 TOKEN_EXPIRED)", async () => {
-      const { token } = await tokens.issue({ id: "app_1", clientId: "cid_1" });
+      const { token } = await appWithToken();
       setClock(new Date(TEST_NOW.getTime() + 3601_000));
       const res = await request(app)
         .post("/v1/resolver")
@@ -213,7 +213,7 @@ describe("POST /v1/resolver", () => {
       const strict = buildTestApp({ resolver: { requireAuth: true } });
       const res = await request(strict.app).post("/v1/resolver").send({ userIds: "github:alice" }).expect(401);
       expect(res.body.code).to.equal("MISSING_TOKEN");
-      const { token } = await strict.tokens.issue({ id: "app_1", clientId: "cid_1" });
+      const { token } = await strict.appWithToken();
       await request(strict.app)
         .post("/v1/resolver")
         .auth(token, { type: "bearer" })

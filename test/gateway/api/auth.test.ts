@@ -1,0 +1,102 @@
+import { expect } from "chai";
+import type { Express } from "express";
+import request from "supertest";
+import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+
+const resolveWith = (app: Express, token: string) =>
+  request(app).post("/v1/resolver").auth(token, { type: "bearer" }).send({ userIds: "github:alice" });
+
+describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
+  const t = buildTestApp();
+  after(() => t.close());
+  afterEach(() => t.setClock(TEST_NOW));
+
+  it("issues a 60-minute bearer token for form credentials, not to be cached", async () => {
+    const { app: registered, clientSecret } = await t.appWithToken("form app");
+    const res = await request(t.app)
+      .post("/v1/auth")
+      .type("form")
+      .send({ grant_type: "client_credentials", client_id: registered.clientId, client_secret: clientSecret })
+      .expect(200);
+    expect(res.body).to.have.keys(["access_token", "token_type", "expires_in"]);
+    expect(res.body).to.include({ token_type: "Bearer", expires_in: 3600 });
+    expect(res.headers["cache-control"]).to.equal("no-store");
+    await resolveWith(t.app, res.body.access_token).expect(200);
+  });
+
+  it("accepts HTTP Basic client authentication, grant_type optional", async () => {
+    const { app: registered, clientSecret } = await t.appWithToken("basic app");
+    const res = await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(200);
+    expect(res.body.token_type).to.equal("Bearer");
+  });
+
+  it("refuses a wrong secret, an unknown client and a Basic failure with invalid_client (401)", async () => {
+    const { app: registered } = await t.appWithToken("victim");
+    const wrong = await request(t.app)
+      .post("/v1/auth")
+      .type("form")
+      .send({ client_id: registered.clientId, client_secret: "wrong" })
+      .expect(401);
+    expect(wrong.body).to.include({ status: 401, code: "INVALID_CLIENT", error: "invalid_client" });
+    expect(wrong.body.error_description).to.be.a("string");
+    await request(t.app)
+      .post("/v1/auth")
+      .type("form")
+      .send({ client_id: "cid_nobody", client_secret: "x" })
+      .expect(401);
+    const basic = await request(t.app).post("/v1/auth").auth(registered.clientId, "wrong").expect(401);
+    expect(basic.headers["www-authenticate"]).to.match(/^Basic /);
+  });
+
+  const badRequests: [string, (r: request.Test) => request.Test, string][] = [
+    ["no credentials", (r) => r.type("form").send({}), "invalid_request"],
+    ["only a client id", (r) => r.type("form").send({ client_id: "x" }), "invalid_request"],
+    [
+      "another grant type",
+      (r) => r.type("form").send({ grant_type: "password", client_id: "x", client_secret: "y" }),
+      "unsupported_grant_type",
+    ],
+    ["a JSON body", (r) => r.send({ client_id: "x", client_secret: "y" }), "invalid_request"],
+    [
+      "Basic and form credentials together",
+      (r) => r.auth("a", "b").type("form").send({ client_id: "x", client_secret: "y" }),
+      "invalid_request",
+    ],
+  ];
+  for (const [name, build, error] of badRequests) {
+    it(`refuses ${name} with ${error} (400)`, async () => {
+      const res = await build(request(t.app).post("/v1/auth")).expect(400);
+      expect(res.body).to.include({ status: 400, error });
+    });
+  }
+
+  it("stops a disabled app's live tokens at once and refuses it new ones", async () => {
+    const { app: registered, clientSecret, token } = await t.appWithToken("to disable");
+    await resolveWith(t.app, token).expect(200);
+    await (await t.repositories).apps.setStatus(registered.id, "disabled");
+    const res = await resolveWith(t.app, token).expect(401);
+    expect(res.body.code).to.equal("APP_DISABLED");
+    await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(401);
+  });
+
+  it("expires tokens after exactly 60 minutes", async () => {
+    const { token } = await t.appWithToken("clock app");
+    t.setClock(new Date(TEST_NOW.getTime() + 3599_000));
+    await resolveWith(t.app, token).expect(200);
+    t.setClock(new Date(TEST_NOW.getTime() + 3601_000));
+    const res = await resolveWith(t.app, token).expect(401);
+    expect(res.body.code).to.equal("TOKEN_EXPIRED");
+  });
+
+  it("refuses alg:none and tampered tokens (401 INVALID_TOKEN)", async () => {
+    const { token } = await t.appWithToken("tamper app");
+    const [header, payload, signature] = token.split(".");
+    const none = `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${payload}.`;
+    const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>;
+    const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: "app_other" })).toString("base64url")}.${signature}`;
+    for (const bad of [none, tampered]) {
+      const res = await resolveWith(t.app, bad).expect(401);
+      expect(res.body.code).to.equal("INVALID_TOKEN");
+    }
+  });
+});
