@@ -1,0 +1,139 @@
+import { expect } from "chai";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SignJWT, exportJWK, exportSPKI, generateKeyPair } from "jose";
+import { ApiError } from "../../gateway/errors/apiError";
+import { type ProviderRegistration, type UserProofDeps, checkUserProof } from "../../gateway/auth/userProof";
+import { parseUserId } from "../../gateway/identity/userId";
+
+const NOW = new Date("2026-11-22T12:00:00Z");
+const APP_A = { appId: "app_a", testMode: false };
+const APP_A_TEST = { appId: "app_a", testMode: true };
+const APP_B = { appId: "app_b", testMode: true };
+const HS_SECRET = "app-a-shared-secret-of-32-characters!";
+
+/** Proof tokens by the app's identity service. */
+const sign = (
+  key: Parameters<SignJWT["sign"]>[0],
+  alg: string,
+  sub: string,
+  extra: { exp?: number; kid?: string } = {},
+) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg, ...(extra.kid ? { kid: extra.kid } : {}) })
+    .setSubject(sub)
+    .setIssuedAt(Math.floor(NOW.getTime() / 1000))
+    .setExpirationTime(extra.exp ?? Math.floor(NOW.getTime() / 1000) + 600)
+    .sign(key);
+
+/** Expects `promise` to reject with an ApiError of this status and code. */
+async function rejects(promise: Promise<unknown>, status: number, code: string) {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(ApiError);
+    expect((error as ApiError).status, code).to.equal(status);
+    expect((error as ApiError).code).to.equal(code);
+    return;
+  }
+  throw new Error(`expected ${code}`);
+}
+
+describe("User proof check (auth field)", () => {
+  let jwksServer: Server;
+  let jwksUrl: string;
+  let deps: UserProofDeps;
+  let rsa: Awaited<ReturnType<typeof generateKeyPair>>;
+  let ec: Awaited<ReturnType<typeof generateKeyPair>>;
+  let jwksKey: Awaited<ReturnType<typeof generateKeyPair>>;
+
+  before(async () => {
+    rsa = await generateKeyPair("RS256");
+    ec = await generateKeyPair("ES256");
+    jwksKey = await generateKeyPair("ES256");
+    const jwk = { ...(await exportJWK(jwksKey.publicKey)), kid: "k1", alg: "ES256", use: "sig" };
+    jwksServer = createServer((_req, res) =>
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: [jwk] })),
+    );
+    await new Promise<void>((resolve) => jwksServer.listen(0, "127.0.0.1", resolve));
+    jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`;
+    const registrations: ProviderRegistration[] = [
+      { provider: "acme", appId: "app_a", key: { kind: "hs256", secret: HS_SECRET } },
+      { provider: "acme-rsa", appId: "app_a", key: { kind: "rs256", publicKeyPem: await exportSPKI(rsa.publicKey) } },
+      { provider: "acme-ec", appId: "app_a", key: { kind: "es256", publicKeyPem: await exportSPKI(ec.publicKey) } },
+      { provider: "acme-jwks", appId: "app_a", key: { kind: "jwks", url: jwksUrl }, issuer: "https://id.acme.test" },
+    ];
+    deps = {
+      verifyUserToken: async (token) => {
+        if (token === "phone-token-15551234567") return { userId: "tel:15551234567" };
+        throw new ApiError(401, "INVALID_TOKEN", "Unauthorized");
+      },
+      findProvider: async (p) => registrations.find((r) => r.provider === p),
+      clock: () => NOW,
+    };
+  });
+  after(() => jwksServer.close());
+
+  const hs = new TextEncoder().encode(HS_SECRET);
+
+  it("accepts app-owned provider proofs signed with HS256, RS256, ES256 and a JWKS key", async () => {
+    await checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_A, deps);
+    await checkUserProof(parseUserId("acme-rsa:alice"), await sign(rsa.privateKey, "RS256", "alice"), APP_A, deps);
+    await checkUserProof(parseUserId("acme-ec:alice"), await sign(ec.privateKey, "ES256", "alice"), APP_A, deps);
+    const jwksToken = await new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setSubject("alice")
+      .setIssuer("https://id.acme.test")
+      .setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600)
+      .sign(jwksKey.privateKey);
+    await checkUserProof(parseUserId("acme-jwks:alice"), jwksToken, APP_A, deps);
+  });
+
+  it("refuses a proof for another user (403), an expired one, alg:none and a wrong key (401)", async () => {
+    await rejects(
+      checkUserProof(parseUserId("acme:bob"), await sign(hs, "HS256", "alice"), APP_A, deps),
+      403,
+      "PROOF_MISMATCH",
+    );
+    const expired = await sign(hs, "HS256", "alice", { exp: Math.floor(NOW.getTime() / 1000) - 1 });
+    await rejects(checkUserProof(parseUserId("acme:alice"), expired, APP_A, deps), 401, "PROOF_EXPIRED");
+    const none = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "alice", exp: 9e9 })).toString("base64url")}.`;
+    await rejects(checkUserProof(parseUserId("acme:alice"), none, APP_A, deps), 401, "INVALID_PROOF");
+    const otherKey = await sign(new TextEncoder().encode("another-secret-another-secret-0123456"), "HS256", "alice");
+    await rejects(checkUserProof(parseUserId("acme:alice"), otherKey, APP_A, deps), 401, "INVALID_PROOF");
+    // An RS256 provider does not take an HS256 token signed with its public key as the secret.
+    const confused = await sign(new TextEncoder().encode(await exportSPKI(rsa.publicKey)), "HS256", "alice");
+    await rejects(checkUserProof(parseUserId("acme-rsa:alice"), confused, APP_A, deps), 401, "INVALID_PROOF");
+  });
+
+  it("refuses app B acting on app A's provider (403), even in test mode", async () => {
+    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_B, deps), 403, "PROVIDER_NOT_OWNED");
+    await rejects(
+      checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_B, deps),
+      403,
+      "PROVIDER_NOT_OWNED",
+    );
+  });
+
+  it("accepts blank auth only for the owning app in test mode", async () => {
+    await checkUserProof(parseUserId("acme:alice"), "", APP_A_TEST, deps);
+    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_A, deps), 401, "PROOF_REQUIRED");
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), "", APP_A_TEST, deps), 401, "PROOF_REQUIRED");
+  });
+
+  it("takes the phone-login token for tel: ids, only for its own number", async () => {
+    await checkUserProof(parseUserId("tel:+1 555 123 4567"), "phone-token-15551234567", APP_A, deps);
+    await rejects(
+      checkUserProof(parseUserId("tel:15559999999"), "phone-token-15551234567", APP_A, deps),
+      403,
+      "PROOF_MISMATCH",
+    );
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), "garbage", APP_A, deps), 401, "INVALID_TOKEN");
+  });
+
+  it("says native login is not available yet for other built-in providers, and refuses unknown providers", async () => {
+    await rejects(checkUserProof(parseUserId("github:alice"), "x", APP_A, deps), 400, "NATIVE_LOGIN_UNAVAILABLE");
+    await rejects(checkUserProof(parseUserId("email:a@b.com"), "", APP_A_TEST, deps), 400, "NATIVE_LOGIN_UNAVAILABLE");
+    await rejects(checkUserProof(parseUserId("nobody:alice"), "", APP_A_TEST, deps), 400, "UNKNOWN_PROVIDER");
+  });
+});
