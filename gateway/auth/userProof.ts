@@ -1,6 +1,5 @@
 import {
   type JWTVerifyGetKey,
-  type KeyObject,
   createRemoteJWKSet,
   errors as joseErrors,
   importSPKI,
