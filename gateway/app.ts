@@ -3,17 +3,19 @@ import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AppTokens } from "./auth/appTokens";
+import type { OtpService } from "./auth/otp/otpService";
 import type { ChainClient } from "./chains/clients";
 import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";
 import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
-import { createMetrics } from "./http/metrics";
+import { type Metrics, createMetrics } from "./http/metrics";
 import { requestTimeout } from "./http/requestTimeout";
 import { authRouter } from "./routes/auth";
 import { docsRouter } from "./routes/docs";
 import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
+import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
@@ -29,6 +31,7 @@ export interface AppDeps {
   readonly chains: ReadonlyMap<string, ChainClient>;
   readonly pingDatabase: () => Promise<void>;
   readonly apps: Pick<AppsRepository, "verifySecret" | "findById">;
+  readonly otp: OtpService;
 }
 
 /** Builds the express app from injected parts. */
@@ -36,20 +39,13 @@ export function createApp(deps: AppDeps): Express {
   const { config } = deps;
   const metrics = createMetrics();
   const app = express();
-  app.disable("x-powered-by");
-  app.set("trust proxy", false);
-  app.set("query parser", "simple");
-
-  app.use(requestLogging(deps.logger));
-  app.use(metrics.middleware);
-  app.use(helmet());
-  app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
-  app.use(requestTimeout(config.requestTimeoutMs));
+  baseMiddleware(app, deps, metrics);
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
   const isAppActive = async (appId: string) => (await deps.apps.findById(appId))?.status === "active";
   app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit }));
   app.use(
     resolverRouter({
       tokens: deps.tokens,
@@ -78,4 +74,29 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
   return app;
+}
+
+/** The auth server alone ({auth_url}): the phone-login routes, for serving on AUTH_PORT too. */
+export function createAuthApp(deps: AppDeps): Express {
+  const metrics = createMetrics();
+  const app = express();
+  baseMiddleware(app, deps, metrics);
+  app.use("/functions", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit }));
+  app.use(notFound);
+  app.use(problemHandler(deps.config.bodyLimit));
+  return app;
+}
+
+/** What every app of the service runs first: request ids and logs, metrics, security headers, CORS, deadline. */
+function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {
+  const { config } = deps;
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.set("query parser", "simple");
+  app.use(requestLogging(deps.logger));
+  app.use(metrics.middleware);
+  app.use(helmet());
+  app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
+  app.use(requestTimeout(config.requestTimeoutMs));
 }

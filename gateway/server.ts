@@ -2,7 +2,10 @@ import type { AddressInfo } from "node:net";
 import { type Server, createServer } from "node:http";
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import { createApp } from "./app";
+import { type AppDeps, createApp, createAuthApp } from "./app";
+import { createOtpService } from "./auth/otp/otpService";
+import { createSmsSender } from "./auth/sms";
+import { createUserTokens } from "./auth/userTokens";
 import { createAppTokens } from "./auth/appTokens";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import type { Config } from "./config/schema";
@@ -17,6 +20,8 @@ import { createRepositories } from "./storage/repositories";
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** Where the auth server listens on its own port, when AUTH_PORT is set. */
+  readonly authUrl?: string;
   close(): Promise<void>;
 }
 
@@ -45,7 +50,13 @@ export async function startServer(
       onError: (error) => logger.error({ err: error }, "reading the maintenance switch failed"),
     });
     await maintenance.refresh();
-    const app = createApp({
+    const userTokens = createUserTokens({
+      secret: config.auth.tokenSecret,
+      issuer: config.auth.issuer,
+      clock,
+      ttlSeconds: config.otp.userTokenTtlSeconds,
+    });
+    const deps: AppDeps = {
       config,
       clock,
       logger,
@@ -53,8 +64,17 @@ export async function startServer(
       maintenance,
       chains,
       apps: repositories.apps,
+      // One OTP service for both ports, so they share its limits.
+      otp: createOtpService({
+        config,
+        repository: repositories.otp,
+        sms: createSmsSender(config.sms, logger.child({ component: "sms" }), clock),
+        userTokens,
+        clock,
+      }),
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
-    });
+    };
+    const app = createApp(deps);
     const ccip = createCcipGateway(config, clock, logger);
     const server: Server = createServer((req, res) =>
       ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : app(req, res),
@@ -67,18 +87,21 @@ export async function startServer(
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 10_000);
     server.keepAliveTimeout = 5_000;
+    const authServer =
+      config.authServer.port === undefined
+        ? undefined
+        : await listen(createAuthApp(deps), config.authServer.port, config.host);
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-    logger.info({ url }, "idwallet listening");
+    const authUrl = authServer && `http://${config.host}:${(authServer.address() as AddressInfo).port}`;
+    logger.info({ url, ...(authUrl ? { authUrl } : {}) }, "idwallet listening");
     return {
       url,
       port,
+      ...(authUrl ? { authUrl } : {}),
       close: async () => {
         maintenance.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await Promise.all([server, authServer].map((s) => s && closeServer(s)));
         for (const chain of chains.values()) chain.provider.destroy();
         await database.close();
       },
@@ -87,4 +110,22 @@ export async function startServer(
     await database.close();
     throw error;
   }
+}
+
+/** Listens with `handler` on host:port. */
+async function listen(handler: Parameters<typeof createServer>[1], port: number, host: string): Promise<Server> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+/** Stops accepting, drops open connections, resolves when closed. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

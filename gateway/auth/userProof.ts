@@ -1,10 +1,4 @@
-import {
-  type JWTVerifyGetKey,
-  createRemoteJWKSet,
-  errors as joseErrors,
-  importSPKI,
-  jwtVerify,
-} from "jose";
+import { type JWTVerifyGetKey, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify } from "jose";
 import { ApiError, UnauthorizedError } from "../errors/apiError";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
 

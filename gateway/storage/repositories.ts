@@ -1,14 +1,17 @@
 import type { Kysely } from "kysely";
 import type { AppsRepository } from "./appsRepository";
+import type { OtpRepository } from "./otpRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
+import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
   readonly apps: AppsRepository;
   readonly settings: SettingsRepository;
+  readonly otp: OtpRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -16,5 +19,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
   return {
     apps: new SqliteAppsRepository(db, clock),
     settings: new SqliteSettingsRepository(db, clock),
+    otp: new SqliteOtpRepository(db),
   };
 }

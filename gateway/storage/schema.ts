@@ -25,8 +25,24 @@ export interface SettingsTable {
   updated_at: string;
 }
 
+/** `otp_codes`: one phone login code (spec §4.5); only its HMAC is kept (design §1.6). */
+export interface OtpCodesTable {
+  id: string;
+  /** E.164 digits without "+", e.g. `14155552671`. */
+  phone: string;
+  /** Hex HMAC-SHA256 of the phone and the code, never the code itself. */
+  code_hash: string;
+  created_at: string;
+  expires_at: string;
+  /** Wrong codes tried against this one. */
+  attempts: number;
+  /** 1 once it can no longer be used: verified, superseded by a newer code, or its SMS failed. */
+  used: 0 | 1;
+}
+
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 export interface DatabaseSchema {
   apps: AppsTable;
   settings: SettingsTable;
+  otp_codes: OtpCodesTable;
 }

@@ -5,8 +5,26 @@ import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
+import { createOtpService } from "../../gateway/auth/otp/otpService";
+import { createUserTokens } from "../../gateway/auth/userTokens";
 import { openDatabase } from "../../gateway/storage/database";
+import { CapturingSms } from "./capturingSms";
 import { createRepositories } from "../../gateway/storage/repositories";
+
+/**
+ * An object whose async methods wait for `target` first: lets a synchronous builder hand out a repository
+ * whose database is still opening.
+ */
+function deferred<T extends object>(target: Promise<T>): T {
+  return new Proxy({} as T, {
+    get:
+      (_t, method) =>
+      async (...args: unknown[]) => {
+        const resolved = (await target) as Record<PropertyKey, (...a: unknown[]) => unknown>;
+        return resolved[method]!(...args);
+      },
+  });
+}
 
 /** Fixed time of every API test. */
 export const TEST_NOW = new Date("2026-11-22T12:00:00.000Z");
@@ -33,6 +51,7 @@ export function buildTestApp(
     store: { getMaintenance: async () => ({ ...stored }) },
     intervalMs: 60_000,
   });
+  const sms = new CapturingSms();
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
   // A fresh in-memory database per app; opened at once, awaited by whoever needs it.
   const database = openDatabase(":memory:");
@@ -45,10 +64,19 @@ export function buildTestApp(
     maintenance,
     chains: options.chains ?? new Map(),
     pingDatabase: options.pingDatabase ?? (async () => undefined),
-    apps: {
-      findById: async (id) => (await repositories).apps.findById(id),
-      verifySecret: async (clientId, secret) => (await repositories).apps.verifySecret(clientId, secret),
-    },
+    apps: deferred(repositories.then((r) => r.apps)),
+    otp: createOtpService({
+      config,
+      repository: deferred(repositories.then((r) => r.otp)),
+      sms,
+      userTokens: createUserTokens({
+        secret: config.auth.tokenSecret,
+        issuer: config.auth.issuer,
+        clock: () => clock,
+        ttlSeconds: config.otp.userTokenTtlSeconds,
+      }),
+      clock: () => clock,
+    }),
   });
   return {
     app,
@@ -63,6 +91,7 @@ export function buildTestApp(
       await maintenance.refresh();
     },
     repositories,
+    sms,
     /** Registers an app (test mode unless told otherwise) and issues it a token. */
     appWithToken: async (name = "test app", testMode = true) => {
       const { app: registered, clientSecret } = await (await repositories).apps.create({ name, testMode });

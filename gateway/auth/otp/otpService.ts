@@ -1,0 +1,144 @@
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { Config } from "../../config/schema";
+import type { OtpCode, OtpRepository } from "../../storage/otpRepository";
+import type { SmsSender } from "../sms/smsSender";
+import type { UserTokens } from "../userTokens";
+import {
+  InvalidOtpError,
+  OtpAttemptsExceededError,
+  OtpCooldownError,
+  OtpExpiredError,
+  OtpRateLimitedError,
+} from "./errors";
+import { generateOtpCode, hashOtpCode, otpCodeMatches, otpHmacKey } from "./otpCodes";
+import { parseLoginPhone } from "./phone";
+
+const HOUR_MS = 3_600_000;
+// Rows live long enough for every limit that reads them (cooldown and hourly count, both at most an hour).
+const RETENTION_MS = 24 * HOUR_MS;
+
+/** A signed-in phone user (spec §4.6). */
+export interface OtpSession {
+  readonly accessToken: string;
+  readonly expiresIn: number;
+  readonly user: { readonly id: string; readonly phone: string };
+}
+
+/** Phone login (spec §4.5, §4.6): send a code, trade the right code for a user token. */
+export interface OtpService {
+  /** Sends a fresh code to `phone`; throws InvalidPhoneError, OtpCooldownError, OtpRateLimitedError, SmsDeliveryFailedError. */
+  requestCode(phone: string, clientIp: string): Promise<{ messageId: string }>;
+  /** Checks `code` against the phone's latest code; throws InvalidOtpError, OtpExpiredError, OtpAttemptsExceededError. */
+  verifyCode(phone: string, code: string): Promise<OtpSession>;
+}
+
+type Refusal = { kind: "cooldown" | "phone"; retryAfterSeconds: number };
+type Verdict =
+  | { kind: "ok" }
+  | { kind: "invalid" }
+  | { kind: "wrong"; attemptsLeft: number }
+  | { kind: "exhausted" }
+  | { kind: "expired" };
+
+const secondsUntil = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+const describeTtl = (seconds: number): string =>
+  seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? "" : "s"}` : `${seconds} seconds`;
+
+/** The OTP service over its store, SMS sender and token issuer; `clock` times codes and limits. */
+export function createOtpService(deps: {
+  config: Pick<Config, "otp" | "auth">;
+  repository: OtpRepository;
+  sms: SmsSender;
+  userTokens: UserTokens;
+  clock: () => Date;
+}): OtpService {
+  const { otp } = deps.config;
+  const key = otpHmacKey({ hmacSecret: otp.hmacSecret, tokenSecret: deps.config.auth.tokenSecret });
+  // Per process: an address is not a stored fact. The per-phone limits live in the database instead, so they
+  // hold across restarts and workers.
+  const perIp = new RateLimiterMemory({ points: otp.perIpPerHour, duration: 3600 });
+
+  /** Cooldown since the phone's latest code, then its count in the last hour. */
+  const admit = (now: number, recent: readonly OtpCode[]): Refusal | undefined => {
+    const latest = recent.at(-1);
+    if (latest && otp.resendCooldownSeconds > 0) {
+      const readyAt = Date.parse(latest.createdAt) + otp.resendCooldownSeconds * 1000;
+      if (now < readyAt) return { kind: "cooldown", retryAfterSeconds: secondsUntil(readyAt - now) };
+    }
+    const inHour = recent.filter((code) => Date.parse(code.createdAt) > now - HOUR_MS);
+    if (inHour.length >= otp.perPhonePerHour) {
+      // Once this one leaves the window, the count is below the limit again.
+      const freeing = inHour[inHour.length - otp.perPhonePerHour]!;
+      return { kind: "phone", retryAfterSeconds: secondsUntil(Date.parse(freeing.createdAt) + HOUR_MS - now) };
+    }
+    return undefined;
+  };
+
+  return {
+    async requestCode(phoneInput, clientIp) {
+      const phone = parseLoginPhone(phoneInput);
+      try {
+        await perIp.consume(clientIp);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        throw new OtpRateLimitedError("ip", secondsUntil(rejection.msBeforeNext));
+      }
+      const now = deps.clock().getTime();
+      const code = generateOtpCode();
+      const stored = await deps.repository.issue(
+        {
+          phone: phone.digits,
+          codeHash: hashOtpCode(key, phone.digits, code),
+          createdAt: new Date(now).toISOString(),
+          expiresAt: new Date(now + otp.ttlSeconds * 1000).toISOString(),
+        },
+        new Date(now - Math.max(HOUR_MS, otp.resendCooldownSeconds * 1000)),
+        (recent) => admit(now, recent),
+      );
+      if ("refused" in stored) {
+        const { kind, retryAfterSeconds } = stored.refused;
+        if (kind === "cooldown") throw new OtpCooldownError(otp.resendCooldownSeconds, retryAfterSeconds);
+        throw new OtpRateLimitedError("phone", retryAfterSeconds);
+      }
+      await deps.repository.deleteCreatedBefore(new Date(now - RETENTION_MS));
+      const text = `Your idwallet code is ${code}. It expires in ${describeTtl(otp.ttlSeconds)}. Do not share it.`;
+      try {
+        return await deps.sms.send(phone.e164, text);
+      } catch (error) {
+        // A code the user may never have received must not verify. It still counts toward the limits: after a
+        // timeout the provider may have sent it after all.
+        await deps.repository.invalidate(stored.issued.id);
+        throw error;
+      }
+    },
+
+    async verifyCode(phoneInput, code) {
+      const phone = parseLoginPhone(phoneInput);
+      const now = deps.clock().getTime();
+      // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted.
+      const verdict = await deps.repository.attempt<Verdict>(phone.digits, (latest) => {
+        if (!latest || latest.used) return { result: { kind: "invalid" } };
+        if (latest.attempts >= otp.maxAttempts) return { result: { kind: "exhausted" } };
+        if (now >= Date.parse(latest.expiresAt)) return { result: { kind: "expired" } };
+        if (otpCodeMatches(key, phone.digits, code, latest.codeHash)) return { result: { kind: "ok" }, mark: "used" };
+        return {
+          result: { kind: "wrong", attemptsLeft: otp.maxAttempts - latest.attempts - 1 },
+          mark: "failedAttempt",
+        };
+      });
+      switch (verdict.kind) {
+        case "invalid":
+          throw new InvalidOtpError();
+        case "wrong":
+          throw new InvalidOtpError(verdict.attemptsLeft);
+        case "exhausted":
+          throw new OtpAttemptsExceededError();
+        case "expired":
+          throw new OtpExpiredError();
+      }
+      const userId = `tel:${phone.digits}`;
+      const { token, expiresIn } = await deps.userTokens.issue(userId);
+      return { accessToken: token, expiresIn, user: { id: userId, phone: phone.e164 } };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { randomUUID } from "node:crypto";
+import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
+import { UnauthorizedError } from "../errors/apiError";
+
+/**
+ * Audience of user tokens. It differs from the app tokens' audience, and user tokens carry no `cid` claim, so an
+ * app token never passes as a user proof nor a user token as an app token (invariant 3).
+ */
+export const USER_TOKEN_AUDIENCE = "idwallet-user";
+
+// Native login names phone users only (spec §5.2): `tel:` and E.164 digits.
+const USER_ID = /^tel:\d{8,15}$/;
+
+/** Issues and verifies user tokens (spec §4.6): the JWT an app passes as `auth` to act for one user id. */
+export interface UserTokens {
+  issue(userId: string): Promise<{ token: string; expiresIn: number }>;
+  verify(token: string): Promise<{ userId: string }>;
+}
+
+/** User tokens: HS256 JWTs with issuer, audience, subject (the user id), expiry and id, timed by `clock`. */
+export function createUserTokens(options: {
+  secret: string;
+  issuer: string;
+  clock: () => Date;
+  ttlSeconds: number;
+}): UserTokens {
+  if (typeof options.secret !== "string" || options.secret.length < 32) {
+    throw new Error("the user token secret must have at least 32 characters");
+  }
+  const key = new TextEncoder().encode(options.secret);
+  const nowSeconds = () => Math.floor(options.clock().getTime() / 1000);
+  return {
+    async issue(userId) {
+      if (!USER_ID.test(userId)) throw new Error("user tokens are issued for tel: user ids only");
+      const now = nowSeconds();
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setIssuer(options.issuer)
+        .setAudience(USER_TOKEN_AUDIENCE)
+        .setSubject(userId)
+        .setJti(randomUUID())
+        .setIssuedAt(now)
+        .setExpirationTime(now + options.ttlSeconds)
+        .sign(key);
+      return { token, expiresIn: options.ttlSeconds };
+    },
+    async verify(token) {
+      let subject: string | undefined;
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          // Only HS256: `alg: none` and any other algorithm are refused.
+          algorithms: ["HS256"],
+          issuer: options.issuer,
+          audience: USER_TOKEN_AUDIENCE,
+          currentDate: options.clock(),
+          requiredClaims: ["sub", "jti", "exp", "iat"],
+        });
+        subject = payload.sub;
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) {
+          throw new UnauthorizedError("TOKEN_EXPIRED", "The user token has expired; sign in again");
+        }
+        throw new UnauthorizedError("INVALID_TOKEN", "The user token is not valid");
+      }
+      if (subject === undefined || !USER_ID.test(subject)) {
+        throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid user id");
+      }
+      return { userId: subject };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import express, { Router } from "express";
+import type { OtpService } from "../auth/otp/otpService";
+import { UnsupportedMediaTypeError } from "../errors/apiError";
+import type { z } from "zod";
+import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "./otp.schema";
+
+const JSON_TYPES = ["application/json", "application/*+json"];
+
+/** The auth server's phone login (spec §4.5, §4.6): POST /functions/v1/signInWithOTP and /functions/v1/verifyOTP. */
+export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router {
+  const json = [
+    express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
+    (req: express.Request, _res: express.Response, next: express.NextFunction) =>
+      next(
+        req.headers["content-type"] !== undefined && !req.is(JSON_TYPES)
+          ? new UnsupportedMediaTypeError(["application/json"])
+          : undefined,
+      ),
+  ];
+  return Router()
+    .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {
+      const body = SignInWithOtpRequest.parse(req.body);
+      // req.ip: the socket's address unless the operator configured `trust proxy`.
+      const { messageId } = await deps.otp.requestCode(body.phone, req.ip ?? "unknown");
+      const answer: z.infer<typeof SignInWithOtpResponse> = {
+        message: "Code sent",
+        user: null,
+        session: null,
+        messageId,
+      };
+      res.json(answer);
+    })
+    .post("/functions/v1/verifyOTP", ...json, async (req, res) => {
+      const body = VerifyOtpRequest.parse(req.body);
+      const session = await deps.otp.verifyCode(body.phone, body.token);
+      const answer: z.infer<typeof VerifyOtpResponse> = {
+        access_token: session.accessToken,
+        token_type: "Bearer",
+        expires_in: session.expiresIn,
+        user: session.user,
+      };
+      res.set("Cache-Control", "no-store").json(answer);
+    });
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** A stored phone login code (spec §4.5); the code itself is never stored, only its HMAC. */
+export const OtpCode = z.object({
+  id: z.string(),
+  /** E.164 digits without "+". */
+  phone: z.string().regex(/^\d{8,15}$/),
+  codeHash: z.string().regex(/^[0-9a-f]{64}$/),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  attempts: z.number().int().min(0),
+  /** No longer usable: verified, superseded by a newer code, or its SMS failed. */
+  used: z.boolean(),
+});
+/** See {@link OtpCode}. */
+export type OtpCode = z.infer<typeof OtpCode>;
+
+/** A code to store: everything but the id, the attempt count and the used flag. */
+export type NewOtpCode = Pick<OtpCode, "phone" | "codeHash" | "createdAt" | "expiresAt">;
+
+/** What a verification does to the code it judged. */
+export type OtpMark = "used" | "failedAttempt";
+
+/** Storage of login codes. Policy (limits, expiry, attempts) belongs to the caller; atomicity to the store. */
+export interface OtpRepository {
+  /**
+   * In one write transaction: hands `admit` the phone's codes created at or after `recentSince` (oldest first);
+   * if it returns undefined, marks the phone's unused codes used and stores `code`. Otherwise stores nothing and
+   * returns `admit`'s refusal.
+   */
+  issue<R>(
+    code: NewOtpCode,
+    recentSince: Date,
+    admit: (recent: readonly OtpCode[]) => R | undefined,
+  ): Promise<{ issued: OtpCode } | { refused: R }>;
+  /**
+   * In one write transaction: hands `judge` the phone's latest code (undefined if none) and applies the mark it
+   * returns (`used`, or one more failed attempt), so two concurrent tries cannot both use or both miscount a code.
+   */
+  attempt<R>(phone: string, judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark }): Promise<R>;
+  /** Marks one code used (e.g. its SMS could not be sent) so it can never verify. */
+  invalidate(id: string): Promise<void>;
+  /** Deletes codes created before `cutoff`; returns how many. */
+  deleteCreatedBefore(cutoff: Date): Promise<number>;
+}

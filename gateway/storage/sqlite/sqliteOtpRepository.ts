@@ -1,0 +1,114 @@
+import { sql, type Kysely, type Selectable } from "kysely";
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { OtpCode, type NewOtpCode, type OtpMark, type OtpRepository } from "../otpRepository";
+import type { DatabaseSchema, OtpCodesTable } from "../schema";
+
+/** `otp_` + 24 hex characters. */
+const newOtpId = (): string => `otp_${randomBytes(12).toString("hex")}`;
+
+// Conventions 4: rows read back are parsed.
+const OtpRow = z
+  .object({
+    id: z.string(),
+    phone: z.string(),
+    code_hash: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    attempts: z.number(),
+    used: z.union([z.literal(0), z.literal(1)]),
+  })
+  .transform((row) => ({
+    id: row.id,
+    phone: row.phone,
+    codeHash: row.code_hash,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    attempts: row.attempts,
+    used: row.used === 1,
+  }))
+  .pipe(OtpCode);
+
+const toOtpCode = (row: Selectable<OtpCodesTable>): OtpCode => OtpRow.parse(row);
+
+/** OtpRepository on SQLite; every read-decide-write runs in one `begin immediate` transaction. */
+export class SqliteOtpRepository implements OtpRepository {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  async issue<R>(
+    code: NewOtpCode,
+    recentSince: Date,
+    admit: (recent: readonly OtpCode[]) => R | undefined,
+  ): Promise<{ issued: OtpCode } | { refused: R }> {
+    return this.db.transaction().execute(async (trx) => {
+      const recent = await trx
+        .selectFrom("otp_codes")
+        .selectAll()
+        .where("phone", "=", code.phone)
+        .where("created_at", ">=", recentSince.toISOString())
+        .orderBy("created_at")
+        .orderBy(sql`rowid`)
+        .execute();
+      const refusal = admit(recent.map(toOtpCode));
+      if (refusal !== undefined) return { refused: refusal };
+      // A new code supersedes every earlier one of the phone.
+      await trx
+        .updateTable("otp_codes")
+        .set({ used: 1 })
+        .where("phone", "=", code.phone)
+        .where("used", "=", 0)
+        .execute();
+      const row = await trx
+        .insertInto("otp_codes")
+        .values({
+          id: newOtpId(),
+          phone: code.phone,
+          code_hash: code.codeHash,
+          created_at: code.createdAt,
+          expires_at: code.expiresAt,
+          attempts: 0,
+          used: 0,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { issued: toOtpCode(row) };
+    });
+  }
+
+  async attempt<R>(phone: string, judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark }): Promise<R> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("otp_codes")
+        .selectAll()
+        .where("phone", "=", phone)
+        .orderBy("created_at", "desc")
+        .orderBy(sql`rowid`, "desc")
+        .limit(1)
+        .executeTakeFirst();
+      const latest = row && toOtpCode(row);
+      const { result, mark } = judge(latest);
+      if (latest && mark === "used") {
+        await trx.updateTable("otp_codes").set({ used: 1 }).where("id", "=", latest.id).execute();
+      } else if (latest && mark === "failedAttempt") {
+        await trx
+          .updateTable("otp_codes")
+          .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+          .where("id", "=", latest.id)
+          .execute();
+      }
+      return result;
+    });
+  }
+
+  async invalidate(id: string): Promise<void> {
+    await this.db.updateTable("otp_codes").set({ used: 1 }).where("id", "=", id).execute();
+  }
+
+  async deleteCreatedBefore(cutoff: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom("otp_codes")
+      .where("created_at", "<", cutoff.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,78 @@
+import { expect } from "chai";
+import { sql } from "kysely";
+import type { OtpCode } from "../../../gateway/storage/otpRepository";
+import { openTestStore, type TestStore } from "../storage/builders";
+
+const HASH = "ab".repeat(32);
+const newCode = (phone: string, createdAt: string) => ({
+  phone,
+  codeHash: HASH,
+  createdAt,
+  expiresAt: new Date(Date.parse(createdAt) + 300_000).toISOString(),
+});
+
+describe("storage: otp codes", () => {
+  let store: TestStore;
+  beforeEach(async () => {
+    store = await openTestStore();
+  });
+  afterEach(() => store.database.close());
+
+  it("issues a code, superseding the phone's earlier unused codes only", async () => {
+    const otp = store.repos.otp;
+    const first = await otp.issue(newCode("14155552671", "2025-01-01T00:00:00.000Z"), new Date(0), () => undefined);
+    await otp.issue(newCode("12124567890", "2025-01-01T00:00:01.000Z"), new Date(0), () => undefined);
+    let seen: readonly OtpCode[] = [];
+    const second = await otp.issue(newCode("14155552671", "2025-01-01T00:00:02.000Z"), new Date(0), (recent) => {
+      seen = recent;
+      return undefined;
+    });
+    expect("issued" in first && "issued" in second).to.equal(true);
+    expect(seen.map((code) => code.phone)).to.deep.equal(["14155552671"]);
+    const rows = await store.database.db
+      .selectFrom("otp_codes")
+      .select(["phone", "used"])
+      .orderBy("created_at")
+      .execute();
+    expect(rows).to.deep.equal([
+      { phone: "14155552671", used: 1 },
+      { phone: "12124567890", used: 0 },
+      { phone: "14155552671", used: 0 },
+    ]);
+  });
+
+  it("stores nothing when the admission check refuses", async () => {
+    const result = await store.repos.otp.issue(
+      newCode("14155552671", "2025-01-01T00:00:00.000Z"),
+      new Date(0),
+      () => "no",
+    );
+    expect(result).to.deep.equal({ refused: "no" });
+    expect(await store.database.db.selectFrom("otp_codes").selectAll().execute()).to.deep.equal([]);
+  });
+
+  it("judges the latest code and applies the mark in the same transaction", async () => {
+    const otp = store.repos.otp;
+    await otp.issue(newCode("14155552671", "2025-01-01T00:00:00.000Z"), new Date(0), () => undefined);
+    expect(
+      await otp.attempt("14155552671", (latest) => ({ result: latest?.attempts, mark: "failedAttempt" })),
+    ).to.equal(0);
+    expect(await otp.attempt("14155552671", (latest) => ({ result: latest?.attempts, mark: "used" }))).to.equal(1);
+    expect(await otp.attempt("14155552671", (latest) => ({ result: latest?.used }))).to.equal(true);
+    expect(await otp.attempt("19999999999", (latest) => ({ result: latest, mark: "used" }))).to.equal(undefined);
+  });
+
+  it("refuses rows that break the table's constraints", async () => {
+    const insert = (id: string, attempts: number, used: number) =>
+      sql`insert into otp_codes (id, phone, code_hash, created_at, expires_at, attempts, used)
+          values (${id}, '1', 'h', 'c', 'e', ${attempts}, ${used})`
+        .execute(store.database.db)
+        .then(
+          () => "inserted",
+          (error: Error) => error.message,
+        );
+    expect(await insert("a", 0, 0)).to.equal("inserted");
+    expect(await insert("b", -1, 0)).to.match(/CHECK constraint failed: otp_codes_attempts_check/);
+    expect(await insert("c", 0, 2)).to.match(/CHECK constraint failed: otp_codes_used_check/);
+  });
+});
