@@ -3,12 +3,10 @@ import { z } from "zod";
 /** POST /ccip body (EIP-3668): the resolver that asked and the callData of its OffchainLookup. */
 export const CcipRequest = z
   .object({
-    sender: z
-      .string()
-      .meta({
-        description: "The OffchainResolver's address (any case)",
-        example: "0x839ee6a8fd3db4557474ede4601aed96b48cb210",
-      }),
+    sender: z.string().meta({
+      description: "The OffchainResolver's address (any case)",
+      example: "0x839ee6a8fd3db4557474ede4601aed96b48cb210",
+    }),
     data: z.string().meta({ description: "callData of the OffchainLookup: resolve(bytes name, bytes data)" }),
   })
   .meta({ id: "CcipRequest" });
