@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
 import type { AppsRepository } from "./appsRepository";
 import type { OtpRepository } from "./otpRepository";
+import type { ProvidersRepository } from "./providersRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
+import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
@@ -12,6 +14,7 @@ export interface Repositories {
   readonly apps: AppsRepository;
   readonly settings: SettingsRepository;
   readonly otp: OtpRepository;
+  readonly providers: ProvidersRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -20,5 +23,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
     apps: new SqliteAppsRepository(db, clock),
     settings: new SqliteSettingsRepository(db, clock),
     otp: new SqliteOtpRepository(db),
+    providers: new SqliteProvidersRepository(db, clock),
   };
 }

@@ -41,8 +41,17 @@ export interface OtpCodesTable {
 }
 
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
+/** A provider name an app owns, with how its proofs are verified (JSON). */
+export interface AppProvidersTable {
+  provider: string;
+  app_id: string;
+  verification: string;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   apps: AppsTable;
   settings: SettingsTable;
   otp_codes: OtpCodesTable;
+  app_providers: AppProvidersTable;
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { ProviderName, ProviderVerification } from "../../gateway/storage/providersRepository";
 import { AppName } from "../../gateway/storage/appsRepository";
 import { MaintenanceMessage } from "../../gateway/storage/settingsRepository";
 
@@ -15,6 +17,11 @@ Commands:
   apps enable <id>                   accept the app's credentials again
   apps rotate-secret <id>            replace the client secret; the old one stops working
   apps test-mode <id> on|off         allow or refuse blank "auth" for the app's own providers
+  providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
+                | --jwks-url <url>) [--issuer <iss>] [--audience <aud>]
+                                     let the app act for <provider>:<username> ids with JWTs of its identity service
+  providers list                     registered providers (never secrets)
+  providers remove <provider>
   maintenance on [--message <text>]  API routes answer 503 (health and CCIP keep working)
   maintenance off
   maintenance status
@@ -29,6 +36,14 @@ export type AdminCommand =
   | { readonly kind: "apps status"; readonly id: string; readonly status: "active" | "disabled" }
   | { readonly kind: "apps rotate-secret"; readonly id: string }
   | { readonly kind: "apps test-mode"; readonly id: string; readonly on: boolean }
+  | {
+      readonly kind: "providers add";
+      readonly appId: string;
+      readonly provider: string;
+      readonly verification: ProviderVerification;
+    }
+  | { readonly kind: "providers list" }
+  | { readonly kind: "providers remove"; readonly provider: string }
   | { readonly kind: "maintenance on"; readonly message?: string }
   | { readonly kind: "maintenance off" }
   | { readonly kind: "maintenance status" };
@@ -49,6 +64,12 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         db: { type: "string" },
         message: { type: "string" },
         "test-mode": { type: "boolean" },
+        "hs256-secret-file": { type: "string" },
+        "public-key-file": { type: "string" },
+        alg: { type: "string" },
+        "jwks-url": { type: "string" },
+        issuer: { type: "string" },
+        audience: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -64,6 +85,10 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     if (values["test-mode"] !== undefined && command.kind !== "apps create") {
       throw new UsageError("option --test-mode applies only to apps create");
     }
+    const providerOptions = ["hs256-secret-file", "public-key-file", "alg", "jwks-url", "issuer", "audience"] as const;
+    const stray = providerOptions.find((o) => values[o] !== undefined);
+    if (stray && command.kind !== "providers add")
+      throw new UsageError(`option --${stray} applies only to providers add`);
     if (values.message !== undefined && command.kind !== "maintenance on") {
       throw new UsageError("option --message applies only to maintenance on");
     }
@@ -79,7 +104,51 @@ class UsageError extends Error {}
 const issues = (error: { issues: ReadonlyArray<{ message: string }> }): string =>
   error.issues.map((issue) => issue.message).join("; ");
 
-function toCommand(positionals: string[], values: { message?: string; "test-mode"?: boolean }): AdminCommand {
+/** Options of `providers add`. */
+interface ProviderOptions {
+  "hs256-secret-file"?: string;
+  "public-key-file"?: string;
+  alg?: string;
+  "jwks-url"?: string;
+  issuer?: string;
+  audience?: string;
+}
+
+/** The verification of `providers add`: exactly one key source; secrets and keys read from files. */
+function providerVerification(values: ProviderOptions): ProviderVerification {
+  const sources = [values["hs256-secret-file"], values["public-key-file"], values["jwks-url"]].filter(
+    (v) => v !== undefined,
+  );
+  if (sources.length !== 1)
+    throw new UsageError("give exactly one of --hs256-secret-file, --public-key-file, --jwks-url");
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch {
+      throw new UsageError(`cannot read ${file}`);
+    }
+  };
+  const alg = values.alg?.toUpperCase();
+  if (values["public-key-file"] !== undefined && alg !== "RS256" && alg !== "ES256") {
+    throw new UsageError("--public-key-file needs --alg RS256 or ES256");
+  }
+  const key = values["hs256-secret-file"]
+    ? { kind: "hs256" as const, secret: read(values["hs256-secret-file"]) }
+    : values["public-key-file"]
+      ? {
+          kind: alg === "RS256" ? ("rs256" as const) : ("es256" as const),
+          publicKeyPem: read(values["public-key-file"]),
+        }
+      : { kind: "jwks" as const, url: values["jwks-url"]! };
+  const parsed = ProviderVerification.safeParse({ key, issuer: values.issuer, audience: values.audience });
+  if (!parsed.success) throw new UsageError(issues(parsed.error));
+  return parsed.data;
+}
+
+function toCommand(
+  positionals: string[],
+  values: { message?: string; "test-mode"?: boolean } & ProviderOptions,
+): AdminCommand {
   const [group, action, ...rest] = positionals;
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
@@ -113,6 +182,17 @@ function toCommand(positionals: string[], values: { message?: string; "test-mode
       if (mode !== "on" && mode !== "off") throw new UsageError(`test mode must be "on" or "off", got "${mode}"`);
       return { kind: "apps test-mode", id, on: mode === "on" };
     }
+    case "providers add": {
+      const [appId = "", provider = ""] = takes(2);
+      const name = ProviderName.safeParse(provider);
+      if (!name.success) throw new UsageError(issues(name.error));
+      return { kind: "providers add", appId, provider: name.data, verification: providerVerification(values) };
+    }
+    case "providers list":
+      takes(0);
+      return { kind: "providers list" };
+    case "providers remove":
+      return { kind: "providers remove", provider: one() };
     case "maintenance on": {
       takes(0);
       if (values.message === undefined) return { kind: "maintenance on" };

@@ -1,5 +1,6 @@
 import type { App, AppWithSecret } from "../../gateway/storage/appsRepository";
 import { NotFoundError } from "../../gateway/storage/errors";
+import { ProviderTakenError } from "../../gateway/storage/providersRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import { USAGE, type AdminCommand } from "./args";
 
@@ -47,13 +48,21 @@ export async function runAdminCommand(
     await execute(command, repos, output);
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof ProviderTakenError) {
+      output.err(`Error: ${error.message}`);
+      return EXIT.usage;
+    }
     if (!(error instanceof NotFoundError)) throw error;
     output.err(`Error: ${error.message}`);
     return EXIT.notFound;
   }
 }
 
-async function execute(command: AdminCommand, { apps, settings }: Repositories, output: AdminOutput): Promise<void> {
+async function execute(
+  command: AdminCommand,
+  { apps, settings, providers }: Repositories,
+  output: AdminOutput,
+): Promise<void> {
   switch (command.kind) {
     case "help":
       return output.out(USAGE);
@@ -89,6 +98,26 @@ async function execute(command: AdminCommand, { apps, settings }: Repositories, 
     case "apps test-mode": {
       const app = await apps.setTestMode(command.id, command.on);
       return output.out(`Test mode ${command.on ? "on" : "off"} for app ${summarize(app)}`);
+    }
+    case "providers add": {
+      const registered = await providers.register(command.appId, command.provider, command.verification);
+      return output.out(
+        `Registered provider ${registered.provider} for app ${registered.appId} (${registered.key.kind})`,
+      );
+    }
+    case "providers list": {
+      const all = await providers.list();
+      if (all.length === 0) return output.out("No providers.");
+      return output.out(
+        formatTable(
+          ["PROVIDER", "APP", "KEY", "CREATED"],
+          all.map((p) => [p.provider, p.appId, p.kind, p.createdAt]),
+        ),
+      );
+    }
+    case "providers remove": {
+      if (!(await providers.remove(command.provider))) throw new NotFoundError("provider", command.provider);
+      return output.out(`Removed provider ${command.provider}`);
     }
     case "maintenance on":
       await settings.setMaintenance(true, command.message);

@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration } from "kysely";
 import { MigrationError } from "../errors";
 import * as m001 from "./001_apps_and_settings";
 import * as m002 from "./002_otp_codes";
+import * as m003 from "./003_app_providers";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -10,6 +11,7 @@ import * as m002 from "./002_otp_codes";
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "001_apps_and_settings": m001,
   "002_otp_codes": m002,
+  "003_app_providers": m003,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

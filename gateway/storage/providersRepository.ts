@@ -1,0 +1,38 @@
+import { z } from "zod";
+import type { ProviderRegistration } from "../auth/userProof";
+import { BUILT_IN_PROVIDERS } from "../identity/userId";
+
+/** A provider name an app may register: the user-id provider syntax, and not a built-in provider. */
+export const ProviderName = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/, "lowercase letters, digits and inner hyphens, 1 to 32")
+  .refine((p) => !(BUILT_IN_PROVIDERS as readonly string[]).includes(p), "a built-in provider cannot be registered");
+
+/** How a registered provider's proofs are verified (stored as JSON, parsed back with this schema). */
+export const ProviderVerification = z.object({
+  key: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("hs256"), secret: z.string().min(32, "an HS256 secret of at least 32 characters") }),
+    z.object({ kind: z.enum(["rs256", "es256"]), publicKeyPem: z.string().includes("BEGIN PUBLIC KEY") }),
+    z.object({ kind: z.literal("jwks"), url: z.url({ protocol: /^https?$/ }) }),
+  ]),
+  issuer: z.string().min(1).optional(),
+  audience: z.string().min(1).optional(),
+});
+/** One of ProviderVerification. */
+export type ProviderVerification = z.infer<typeof ProviderVerification>;
+
+/** Thrown when a provider name is already registered (by any app). */
+export class ProviderTakenError extends Error {
+  override readonly name = "ProviderTakenError";
+}
+
+/** Provider names apps own for their own identity services (spec §5.2). */
+export interface ProvidersRepository {
+  /** Registers `provider` for `appId`; throws ProviderTakenError if any app has it. */
+  register(appId: string, provider: string, verification: ProviderVerification): Promise<ProviderRegistration>;
+  find(provider: string): Promise<ProviderRegistration | undefined>;
+  /** Every registration, by provider name; never the HS256 secrets. */
+  list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string }[]>;
+  /** Removes the registration; false if there was none. */
+  remove(provider: string): Promise<boolean>;
+}
