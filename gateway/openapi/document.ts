@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { TokenRequest, TokenResponse } from "../routes/auth.schema";
 import { NetworksResponse } from "../routes/networks.schema";
+import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "../routes/otp.schema";
 import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
 import { z } from "zod";
 import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
@@ -68,6 +69,38 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         description: "Every chain of the registry",
         content: { "application/json": { schema: NetworksResponse } },
       },
+      503: problem("MAINTENANCE"),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/functions/v1/signInWithOTP",
+    summary: "Send a 6-digit login code by SMS (US/Canada +1 numbers)",
+    description:
+      "Part of the auth server ({auth_url}); also served on AUTH_PORT when set. The code is valid 5 minutes; " +
+      "a new code replaces the previous one; resends wait for a cooldown.",
+    request: { body: { content: { "application/json": { schema: SignInWithOtpRequest } } } },
+    responses: {
+      200: { description: "Code sent", content: { "application/json": { schema: SignInWithOtpResponse } } },
+      400: problem("INVALID_PHONE, INVALID_REQUEST"),
+      429: problem("OTP_COOLDOWN, RATE_LIMITED (with Retry-After)"),
+      502: problem("SMS_DELIVERY_FAILED"),
+      503: problem("MAINTENANCE"),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/functions/v1/verifyOTP",
+    summary: "Exchange the code for a user token (the `auth` proof of tel: ids)",
+    request: { body: { content: { "application/json": { schema: VerifyOtpRequest } } } },
+    responses: {
+      200: {
+        description: "A user token naming tel:<digits>",
+        content: { "application/json": { schema: VerifyOtpResponse } },
+      },
+      400: problem("INVALID_PHONE, INVALID_REQUEST"),
+      401: problem("INVALID_OTP (with attemptsLeft), OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED"),
       503: problem("MAINTENANCE"),
     },
   });

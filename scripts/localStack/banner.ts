@@ -33,6 +33,10 @@ idwallet local stack is running
     curl -s ${api}/v1/networks
     curl -s -X POST ${api}/v1/resolver -H 'Content-Type: application/json' -d '{"userIds":"github:alice,tel:15551234567"}'
     curl -s -X POST ${api}/v1/resolver -H 'Content-Type: text/plain' -d '{"userIds":"email:alice@example.com"}'
+    curl -s -X POST ${api}/v1/auth -d client_id=${stack.demoApp.clientId} -d client_secret=${stack.demoApp.clientSecret}
+
+  Phone login: SMS codes go to ${stack.config.sms.outboxPath} (one JSON line per message).
+    curl -s -X POST ${api}/functions/v1/signInWithOTP -H 'Content-Type: application/json' -d '{"phone":"+14155552671"}'
 
   Ctrl-C stops everything.
 `;
