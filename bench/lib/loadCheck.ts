@@ -17,7 +17,7 @@ const cloneInitCodeHash = (implementation: string): string =>
 const KERNEL_INIT_CODE_HASH = cloneInitCodeHash(getCreateAddress({ from: vectors.kernelFactory, nonce: 1 }));
 
 /** The kernel wallet address of a canonical id, computed with plain ethers as the golden vectors define it. */
-const referenceAddress = (canonicalUserId: string): string =>
+export const referenceAddress = (canonicalUserId: string): string =>
   getCreate2Address(
     vectors.kernelFactory,
     keccak256(toUtf8Bytes(`idwallet:kernel:v1:${canonicalUserId}`)),

@@ -9,14 +9,18 @@ export interface LoadScenario {
 }
 
 /** What one measured run achieved. */
-export interface LoadResult {
+export interface MeasuredRun {
   readonly requests: number;
   readonly seconds: number;
   readonly requestsPerSecond: number;
-  readonly idsPerSecond: number;
   /** Latency percentiles in milliseconds (autocannon records whole milliseconds). */
   readonly p50Ms: number;
   readonly p99Ms: number;
+}
+
+/** What one measured resolver run achieved. */
+export interface LoadResult extends MeasuredRun {
+  readonly idsPerSecond: number;
 }
 
 /** A run in which any request failed: the figures would measure error handling, not resolving. */
@@ -25,6 +29,35 @@ export class LoadFailure extends Error {
 }
 
 const HEADERS = { "content-type": "application/json" };
+
+/**
+ * Runs autocannon with `options` (a 10 s request timeout unless set) and throws LoadFailure, naming
+ * `label`, unless every response was a 2xx and no request errored, timed out or was reset.
+ */
+export async function measure(label: string, options: autocannon.Options): Promise<MeasuredRun> {
+  const result = await autocannon({ timeout: 10, ...options });
+  const failures = {
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    resets: result.resets,
+    mismatches: result.mismatches,
+  };
+  if (Object.values(failures).some((n) => n > 0) || result.requests.total === 0) {
+    throw new LoadFailure(
+      `${label}: ${result.requests.total} requests answered, failures ${JSON.stringify(failures)}, ` +
+        `status codes ${JSON.stringify(result.statusCodeStats ?? {})}`,
+    );
+  }
+  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return {
+    requests: result.requests.total,
+    seconds: elapsed,
+    requestsPerSecond: result.requests.total / elapsed,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+  };
+}
 
 /**
  * Runs autocannon against `${url}/v1/resolver` for `seconds`, each request with a fresh body from
@@ -36,11 +69,10 @@ export async function runLoad(
   bodies: BodySource,
   seconds: number,
 ): Promise<LoadResult> {
-  const result = await autocannon({
+  const run = await measure(scenario.label, {
     url: `${url}/v1/resolver`,
     connections: scenario.connections,
     duration: seconds,
-    timeout: 10,
     requests: [
       {
         method: "POST",
@@ -50,27 +82,5 @@ export async function runLoad(
       },
     ],
   });
-  const failures = {
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
-    resets: result.resets,
-    mismatches: result.mismatches,
-  };
-  if (Object.values(failures).some((n) => n > 0) || result.requests.total === 0) {
-    throw new LoadFailure(
-      `${scenario.label}: ${result.requests.total} requests answered, failures ${JSON.stringify(failures)}, ` +
-        `status codes ${JSON.stringify(result.statusCodeStats ?? {})}`,
-    );
-  }
-  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
-  const requestsPerSecond = result.requests.total / elapsed;
-  return {
-    requests: result.requests.total,
-    seconds: elapsed,
-    requestsPerSecond,
-    idsPerSecond: requestsPerSecond * scenario.idsPerRequest,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-  };
+  return { ...run, idsPerSecond: run.requestsPerSecond * scenario.idsPerRequest };
 }

@@ -4,8 +4,15 @@ import { type UserId, parseUserId } from "../identity/userId";
 /** Label that stands for `@` in e-mail names: `alice.at.example.com.email.<domain>` is `email:alice@example.com`. */
 export const EMAIL_AT_LABEL = "at";
 
+// ENSIP-15 maps a-z, 0-9 and "-" to themselves, and an all-ASCII label is then only checked for a
+// leading-only "_" and the "xn--"-style extension ("--" as 3rd and 4th characters). So a name of such
+// labels without that pattern is its own normalization, known without ethers' ensNormalize (~15 µs).
+const PLAIN_ASCII_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/;
+const LABEL_EXTENSION = /(?:^|\.)[a-z0-9-]{2}--/;
+
 /** ENSIP-15 normalized form of a name, or undefined if it cannot be normalized. */
 function normalized(name: string): string | undefined {
+  if (PLAIN_ASCII_NAME.test(name) && !LABEL_EXTENSION.test(name)) return name;
   try {
     return ensNormalize(name);
   } catch {

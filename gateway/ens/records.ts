@@ -13,6 +13,7 @@ export const RECORDS = new Interface([
 
 const abi = AbiCoder.defaultAbiCoder();
 const ZERO_ADDRESS_RESULT = abi.encode(["address"], ["0x0000000000000000000000000000000000000000"]);
+const EMPTY_BYTES_RESULT = abi.encode(["bytes"], ["0x"]);
 
 /** Who a name stands for, if anyone. */
 export interface NameOwner {
@@ -46,6 +47,69 @@ export const TEXT_RECORD_KEYS = [...TEXT_RECORDS.keys()];
  * Calls the gateway does not know answer empty bytes; a malformed call throws.
  */
 export function answerRecord(call: string, owner: NameOwner | undefined, depth = 0): string {
+  return answerCommonRecord(call, owner) ?? answerAnyRecord(call, owner, depth);
+}
+
+// The calls ENS clients send, canonically encoded, are answered without ethers' Interface, which spends
+// hundreds of µs a call finding the fragment and decoding; anything else goes through it below.
+const LOWER_HEX = /^0x[0-9a-f]*$/;
+// In a u-flag class, surrogates match only when unpaired.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const ADDR_CALL = "0x3b3b57de";
+const ADDR_COIN_CALL = "0xf1cb7e06";
+const TEXT_CALL = "0x59d1d43c";
+/** Hex characters of the selector and of one ABI word. */
+const SELECTOR_HEX = 10;
+const WORD_HEX = 64;
+
+const word = (n: number): string => n.toString(16).padStart(WORD_HEX, "0");
+/** abi.encode(["bytes"] or ["string"], [value]) of `bytes`. */
+const encodeDynamic = (bytes: Buffer): string =>
+  `0x${word(32)}${word(bytes.length)}${bytes.toString("hex").padEnd(Math.ceil(bytes.length / 32) * WORD_HEX, "0")}`;
+/** abi.encode(["bytes"], [address]) of a 0x-address. */
+const encodeAddressBytes = (address: string): string =>
+  `0x${word(32)}${word(20)}${address.slice(2).toLowerCase()}${"0".repeat(24)}`;
+
+/**
+ * The answer to addr(bytes32), addr(bytes32,uint256) or text(bytes32,string) with an ASCII key, when `call`
+ * is lowercase hex in the exact canonical ABI layout (what ethers sends); undefined for anything else.
+ */
+function answerCommonRecord(call: string, owner: NameOwner | undefined): string | undefined {
+  if (!LOWER_HEX.test(call)) return undefined;
+  const selector = call.slice(0, SELECTOR_HEX);
+  if (selector === ADDR_CALL && call.length === SELECTOR_HEX + WORD_HEX) {
+    return owner ? `0x${"0".repeat(24)}${owner.wallet.slice(2).toLowerCase()}` : ZERO_ADDRESS_RESULT;
+  }
+  if (selector === ADDR_COIN_CALL && call.length === SELECTOR_HEX + 2 * WORD_HEX) {
+    const coinType = BigInt(`0x${call.slice(SELECTOR_HEX + WORD_HEX)}`);
+    return owner && WALLET_COIN_TYPES.has(coinType) ? encodeAddressBytes(owner.wallet) : EMPTY_BYTES_RESULT;
+  }
+  if (selector === TEXT_CALL && call.length >= SELECTOR_HEX + 3 * WORD_HEX) {
+    const key = canonicalStringArgument(call, SELECTOR_HEX + WORD_HEX);
+    if (key === undefined) return undefined;
+    const value = (owner && TEXT_RECORDS.get(key)?.(owner)) ?? "";
+    // Lone surrogates: ethers refuses to encode them, Buffer would replace them; let ethers decide.
+    return LONE_SURROGATE.test(value) ? undefined : encodeDynamic(Buffer.from(value, "utf8"));
+  }
+  return undefined;
+}
+
+/** The ASCII string whose head word is at hex index `head`, if it is the call's last argument, laid out canonically. */
+function canonicalStringArgument(call: string, head: number): string | undefined {
+  const offsetWord = call.slice(head, head + WORD_HEX);
+  const lengthWord = call.slice(head + WORD_HEX, head + 2 * WORD_HEX);
+  // The tail follows the head directly, and its length fits far below 2^48 (anything else: not canonical).
+  if (offsetWord !== word(64) || !lengthWord.startsWith("0".repeat(WORD_HEX - 12))) return undefined;
+  const length = parseInt(lengthWord.slice(-12), 16);
+  const start = head + 2 * WORD_HEX;
+  if (call.length !== start + Math.ceil(length / 32) * WORD_HEX) return undefined;
+  const bytes = Buffer.from(call.slice(start, start + 2 * length), "hex");
+  // ASCII only: for other bytes, ethers' UTF-8 decoding (and its errors) stays the rule.
+  for (const byte of bytes) if (byte >= 0x80) return undefined;
+  return bytes.toString("latin1");
+}
+
+function answerAnyRecord(call: string, owner: NameOwner | undefined, depth: number): string {
   const fragment = RECORDS.getFunction(dataSlice(call, 0, 4));
   if (!fragment) return "0x";
   const args = RECORDS.decodeFunctionData(fragment, call);
