@@ -16,6 +16,7 @@ import { type CpuUse, cpuUse, sampleCpu } from "./lib/ccipHostLoad";
 import { BENCH_DOMAIN, LookupSource, benchLookup } from "./lib/ccipLookups";
 import { type MeasuredRun, measure } from "./lib/loadRun";
 import { startServerChild } from "./lib/serverChild";
+import { argSeconds, machineLine } from "./lib/benchOptions";
 
 /** Enough lookups to cover every name kind with every record kind and variant. */
 const CHECK_SAMPLES = 72;
@@ -31,13 +32,6 @@ interface Scenario {
   readonly minRequestsPerSecond: number;
   /** The path of each request, called once per request. */
   readonly nextPath: () => string;
-}
-
-function argSeconds(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = arg === undefined ? fallback : Number(arg.slice(name.length + 3));
-  if (!Number.isFinite(value) || value <= 0 || value > 600) throw new Error(`--${name} must be 1..600 seconds`);
-  return value;
 }
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -120,13 +114,11 @@ async function main(): Promise<void> {
     process.removeListener("SIGINT", stopOnSignal);
     await server.stop();
   }
-  const cpus = os.cpus();
   console.log(
     [
       "## CCIP-read gateway throughput (GET /ccip/{sender}/{data}.json)",
       "",
-      `Machine: ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${cpus.length} cores, Node ${process.version}, ` +
-        `${os.platform()} ${os.arch()}. Date: ${new Date().toISOString().slice(0, 10)}.`,
+      machineLine(),
       "",
       `Loopback HTTP, service in a child process with ${WORKERS} worker(s), autocannon in the parent with ` +
         `${CONNECTIONS} connections; ${seconds} s per scenario after ${warmup} s of warm-up; every request 200. ` +

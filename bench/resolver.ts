@@ -13,6 +13,7 @@ import { BodySource } from "./lib/loadBodies";
 import { checkAnswers } from "./lib/loadCheck";
 import { type LoadResult, type LoadScenario, runLoad } from "./lib/loadRun";
 import { startServerChild } from "./lib/serverChild";
+import { argSeconds, machineLine } from "./lib/benchOptions";
 
 interface Target {
   readonly text: string;
@@ -39,13 +40,6 @@ const SCENARIOS: readonly (LoadScenario & { readonly target: Target })[] = [
 const MAX_IDS = 1_000;
 /** Service processes: one per core unless WORKERS says otherwise (the load generator shares the cores). */
 const WORKERS = Number(process.env.WORKERS ?? os.availableParallelism());
-
-function argSeconds(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = arg === undefined ? fallback : Number(arg.slice(name.length + 3));
-  if (!Number.isFinite(value) || value <= 0 || value > 600) throw new Error(`--${name} must be 1..600 seconds`);
-  return value;
-}
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 
@@ -82,13 +76,11 @@ async function main(): Promise<void> {
     process.removeListener("SIGINT", stopOnSignal);
     await server.stop();
   }
-  const cpus = os.cpus();
   console.log(
     [
       "## POST /v1/resolver throughput",
       "",
-      `Machine: ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${cpus.length} cores, Node ${process.version}, ` +
-        `${os.platform()} ${os.arch()}. Date: ${new Date().toISOString().slice(0, 10)}.`,
+      machineLine(),
       "",
       `Loopback HTTP, service in a child process with ${WORKERS} worker(s), autocannon in the parent; ${seconds} s per scenario after ` +
         `${warmup} s of warm-up; every request 200, every id distinct (${int(bodies.used)} ids in all), ` +
