@@ -1,9 +1,11 @@
 import cors from "cors";
+import { SigningKey } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AppTokens } from "./auth/appTokens";
 import type { OtpService } from "./auth/otp/otpService";
+import type { UserTokens } from "./auth/userTokens";
 import type { ChainClient } from "./chains/clients";
 import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";
@@ -13,6 +15,7 @@ import { type Metrics, createMetrics } from "./http/metrics";
 import { requestTimeout } from "./http/requestTimeout";
 import { authRouter } from "./routes/auth";
 import { docsRouter } from "./routes/docs";
+import { kernelSignRouter } from "./routes/kernelSign";
 import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
@@ -20,6 +23,7 @@ import { resolverRouter } from "./routes/resolver";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
+import type { ProvidersRepository } from "./storage/providersRepository";
 
 /** Everything the app is built from; only the entry file reads the environment. */
 export interface AppDeps {
@@ -32,6 +36,8 @@ export interface AppDeps {
   readonly pingDatabase: () => Promise<void>;
   readonly apps: Pick<AppsRepository, "verifySecret" | "findById">;
   readonly otp: OtpService;
+  readonly userTokens: Pick<UserTokens, "verify">;
+  readonly providers: Pick<ProvidersRepository, "find">;
 }
 
 /** Builds the express app from injected parts. */
@@ -59,6 +65,24 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(networksRouter({ config }));
+  app.use(
+    kernelSignRouter({
+      tokens: deps.tokens,
+      isAppActive,
+      bodyLimit: config.bodyLimit,
+      signing: {
+        kernelFactory: config.contracts.kernelFactory,
+        signer: config.walletSignerKey ? new SigningKey(config.walletSignerKey) : undefined,
+        chains: deps.chains,
+        findApp: (appId) => deps.apps.findById(appId),
+        proof: {
+          verifyUserToken: (token) => deps.userTokens.verify(token),
+          findProvider: (provider) => deps.providers.find(provider),
+          clock: deps.clock,
+        },
+      },
+    }),
+  );
 
   // Always up, maintenance or not: operations and the API reference (after the API, which is
   // matched more often and should not walk these routers first).

@@ -64,6 +64,8 @@ export async function startServer(
       maintenance,
       chains,
       apps: repositories.apps,
+      providers: repositories.providers,
+      userTokens,
       // One OTP service for both ports, so they share its limits.
       otp: createOtpService({
         config,

@@ -51,6 +51,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
   ["CONTRACT_OFFCHAIN_RESOLVER", ["contracts", "offchainResolver"]],
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
+  ["WALLET_SIGNER_KEY", ["walletSignerKey"]],
   ["ENS_DOMAIN", ["ens", "domain"]],
   ["ENS_RESOLVER", ["ens", "resolver"]],
   ["ENS_REGISTRY", ["ens", "registry"]],

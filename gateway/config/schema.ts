@@ -113,6 +113,8 @@ export const ConfigSchema = z.object({
       path: ["refreshMarginSeconds"],
     })
     .prefault({}),
+  /** The hot key the owner account accepts for every wallet (OwnerAccount signer); signs for users. */
+  walletSignerKey: PrivateKey.optional(),
   chains: z.record(z.string(), ChainConnectionConfig).default({}),
   rpcTimeoutMs: int(100, 120_000).default(5_000),
 });

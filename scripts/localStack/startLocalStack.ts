@@ -77,6 +77,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       auth: { tokenSecret: secrets.tokenSecret },
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
+      walletSignerKey: devKey(DEV_WALLET_SIGNER),
       ens: {
         domain: ensDomain,
         chain: "localhost",

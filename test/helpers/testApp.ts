@@ -52,6 +52,12 @@ export function buildTestApp(
     intervalMs: 60_000,
   });
   const sms = new CapturingSms();
+  const userTokens = createUserTokens({
+    secret: config.auth.tokenSecret,
+    issuer: config.auth.issuer,
+    clock: () => clock,
+    ttlSeconds: config.otp.userTokenTtlSeconds,
+  });
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
   // A fresh in-memory database per app; opened at once, awaited by whoever needs it.
   const database = openDatabase(":memory:");
@@ -69,14 +75,11 @@ export function buildTestApp(
       config,
       repository: deferred(repositories.then((r) => r.otp)),
       sms,
-      userTokens: createUserTokens({
-        secret: config.auth.tokenSecret,
-        issuer: config.auth.issuer,
-        clock: () => clock,
-        ttlSeconds: config.otp.userTokenTtlSeconds,
-      }),
+      userTokens,
       clock: () => clock,
     }),
+    userTokens,
+    providers: deferred(repositories.then((r) => r.providers)),
   });
   return {
     app,
@@ -92,6 +95,7 @@ export function buildTestApp(
     },
     repositories,
     sms,
+    userTokens,
     /** Registers an app (test mode unless told otherwise) and issues it a token. */
     appWithToken: async (name = "test app", testMode = true) => {
       const { app: registered, clientSecret } = await (await repositories).apps.create({ name, testMode });

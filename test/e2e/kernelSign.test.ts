@@ -1,0 +1,108 @@
+import { expect } from "chai";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { JsonRpcProvider, id } from "ethers";
+import pino from "pino";
+import { createPublicClient, http } from "viem";
+import { parseUserId } from "../../gateway/identity/userId";
+import { walletSalt } from "../../gateway/identity/walletAddress";
+import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import { KernelAccountFactory__factory, KernelAccount__factory } from "../../typechain-types";
+
+const PHONE = "+14155552671";
+
+describe("POST /v1/kernel/sign (e2e: OTP login, EIP-1271 and ERC-6492 checked on the local chain)", () => {
+  let stack: LocalStack;
+  let appToken: string;
+  let userToken: string;
+  const post = async (url: string, body: unknown, bearer?: string) => {
+    const res = await fetch(`${stack.apiUrl}${url}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  before(async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-sign-"));
+    stack = await startLocalStack({
+      host: "127.0.0.1",
+      rpcPort: 0,
+      apiPort: 0,
+      dataDir,
+      logger: pino({ level: "silent" }),
+    });
+    const auth = await fetch(`${stack.apiUrl}/v1/auth`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: stack.demoApp.clientId, client_secret: stack.demoApp.clientSecret }),
+    });
+    appToken = ((await auth.json()) as { access_token: string }).access_token;
+    expect((await post("/functions/v1/signInWithOTP", { phone: PHONE })).status).to.equal(200);
+    const message = JSON.parse(readFileSync(stack.config.sms.outboxPath!, "utf8").trim().split("\n").at(-1)!) as {
+      text: string;
+    };
+    const code = /\b(\d{6})\b/.exec(message.text)![1];
+    userToken = (await post("/functions/v1/verifyOTP", { phone: PHONE, token: code })).body.access_token as string;
+  });
+  after(() => stack.close());
+
+  it("signs for an undeployed wallet with ERC-6492, which viem's verifyHash accepts only for that hash", async () => {
+    const hash = id("pay 5 USDC to bob") as `0x${string}`;
+    const res = await post("/v1/kernel/sign", { userId: `tel:${PHONE}`, hash, auth: userToken }, appToken);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ userId: "tel:14155552671", deployed: null });
+    expect(res.body.signature as string).to.match(/6492649264926492649264926492649264926492649264926492649264926492$/);
+    const client = createPublicClient({ transport: http(stack.rpcUrl) });
+    const address = res.body.accountAddress as `0x${string}`;
+    const signature = res.body.signature as `0x${string}`;
+    expect(await client.verifyHash({ address, hash, signature })).to.equal(true);
+    expect(await client.verifyHash({ address, hash: id("something else") as `0x${string}`, signature })).to.equal(
+      false,
+    );
+  });
+
+  it("gives the plain EIP-1271 signature for a chain where the wallet is deployed, and isValidSignature agrees", async () => {
+    const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    const factory = KernelAccountFactory__factory.connect(
+      stack.deployment.contracts.kernelFactory,
+      await chain.getSigner(0),
+    );
+    await (await factory.createAccount(walletSalt("kernel", parseUserId(`tel:${PHONE}`)))).wait();
+    const hash = id("deployed now");
+    const res = await post(
+      "/v1/kernel/sign",
+      { userId: `tel:${PHONE}`, hash, auth: userToken, chain: "localhost" },
+      appToken,
+    );
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ deployed: true, chain: "localhost" });
+    expect(res.body.signature).to.equal(res.body.erc1271Signature);
+    const wallet = KernelAccount__factory.connect(res.body.accountAddress as string, chain);
+    expect(await wallet.isValidSignature(hash, res.body.signature as string)).to.equal("0x1626ba7e");
+    expect(await wallet.isValidSignature(id("other"), res.body.signature as string)).to.equal("0xffffffff");
+    chain.destroy();
+  });
+
+  it("refuses another user's id, a missing proof, no bearer token, and an unknown chain", async () => {
+    const hash = id("x");
+    const other = await post("/v1/kernel/sign", { userId: "tel:+14155550199", hash, auth: userToken }, appToken);
+    expect([other.status, other.body.code]).to.deep.equal([403, "PROOF_MISMATCH"]);
+    const blank = await post("/v1/kernel/sign", { userId: `tel:${PHONE}`, hash }, appToken);
+    expect([blank.status, blank.body.code]).to.deep.equal([401, "PROOF_REQUIRED"]);
+    const noBearer = await post("/v1/kernel/sign", { userId: `tel:${PHONE}`, hash, auth: userToken });
+    expect([noBearer.status, noBearer.body.code]).to.deep.equal([401, "MISSING_TOKEN"]);
+    const github = await post("/v1/kernel/sign", { userId: "github:alice", hash, auth: "x" }, appToken);
+    expect([github.status, github.body.code]).to.deep.equal([400, "NATIVE_LOGIN_UNAVAILABLE"]);
+    const chain = await post(
+      "/v1/kernel/sign",
+      { userId: `tel:${PHONE}`, hash, auth: userToken, chain: "nochain" },
+      appToken,
+    );
+    expect([chain.status, chain.body.code]).to.deep.equal([400, "UNKNOWN_CHAIN"]);
+    const badHash = await post("/v1/kernel/sign", { userId: `tel:${PHONE}`, hash: "0x12", auth: userToken }, appToken);
+    expect([badHash.status, badHash.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
+  });
+});
