@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { TokenRequest, TokenResponse } from "../routes/auth.schema";
+import { SignRequestBody, SignResponse } from "../routes/kernelSign.schema";
 import { NetworksResponse } from "../routes/networks.schema";
 import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "../routes/otp.schema";
 import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
@@ -102,6 +103,28 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       400: problem("INVALID_PHONE, INVALID_REQUEST"),
       401: problem("INVALID_OTP (with attemptsLeft), OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED"),
       503: problem("MAINTENANCE"),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/v1/kernel/sign",
+    summary: "Sign a hash with a user's wallet (EIP-1271; ERC-6492 before deployment)",
+    description:
+      "Needs the app's bearer token and the user's proof in `auth`. The signature is over the wallet's replay-safe " +
+      "EIP-712 wrapping of the hash (domain: name 'idwallet Kernel', version '1', the wallet; no chain id).",
+    security: [{ [bearer.name]: [] }],
+    request: { body: { content: { "application/json": { schema: SignRequestBody } } } },
+    responses: {
+      200: { description: "The signature", content: { "application/json": { schema: SignResponse } } },
+      400: problem(
+        "INVALID_REQUEST, INVALID_USER_ID, NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
+      ),
+      401: problem(
+        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+      ),
+      403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
+      503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
     },
   });
 
