@@ -59,6 +59,10 @@ describe("Operations endpoints", () => {
       "/v1/networks",
       "/ccip/{sender}/{data}.json",
       "/ccip",
+      "/v1/auth",
+      "/functions/v1/signInWithOTP",
+      "/functions/v1/verifyOTP",
+      "/v1/kernel/sign",
     ]);
     expect(doc.components.schemas).to.have.property("ResolverRequest");
     expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
