@@ -1,4 +1,4 @@
-import { type SigningKey } from "ethers";
+import { Interface, type SigningKey } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import { kernelReplaySafeHash } from "../accounts/kernelMessage";
@@ -9,7 +9,6 @@ import { ApiError } from "../errors/apiError";
 import { InvalidUserIdError, formatUserId, parseUserId } from "../identity/userId";
 import { deriveWalletAddress, walletSalt } from "../identity/walletAddress";
 import type { App } from "../storage/appsRepository";
-import { KernelAccountFactory__factory } from "../../typechain-types";
 
 /** A sign request (spec §2.6), with the optional chain the signature is meant for. */
 export interface SignRequest {
@@ -29,7 +28,8 @@ export interface WalletSigningDeps {
   readonly proof: UserProofDeps;
 }
 
-const factoryInterface = KernelAccountFactory__factory.createInterface();
+// The one factory call the service encodes; written out so the service needs no generated contract types.
+const factoryInterface = new Interface(["function createAccount(bytes32 salt) returns (address)"]);
 
 /**
  * EIP-1271 signature of a user's Kernel wallet over `hash`, after the user proof: the owner account's key
