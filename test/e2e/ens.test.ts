@@ -1,11 +1,9 @@
 import { expect } from "chai";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { EnsPlugin, JsonRpcProvider, Network } from "ethers";
-import pino from "pino";
 import { runAdminCli } from "../../scripts/admin/cli";
-import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import type { LocalStack } from "../../scripts/localStack/startLocalStack";
+import { postJson } from "../helpers/http";
+import { startTestStack } from "../helpers/localStack";
 
 /** A provider configured as a wallet pointed at the local stack would be: its chain and ENS registry. */
 function walletProvider(stack: LocalStack): JsonRpcProvider {
@@ -18,23 +16,12 @@ describe("ENS names through the local stack (e2e: ethers resolveName → registr
   let stack: LocalStack;
   let provider: JsonRpcProvider;
   const apiAddress = async (userId: string): Promise<string> => {
-    const res = await fetch(`${stack.apiUrl}/v1/resolver`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ userIds: userId }),
-    });
-    return ((await res.json()) as { users: { accountAddress: string }[] }).users[0]!.accountAddress;
+    const { body } = await postJson(`${stack.apiUrl}/v1/resolver`, { userIds: userId });
+    return (body.users as { accountAddress: string }[])[0]!.accountAddress;
   };
 
   before(async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-ens-"));
-    stack = await startLocalStack({
-      host: "127.0.0.1",
-      rpcPort: 0,
-      apiPort: 0,
-      dataDir,
-      logger: pino({ level: "silent" }),
-    });
+    stack = await startTestStack();
     provider = walletProvider(stack);
   });
   after(async () => {

@@ -1,14 +1,13 @@
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import { JsonRpcProvider, id } from "ethers";
-import pino from "pino";
 import { createPublicClient, http } from "viem";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
-import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory, KernelAccount__factory } from "../../typechain-types";
+import { postJson } from "../helpers/http";
+import { startTestStack } from "../helpers/localStack";
 
 const PHONE = "+14155552671";
 
@@ -16,24 +15,10 @@ describe("POST /v1/kernel/sign (e2e: OTP login, EIP-1271 and ERC-6492 checked on
   let stack: LocalStack;
   let appToken: string;
   let userToken: string;
-  const post = async (url: string, body: unknown, bearer?: string) => {
-    const res = await fetch(`${stack.apiUrl}${url}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const post = (route: string, body: unknown, bearer?: string) => postJson(`${stack.apiUrl}${route}`, body, bearer);
 
   before(async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-sign-"));
-    stack = await startLocalStack({
-      host: "127.0.0.1",
-      rpcPort: 0,
-      apiPort: 0,
-      dataDir,
-      logger: pino({ level: "silent" }),
-    });
+    stack = await startTestStack();
     const auth = await fetch(`${stack.apiUrl}/v1/auth`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },

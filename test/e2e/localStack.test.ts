@@ -3,23 +3,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { JsonRpcProvider } from "ethers";
-import pino from "pino";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
-import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory } from "../../typechain-types";
-
-const start = (dataDir: string) =>
-  startLocalStack({ host: "127.0.0.1", rpcPort: 0, apiPort: 0, dataDir, logger: pino({ level: "silent" }) });
-
-const postJson = async (url: string, body: unknown) => {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+import { postJson } from "../helpers/http";
+import { startTestStack } from "../helpers/localStack";
 
 describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP API)", () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
@@ -30,7 +19,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
   });
 
   it("resolves an id, and the factory then deploys the wallet exactly at the resolved address", async () => {
-    stack = await start(dataDir);
+    stack = await startTestStack(dataDir);
     const { status, body } = await postJson(`${stack.apiUrl}/v1/resolver`, { userIds: "github:e2e-alice" });
     expect(status).to.equal(200);
     const [user] = body.users as { accountAddress: string }[];
@@ -47,7 +36,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
   });
 
   it("shows the local chain's RPC and contract addresses in /v1/networks", async () => {
-    stack = await start(dataDir);
+    stack = await startTestStack(dataDir);
     const res = await fetch(`${stack.apiUrl}/v1/networks`);
     const { networks } = (await res.json()) as { networks: Record<string, unknown>[] };
     const local = networks.find((n) => n.name === "localhost");
@@ -61,14 +50,14 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
   });
 
   it("starts again on the same data directory with the same addresses and demo app", async () => {
-    stack = await start(dataDir);
+    stack = await startTestStack(dataDir);
     const first = {
       contracts: stack.deployment.contracts,
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
     await stack.close();
-    stack = await start(dataDir);
+    stack = await startTestStack(dataDir);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.demoApp.clientId).to.equal(first.clientId);
     expect(stack.demoApp.clientSecret).to.not.equal(first.secret);

@@ -7,15 +7,7 @@ import golden from "../vectors/addresses.json";
 import { createUserTokens } from "../../gateway/auth/userTokens";
 import { loadConfig } from "../../gateway/config/load";
 import { startServer } from "../../gateway/server";
-
-const post = async (url: string, body: unknown) => {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+import { postJson } from "../helpers/http";
 
 describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file, SMS outbox file)", () => {
   it("sends a code to the outbox and exchanges it for a user token naming tel:<digits>", async () => {
@@ -34,7 +26,7 @@ describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file
     const server = await startServer(config, { logger: pino({ level: "silent" }) });
     try {
       expect(server.authUrl).to.be.a("string").and.not.equal(server.url);
-      const sent = await post(`${server.authUrl}/functions/v1/signInWithOTP`, { phone: "+1 (415) 555-2671" });
+      const sent = await postJson(`${server.authUrl}/functions/v1/signInWithOTP`, { phone: "+1 (415) 555-2671" });
       expect(sent.status).to.equal(200);
       expect(sent.body).to.include({ user: null, session: null });
 
@@ -44,7 +36,10 @@ describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file
       expect(message.messageId).to.equal(sent.body.messageId);
       const code = /\b(\d{6})\b/.exec(message.text)![1];
 
-      const verified = await post(`${server.authUrl}/functions/v1/verifyOTP`, { phone: "+14155552671", token: code });
+      const verified = await postJson(`${server.authUrl}/functions/v1/verifyOTP`, {
+        phone: "+14155552671",
+        token: code,
+      });
       expect(verified.status).to.equal(200);
       expect(verified.body.user).to.deep.equal({ id: "tel:14155552671", phone: "+14155552671" });
       const userTokens = createUserTokens({
@@ -58,7 +53,7 @@ describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file
       });
 
       // The same routes on the main port; the used code does not work twice.
-      const again = await post(`${server.url}/functions/v1/verifyOTP`, { phone: "+14155552671", token: code });
+      const again = await postJson(`${server.url}/functions/v1/verifyOTP`, { phone: "+14155552671", token: code });
       expect(again.status).to.equal(401);
       expect(again.body.code).to.equal("INVALID_OTP");
     } finally {

@@ -1,0 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+
+/** The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory). */
+export const startTestStack = (dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"))): Promise<LocalStack> =>
+  startLocalStack({ host: "127.0.0.1", rpcPort: 0, apiPort: 0, dataDir, logger: pino({ level: "silent" }) });
