@@ -1,19 +1,7 @@
 import { expect } from "chai";
-import { Writable } from "node:stream";
 import request from "supertest";
-import { createLogger } from "../../../gateway/http/logging";
+import { capturingLogger } from "../../helpers/capturingLogger";
 import { buildTestApp } from "../../helpers/testApp";
-
-/** The service's real logger (with its redaction), writing every line into `lines`. */
-function capturingLogger(lines: string[]) {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString().split("\n").filter(Boolean));
-      done();
-    },
-  });
-  return createLogger("info", sink);
-}
 
 describe("Request logging", () => {
   it("logs each request with its id, and never a token, a phone number or a body", async () => {

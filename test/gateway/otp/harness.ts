@@ -1,9 +1,9 @@
 import express, { type Express } from "express";
-import { Writable } from "node:stream";
 import type { Logger } from "pino";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens, type UserTokens } from "../../../gateway/auth/userTokens";
 import { CapturingSms } from "../../helpers/capturingSms";
+import { capturingLogger } from "../../helpers/capturingLogger";
 import type { SmsSender } from "../../../gateway/auth/sms/smsSender";
 import { loadConfig } from "../../../gateway/config/load";
 import type { Config } from "../../../gateway/config/schema";
@@ -17,17 +17,6 @@ import { manualClock, type ManualClock } from "../storage/builders";
 export const OTP_NOW = "2026-11-22T12:00:00.000Z";
 export const TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
 const FACTORY = "0x0000000000000000000000000000000000000001";
-
-/** The service's real logger (with its redaction), writing every line into `lines`. */
-export function capturingLogger(lines: string[]): Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString().split("\n").filter(Boolean));
-      done();
-    },
-  });
-  return createLogger("debug", sink);
-}
 
 /** An app serving only the OTP router, over a fresh :memory: database, a manual clock and `sms`. */
 export interface OtpHarness {
@@ -75,4 +64,4 @@ export async function buildOtpHarness(
   return { app, config, database, clock, userTokens, close: () => database.close() };
 }
 
-export { CapturingSms };
+export { CapturingSms, capturingLogger };
