@@ -20,10 +20,12 @@ import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
+import { transactionsRouter } from "./routes/transactions";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
 import type { ProvidersRepository } from "./storage/providersRepository";
+import type { TransactionsRepository } from "./storage/transactionsRepository";
 
 /** Everything the app is built from; only the entry file reads the environment. */
 export interface AppDeps {
@@ -38,6 +40,9 @@ export interface AppDeps {
   readonly otp: OtpService;
   readonly userTokens: Pick<UserTokens, "verify">;
   readonly providers: Pick<ProvidersRepository, "find">;
+  readonly transactions: TransactionsRepository;
+  /** Chains whose transaction requests are accepted, and the nudge for a worker in this process. */
+  readonly txWorkers: { readonly chains: ReadonlySet<string>; wake(chain: string): void };
 }
 
 /** Builds the express app from injected parts. */
@@ -65,6 +70,12 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(networksRouter({ config }));
+  const findApp = (appId: string) => deps.apps.findById(appId);
+  const proof = {
+    verifyUserToken: (token: string) => deps.userTokens.verify(token),
+    findProvider: (provider: string) => deps.providers.find(provider),
+    clock: deps.clock,
+  };
   app.use(
     kernelSignRouter({
       tokens: deps.tokens,
@@ -74,12 +85,27 @@ export function createApp(deps: AppDeps): Express {
         kernelFactory: config.contracts.kernelFactory,
         signer: config.walletSignerKey ? new SigningKey(config.walletSignerKey) : undefined,
         chains: deps.chains,
-        findApp: (appId) => deps.apps.findById(appId),
-        proof: {
-          verifyUserToken: (token) => deps.userTokens.verify(token),
-          findProvider: (provider) => deps.providers.find(provider),
-          clock: deps.clock,
-        },
+        findApp,
+        proof,
+      },
+    }),
+  );
+  app.use(
+    transactionsRouter({
+      tokens: deps.tokens,
+      isAppActive,
+      bodyLimit: config.bodyLimit,
+      // A waiting status request ends before the request deadline cuts it off.
+      waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
+      transactions: {
+        repository: deps.transactions,
+        chains: deps.chains,
+        acceptingChains: deps.txWorkers.chains,
+        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        maxCalls: config.transactions.maxCalls,
+        findApp,
+        proof,
+        onAccepted: (chain) => deps.txWorkers.wake(chain),
       },
     }),
   );

@@ -4,6 +4,9 @@ import type { Config } from "./config/schema";
 import { createLogger } from "./http/logging";
 import { type RunningServer, startServer } from "./server";
 import { openDatabase } from "./storage/database";
+import { createRepositories } from "./storage/repositories";
+import { createChainClients } from "./chains/clients";
+import { startTxWorkers } from "./bundler/txWorkers";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -28,7 +31,11 @@ export async function startService(
 }
 
 async function startWorker(config: Config, logger: Logger): Promise<RunningServer> {
-  const server = await startServer(config, { logger: logger.child({ worker: cluster.worker?.id }) });
+  // The primary runs the transaction workers: one loop per chain, whatever the number of HTTP workers.
+  const server = await startServer(config, {
+    logger: logger.child({ worker: cluster.worker?.id }),
+    runTxWorkers: false,
+  });
   process.send?.({ type: "listening", url: server.url, port: server.port } satisfies ListeningMessage);
   process.on("message", (message) => {
     if (message === "shutdown") void server.close().then(() => process.exit(0));
@@ -38,7 +45,15 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServe
 
 async function startPrimary(config: Config, logger: Logger): Promise<RunningServer> {
   // Migrations run once, here, before any worker opens the database.
-  await (await openDatabase(config.databasePath!)).close();
+  const database = await openDatabase(config.databasePath!);
+  const chains = createChainClients(config);
+  const txWorkers = startTxWorkers(config, {
+    chains,
+    repository: createRepositories(database.db, () => new Date()).transactions,
+    clock: () => new Date(),
+    logger: logger.child({ component: "primary" }),
+    run: config.transactions.worker,
+  });
   // Workers run the entry file again; under ts-node they need its hook too.
   if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("ts-node"))) {
     cluster.setupPrimary({ execArgv: [...process.execArgv, "-r", "ts-node/register/transpile-only"] });
@@ -67,6 +82,9 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     port: first!.port,
     close: async () => {
       stopping = true;
+      await txWorkers.stop();
+      for (const chain of chains.values()) chain.provider.destroy();
+      await database.close();
       const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
       await Promise.all(
         workers.map(

@@ -13,6 +13,7 @@ import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./ens/ccipGateway";
 import { createLogger } from "./http/logging";
 import { createMaintenanceMonitor } from "./services/maintenance";
+import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
 import { createRepositories } from "./storage/repositories";
 
@@ -34,11 +35,17 @@ const MAINTENANCE_POLL_MS = 2000;
  */
 export async function startServer(
   config: Config,
-  options: { logger?: Logger; clock?: () => Date } = {},
+  options: {
+    logger?: Logger;
+    clock?: () => Date;
+    /** Run the transaction workers here (default: the transactions.worker setting); false in cluster workers. */
+    runTxWorkers?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
   const database = await openDatabase(config.databasePath!);
+  let txWorkers: TxWorkers | undefined;
   try {
     const repositories = createRepositories(database.db, clock);
     const chains = createChainClients(config);
@@ -50,6 +57,15 @@ export async function startServer(
       onError: (error) => logger.error({ err: error }, "reading the maintenance switch failed"),
     });
     await maintenance.refresh();
+    // Started before listening: a restart resumes every queued and submitted request at once (invariant 4).
+    txWorkers = startTxWorkers(config, {
+      chains,
+      repository: repositories.transactions,
+      clock,
+      logger,
+      run: options.runTxWorkers ?? config.transactions.worker,
+    });
+    const workers = txWorkers;
     const userTokens = createUserTokens({
       secret: config.auth.tokenSecret,
       issuer: config.auth.issuer,
@@ -65,6 +81,8 @@ export async function startServer(
       chains,
       apps: repositories.apps,
       providers: repositories.providers,
+      transactions: repositories.transactions,
+      txWorkers: workers,
       userTokens,
       // One OTP service for both ports, so they share its limits.
       otp: createOtpService({
@@ -104,11 +122,13 @@ export async function startServer(
       close: async () => {
         maintenance.stop();
         await Promise.all([server, authServer].map((s) => s && closeServer(s)));
+        await workers.stop();
         for (const chain of chains.values()) chain.provider.destroy();
         await database.close();
       },
     };
   } catch (error) {
+    await txWorkers?.stop();
     await database.close();
     throw error;
   }

@@ -19,4 +19,9 @@ contract TestTarget {
     function fail(string calldata reason) external pure {
         revert TestTargetFailed(reason);
     }
+
+    /// @notice Always reverts with `reason` as Error(string), the form most deployed contracts use.
+    function failWithMessage(string calldata reason) external pure {
+        revert(reason);
+    }
 }

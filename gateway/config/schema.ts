@@ -115,6 +115,28 @@ export const ConfigSchema = z.object({
     .prefault({}),
   /** The hot key the owner account accepts for every wallet (OwnerAccount signer); signs for users. */
   walletSignerKey: PrivateKey.optional(),
+  /** A SponsorPaymaster signer's key: approves gas sponsorship of every operation the service builds. */
+  sponsorSignerKey: PrivateKey.optional(),
+  /** The built-in bundler's key: sends EntryPoint.handleOps on chains without a bundler URL, and must hold gas. */
+  relayerKey: PrivateKey.optional(),
+  transactions: z
+    .object({
+      /** Run the transaction workers in this process (in cluster mode: in the primary). */
+      worker: flag.default(true),
+      /** Calls one request may carry. */
+      maxCalls: int(1, 256).default(16),
+      confirmations: int(1, 64).default(1),
+      maxOpsPerBundle: int(1, 500).default(64),
+      pollIntervalMs: int(10, 60_000).default(250),
+      stuckAfterSeconds: int(1, 3600).default(60),
+      feeBumpPercent: int(10, 500).default(15),
+      maxAttempts: int(1, 100).default(5),
+      retryDelayMs: int(0, 600_000).default(2000),
+      sponsorshipTtlSeconds: int(60, 86_400).default(900),
+      /** Longest GET /v1/kernel/tx/{id}?wait=true holds a request. */
+      waitTimeoutMs: int(0, 600_000).default(10_000),
+    })
+    .prefault({}),
   chains: z.record(z.string(), ChainConnectionConfig).default({}),
   rpcTimeoutMs: int(100, 120_000).default(5_000),
 });

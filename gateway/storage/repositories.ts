@@ -8,6 +8,8 @@ import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
+import { SqliteTransactionsRepository } from "./sqlite/sqliteTransactionsRepository";
+import type { TransactionsRepository } from "./transactionsRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
@@ -15,6 +17,7 @@ export interface Repositories {
   readonly settings: SettingsRepository;
   readonly otp: OtpRepository;
   readonly providers: ProvidersRepository;
+  readonly transactions: TransactionsRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -24,5 +27,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
     settings: new SqliteSettingsRepository(db, clock),
     otp: new SqliteOtpRepository(db),
     providers: new SqliteProvidersRepository(db, clock),
+    transactions: new SqliteTransactionsRepository(db, clock),
   };
 }

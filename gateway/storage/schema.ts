@@ -40,7 +40,6 @@ export interface OtpCodesTable {
   used: 0 | 1;
 }
 
-/** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 /** A provider name an app owns, with how its proofs are verified (JSON). */
 export interface AppProvidersTable {
   provider: string;
@@ -49,9 +48,63 @@ export interface AppProvidersTable {
   created_at: string;
 }
 
+/** `transactions`: one accepted wallet transaction request (spec §4.3) and its UserOperation's lifecycle. */
+export interface TransactionsTable {
+  id: string;
+  app_id: string;
+  account_type: "kernel" | "base";
+  /** Canonical user id. */
+  user_id: string;
+  chain: string;
+  /** The wallet address. */
+  sender: string;
+  /** JSON array of {to, value (decimal), data}. */
+  calls: string;
+  delegatecall: 0 | 1;
+  status: "queued" | "submitted" | "included" | "failed";
+  idempotency_key: string | null;
+  request_hash: string;
+  /** JSON of the signed UserOperation last built, recorded before it is sent. */
+  user_op: string | null;
+  user_op_hash: string | null;
+  bundle_id: string | null;
+  transaction_hash: string | null;
+  block_number: number | null;
+  success: 0 | 1 | null;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `bundles`: one relayer transaction calling EntryPoint.handleOps, with every fee-bumped version sent. */
+export interface BundlesTable {
+  id: string;
+  chain: string;
+  relayer: string;
+  nonce: number;
+  /** JSON array of every version's hash, oldest first. */
+  tx_hashes: string;
+  /** The newest signed version, rebroadcast after a restart. */
+  raw_tx: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  status: "pending" | "mined" | "dropped";
+  mined_tx_hash: string | null;
+  block_number: number | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string;
+}
+
+/** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 export interface DatabaseSchema {
   apps: AppsTable;
   settings: SettingsTable;
   otp_codes: OtpCodesTable;
   app_providers: AppProvidersTable;
+  transactions: TransactionsTable;
+  bundles: BundlesTable;
 }

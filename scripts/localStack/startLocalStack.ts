@@ -1,6 +1,5 @@
 import path from "node:path";
-import hre from "hardhat";
-import { HDNodeWallet, computeAddress, parseEther } from "ethers";
+import { computeAddress, parseEther } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
 import type { Config } from "../../gateway/config/schema";
@@ -10,6 +9,7 @@ import { deployTestEnsDomain } from "../deployment/ensDomain";
 import { OffchainResolver__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
+import { devKey } from "./devKeys";
 import { loadDevSecrets } from "./devSecrets";
 
 /** Where the local stack listens and keeps its data. */
@@ -33,20 +33,15 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-/** Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer. */
+/** Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer, relayer. */
 const DEV_ADMIN = 0;
 const DEV_WALLET_SIGNER = 1;
 const DEV_SPONSOR_SIGNER = 2;
 const DEV_CCIP_SIGNER = 3;
+const DEV_RELAYER = 4;
 
 /** ENS domain of the local stack unless ENS_DOMAIN says otherwise. */
 export const LOCAL_ENS_DOMAIN = "idwallet.eth";
-
-/** A Hardhat dev account's key (public test mnemonic): the local stack signs CCIP answers with it. */
-function devKey(index: number): string {
-  const accounts = hre.config.networks.hardhat.accounts as { mnemonic: string; path: string };
-  return HDNodeWallet.fromPhrase(accounts.mnemonic, undefined, `${accounts.path}/${index}`).privateKey;
-}
 
 /**
  * Starts an in-process chain, deploys every contract deterministically (same addresses on every start),
@@ -78,6 +73,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
       walletSignerKey: devKey(DEV_WALLET_SIGNER),
+      sponsorSignerKey: devKey(DEV_SPONSOR_SIGNER),
+      relayerKey: devKey(DEV_RELAYER),
       ens: {
         domain: ensDomain,
         chain: "localhost",

@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
 import { JsonRpcProvider, id } from "ethers";
 import { createPublicClient, http } from "viem";
 import { parseUserId } from "../../gateway/identity/userId";
@@ -8,6 +7,7 @@ import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory, KernelAccount__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
+import { demoAppToken, phoneLogin } from "../helpers/stackClients";
 
 const PHONE = "+14155552671";
 
@@ -19,18 +19,8 @@ describe("POST /v1/kernel/sign (e2e: OTP login, EIP-1271 and ERC-6492 checked on
 
   before(async () => {
     stack = await startTestStack();
-    const auth = await fetch(`${stack.apiUrl}/v1/auth`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ client_id: stack.demoApp.clientId, client_secret: stack.demoApp.clientSecret }),
-    });
-    appToken = ((await auth.json()) as { access_token: string }).access_token;
-    expect((await post("/functions/v1/signInWithOTP", { phone: PHONE })).status).to.equal(200);
-    const message = JSON.parse(readFileSync(stack.config.sms.outboxPath!, "utf8").trim().split("\n").at(-1)!) as {
-      text: string;
-    };
-    const code = /\b(\d{6})\b/.exec(message.text)![1];
-    userToken = (await post("/functions/v1/verifyOTP", { phone: PHONE, token: code })).body.access_token as string;
+    appToken = await demoAppToken(stack);
+    userToken = await phoneLogin(stack, PHONE);
   });
   after(() => stack.close());
 

@@ -6,4 +6,10 @@ import { type LocalStack, startLocalStack } from "../../scripts/localStack/start
 
 /** The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory). */
 export const startTestStack = (dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"))): Promise<LocalStack> =>
-  startLocalStack({ host: "127.0.0.1", rpcPort: 0, apiPort: 0, dataDir, logger: pino({ level: "silent" }) });
+  startLocalStack({
+    host: "127.0.0.1",
+    rpcPort: 0,
+    apiPort: 0,
+    dataDir,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+  });

@@ -80,6 +80,8 @@ export function buildTestApp(
     }),
     userTokens,
     providers: deferred(repositories.then((r) => r.providers)),
+    transactions: deferred(repositories.then((r) => r.transactions)),
+    txWorkers: { chains: new Set(), wake: () => undefined },
   });
   return {
     app,

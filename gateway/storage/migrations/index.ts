@@ -3,6 +3,7 @@ import { MigrationError } from "../errors";
 import * as m001 from "./001_apps_and_settings";
 import * as m002 from "./002_otp_codes";
 import * as m003 from "./003_app_providers";
+import * as m004 from "./004_transactions";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -12,6 +13,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "001_apps_and_settings": m001,
   "002_otp_codes": m002,
   "003_app_providers": m003,
+  "004_transactions": m004,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

@@ -1,0 +1,241 @@
+import { Transaction, type Wallet, keccak256 } from "ethers";
+import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
+import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import { failureFromReason } from "../transactions/failureCodes";
+import { buildUserOperation } from "../transactions/userOpBuilder";
+import { decodeEntryPointError, entryPointInterface, opTuple } from "../userop/entryPoint";
+import { bumpedFees, currentFees } from "./fees";
+import { includedOutcome, operationEvents } from "./operationEvents";
+import {
+  type WorkerContext,
+  mapLimit,
+  onePerWallet,
+  outcomeOfFailure,
+  outcomeOfMissingOperation,
+} from "./workerContext";
+
+/** Settings of the built-in bundler. */
+export interface BuiltinBundlerSettings {
+  /** The relayer's key: sends handleOps and collects the operations' gas refunds. */
+  readonly relayer: Wallet;
+  /** A bundle not mined after this long is replaced with bumped fees. */
+  readonly stuckAfterMs: number;
+  /** Fee increase of a replacement, in percent (nodes require at least 10). */
+  readonly feeBumpPercent: bigint;
+}
+
+/** Simultaneous builds (each one simulation round trip). */
+const BUILD_CONCURRENCY = 16;
+/** Gas limit of a bundle: the node's estimate plus this share, for state changes between estimate and inclusion. */
+const BUNDLE_GAS_MARGIN_PERCENT = 20n;
+
+interface RpcReceipt {
+  status: string;
+  blockNumber: string;
+  transactionHash: string;
+  logs: { address: string; topics: string[]; data: string; transactionHash: string; blockNumber: string }[];
+}
+
+/**
+ * The built-in bundler of one chain: puts the chain's due requests (one per wallet) into one
+ * `EntryPoint.handleOps` transaction sent by the relayer key, one bundle in flight at a time. Every bundle (its
+ * signed transaction and operations) is recorded before it is broadcast, so after a crash it is tracked, not
+ * rebuilt; replacements reuse its relayer nonce, so at most one version is mined.
+ */
+export class BuiltinBundler {
+  constructor(
+    private readonly context: WorkerContext,
+    private readonly settings: BuiltinBundlerSettings,
+  ) {}
+
+  /** One step: track the bundle in flight, or send the next one. True if it did something. */
+  async tick(): Promise<boolean> {
+    const [pending] = await this.context.repository.pendingBundles(this.context.chain.name);
+    if (pending) return this.track(pending);
+    return this.sendNext();
+  }
+
+  private get provider() {
+    return this.context.chain.provider;
+  }
+
+  /** Follows a pending bundle: settles it once mined and confirmed, rebroadcasts or replaces it otherwise. */
+  private async track(bundle: Bundle): Promise<boolean> {
+    // The relayer's mined nonce is read before the receipts: if a version of ours was mined by then, the
+    // receipt lookups below see it, so "nonce used and no receipt" really means another transaction used it.
+    const minedNonce = Number(
+      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]),
+    );
+    for (const hash of [...bundle.txHashes].reverse()) {
+      const receipt: RpcReceipt | null = await this.provider.send("eth_getTransactionReceipt", [hash]);
+      if (!receipt) continue;
+      const latest = Number(await this.provider.send("eth_blockNumber", []));
+      if (latest - Number(receipt.blockNumber) + 1 < this.context.confirmations) return false;
+      await this.settleMined(bundle, receipt);
+      return true;
+    }
+    if (minedNonce > bundle.nonce) {
+      await this.settleDropped(bundle);
+      return true;
+    }
+    const age = this.context.clock().getTime() - Date.parse(bundle.sentAt);
+    if (age >= this.settings.stuckAfterMs) {
+      await this.replace(bundle);
+      return true;
+    }
+    const known = await this.provider.send("eth_getTransactionByHash", [bundle.txHashes.at(-1)]);
+    if (!known) await this.broadcast(bundle);
+    return false;
+  }
+
+  private async settleMined(bundle: Bundle, receipt: RpcReceipt): Promise<void> {
+    const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
+    const events = operationEvents(logs, this.context.entryPoint);
+    const outcomes = new Map<string, TxOutcome>();
+    for (const tx of await this.context.repository.bundleOps(bundle.id)) {
+      const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
+      outcomes.set(tx.id, event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx));
+    }
+    await this.context.repository.settleBundle(
+      bundle.id,
+      { status: "mined", minedTxHash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) },
+      outcomes,
+    );
+    this.context.logger.info(
+      { bundle: bundle.id, tx: receipt.transactionHash, ops: outcomes.size, reverted: receipt.status !== "0x1" },
+      "bundle mined",
+    );
+  }
+
+  private async settleDropped(bundle: Bundle, error?: { code: string; message: string }): Promise<void> {
+    const outcomes = new Map<string, TxOutcome>();
+    for (const tx of await this.context.repository.bundleOps(bundle.id)) {
+      const outcome = await outcomeOfMissingOperation(this.context, tx);
+      outcomes.set(tx.id, outcome.status === "queued" && error ? { ...outcome, error } : outcome);
+    }
+    await this.context.repository.settleBundle(bundle.id, { status: "dropped" }, outcomes);
+    this.context.logger.warn({ bundle: bundle.id, ...(error ? { error } : {}) }, "bundle dropped");
+  }
+
+  /** Sends the same bundle again at the same relayer nonce with bumped fees. */
+  private async replace(bundle: Bundle): Promise<void> {
+    const previous = parseSigned(bundle.rawTx);
+    const fees = bumpedFees(bundle, await currentFees(this.provider), this.settings.feeBumpPercent);
+    const rawTx = await this.settings.relayer.signTransaction({ ...previous, ...fees });
+    const replaced = await this.context.repository.replaceBundleTx(bundle.id, {
+      txHash: keccak256(rawTx),
+      rawTx,
+      ...fees,
+    });
+    this.context.logger.warn(
+      { bundle: bundle.id, tx: replaced.txHashes.at(-1) },
+      "bundle stuck; replaced with higher fees",
+    );
+    await this.broadcast(replaced);
+  }
+
+  /** Builds and records the next bundle from the due requests, then broadcasts it. */
+  private async sendNext(): Promise<boolean> {
+    const { repository, chain, maxOpsPerBundle } = this.context;
+    const due = await repository.due(chain.name, this.context.clock(), maxOpsPerBundle * 2);
+    if (due.length === 0) return false;
+    const picked = onePerWallet(due, maxOpsPerBundle);
+    const fees = await currentFees(this.provider);
+    const results = await mapLimit(picked, BUILD_CONCURRENCY, async (tx) => {
+      const deployed = (await this.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
+      return { tx, result: await buildUserOperation(tx, { deployed, fees }, this.context.builder) };
+    });
+    const ops: { tx: TxRecord; built: BuiltOp }[] = [];
+    for (const { tx, result } of results) {
+      if ("built" in result) ops.push({ tx, built: result.built });
+      else await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
+    }
+    // The bundle as a whole is checked by estimating its gas; an operation the EntryPoint rejects is taken out.
+    while (ops.length > 0) {
+      const data = entryPointInterface.encodeFunctionData("handleOps", [
+        ops.map((op) => opTuple(op.built.userOp)),
+        this.settings.relayer.address,
+      ]);
+      let gas: bigint;
+      try {
+        gas = BigInt(
+          await this.provider.send("eth_estimateGas", [
+            { from: this.settings.relayer.address, to: this.context.entryPoint, data },
+          ]),
+        );
+      } catch (error) {
+        const decoded = decodeRevertOf(error);
+        if (!decoded) throw error;
+        const [rejected] = ops.splice(decoded.index, 1);
+        await repository.settle(
+          rejected!.tx.id,
+          await outcomeOfFailure(this.context, rejected!.tx, failureFromReason(decoded.reason)),
+        );
+        continue;
+      }
+      const nonce = Number(
+        await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
+      );
+      const rawTx = await this.settings.relayer.signTransaction({
+        type: 2,
+        chainId: chain.chainId,
+        nonce,
+        to: this.context.entryPoint,
+        data,
+        value: 0n,
+        gasLimit: gas + (gas * BUNDLE_GAS_MARGIN_PERCENT) / 100n,
+        ...fees,
+      });
+      const bundle = await repository.recordBundle(
+        { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash: keccak256(rawTx), rawTx, ...fees },
+        ops.map((op) => op.built),
+      );
+      await this.broadcast(bundle);
+      return true;
+    }
+    return true;
+  }
+
+  /**
+   * Broadcasts a recorded bundle. A failure the node may not have meant (timeout, connection) or an "already
+   * known" leaves it to tracking; a transaction the node neither mined nor holds was refused, and its requests go
+   * back to the queue.
+   */
+  private async broadcast(bundle: Bundle): Promise<void> {
+    const hash = bundle.txHashes.at(-1)!;
+    try {
+      await this.provider.send("eth_sendRawTransaction", [bundle.rawTx]);
+      return;
+    } catch (error) {
+      if (isTransportError(error)) return;
+      const known =
+        (await this.provider.send("eth_getTransactionReceipt", [hash])) ??
+        (await this.provider.send("eth_getTransactionByHash", [hash]));
+      if (known) return;
+      if (bundle.txHashes.length > 1) return; // an earlier version may still be mined; tracking decides
+      await this.settleDropped(bundle, { code: "RELAYER_REJECTED", message: rpcErrorMessage(error) });
+    }
+  }
+}
+
+/** The fields of a signed transaction to re-sign with other fees. */
+function parseSigned(rawTx: string) {
+  const tx = Transaction.from(rawTx);
+  return {
+    type: 2,
+    chainId: tx.chainId,
+    nonce: tx.nonce,
+    to: tx.to,
+    data: tx.data,
+    value: tx.value,
+    gasLimit: tx.gasLimit,
+  };
+}
+
+/** FailedOp / FailedOpWithRevert of a handleOps estimate: which operation and why. */
+function decodeRevertOf(error: unknown): { index: number; reason: string } | undefined {
+  const data = revertDataOf(error);
+  const decoded = data === undefined ? undefined : decodeEntryPointError(data);
+  if (!decoded || !decoded.name.startsWith("FailedOp")) return undefined;
+  return { index: Number(decoded.args[0]), reason: String(decoded.args[1]) };
+}

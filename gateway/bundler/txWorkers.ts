@@ -1,0 +1,152 @@
+import { SigningKey, Wallet } from "ethers";
+import type { Logger } from "pino";
+import type { ChainClient } from "../chains/clients";
+import { rpcErrorMessage } from "../chains/revertData";
+import type { Config } from "../config/schema";
+import type { TransactionsRepository } from "../storage/transactionsRepository";
+import { BuiltinBundler } from "./builtinBundler";
+import { ExternalBundler } from "./externalBundler";
+import type { WorkerContext } from "./workerContext";
+
+/** One step of a chain's bundler: true if it did something (so the next step runs at once). */
+interface Stepper {
+  tick(): Promise<boolean>;
+}
+
+/** The running transaction workers: one loop per chain, each resuming its chain's queue where it stands. */
+export interface TxWorkers {
+  /** Chains whose requests the service accepts (signing keys, contracts and a way to submit configured). */
+  readonly chains: ReadonlySet<string>;
+  /** Starts each loop now rather than at its next poll (new work was accepted in this process). */
+  wake(chain: string): void;
+  /** Stops every loop after its current step. */
+  stop(): Promise<void>;
+}
+
+/** Why a chain cannot take transactions, or undefined if it can. */
+export function transactionsUnavailableReason(config: Config, chain: string): string | undefined {
+  const c = config.contracts;
+  if (!config.walletSignerKey) return "WALLET_SIGNER_KEY is not set";
+  if (!config.sponsorSignerKey) return "SPONSOR_SIGNER_KEY is not set";
+  if (!c.entryPoint || !c.sponsorPaymaster) return "CONTRACT_ENTRY_POINT and CONTRACT_SPONSOR_PAYMASTER must be set";
+  const connection = config.chains[chain];
+  if (!connection) return `${chain} has no RPC_URL`;
+  if (!connection.bundlerUrl && !config.relayerKey) return `${chain} has neither a BUNDLER_URL nor a RELAYER_KEY`;
+  return undefined;
+}
+
+/** Starts a worker loop for every configured chain that can take transactions. */
+export function startTxWorkers(
+  config: Config,
+  deps: {
+    chains: ReadonlyMap<string, ChainClient>;
+    repository: TransactionsRepository;
+    clock: () => Date;
+    logger: Logger;
+    /** Whether this process runs the loops (false: only report which chains take transactions). */
+    run: boolean;
+  },
+): TxWorkers {
+  const loops = new Map<string, Loop>();
+  const accepted = new Set<string>();
+  const t = config.transactions;
+  for (const chain of deps.chains.values()) {
+    if (transactionsUnavailableReason(config, chain.name) !== undefined) continue;
+    accepted.add(chain.name);
+    if (!deps.run) continue;
+    const context: WorkerContext = {
+      chain,
+      repository: deps.repository,
+      entryPoint: config.contracts.entryPoint!,
+      confirmations: t.confirmations,
+      maxOpsPerBundle: t.maxOpsPerBundle,
+      maxAttempts: t.maxAttempts,
+      retryDelayMs: t.retryDelayMs,
+      clock: deps.clock,
+      logger: deps.logger.child({ component: "bundler", chain: chain.name }),
+      builder: {
+        provider: chain.provider,
+        chainId: BigInt(chain.chainId),
+        entryPoint: config.contracts.entryPoint!,
+        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        paymaster: config.contracts.sponsorPaymaster!,
+        walletSigner: new SigningKey(config.walletSignerKey!),
+        sponsorSigner: new SigningKey(config.sponsorSignerKey!),
+        sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
+        clock: deps.clock,
+      },
+    };
+    const bundlerUrl = config.chains[chain.name]?.bundlerUrl;
+    const stepper: Stepper = bundlerUrl
+      ? new ExternalBundler(context, {
+          url: bundlerUrl,
+          timeoutMs: config.rpcTimeoutMs,
+          resendAfterMs: t.stuckAfterSeconds * 1000,
+        })
+      : new BuiltinBundler(context, {
+          relayer: new Wallet(config.relayerKey!),
+          stuckAfterMs: t.stuckAfterSeconds * 1000,
+          feeBumpPercent: BigInt(t.feeBumpPercent),
+        });
+    loops.set(chain.name, new Loop(stepper, t.pollIntervalMs, context.logger));
+  }
+  return {
+    chains: accepted,
+    wake: (chain) => loops.get(chain)?.wake(),
+    stop: async () => void (await Promise.all([...loops.values()].map((loop) => loop.stop()))),
+  };
+}
+
+/** Longest pause after a failed step (RPC down): doubles from the poll interval up to this. */
+const MAX_ERROR_BACKOFF_MS = 30_000;
+
+/** Runs a stepper until stopped: at once after a productive step, after the poll interval otherwise. */
+class Loop {
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly stepper: Stepper,
+    private readonly pollIntervalMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.done = this.run();
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wakeUp?.();
+    await this.done;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let progressed = false;
+      try {
+        progressed = await this.stepper.tick();
+        failures = 0;
+      } catch (error) {
+        failures++;
+        // The message only: RPC errors carry whole payloads (signed operations, contract code).
+        this.logger.error({ error: rpcErrorMessage(error), failures }, "transaction worker step failed; retrying");
+      }
+      if (progressed || this.stopped) continue;
+      const pause =
+        failures === 0 ? this.pollIntervalMs : Math.min(this.pollIntervalMs * 2 ** failures, MAX_ERROR_BACKOFF_MS);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+}

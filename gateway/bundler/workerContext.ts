@@ -1,0 +1,91 @@
+import type { Logger } from "pino";
+import type { ChainClient } from "../chains/clients";
+import type { TransactionsRepository, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { OperationFailure } from "../transactions/failureCodes";
+import type { OpBuilderDeps } from "../transactions/userOpBuilder";
+import { findExecutedOperation, includedOutcome } from "./operationEvents";
+
+/** What a chain's worker (either bundler mode) works with. */
+export interface WorkerContext {
+  readonly chain: ChainClient;
+  readonly repository: TransactionsRepository;
+  readonly builder: OpBuilderDeps;
+  readonly entryPoint: string;
+  /** Blocks a bundle's block needs on top (itself included) before its requests are final. */
+  readonly confirmations: number;
+  readonly maxOpsPerBundle: number;
+  /** Builds of one request before it fails for good. */
+  readonly maxAttempts: number;
+  /** First retry delay; doubled on each further attempt. */
+  readonly retryDelayMs: number;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+}
+
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
+/** When a request that failed `attempts` times is built again. */
+export function nextAttemptAt(context: WorkerContext, attempts: number): Date {
+  const delay = Math.min(context.retryDelayMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_MS);
+  return new Date(context.clock().getTime() + delay);
+}
+
+/**
+ * What becomes of a request whose operation was rejected: NONCE_ALREADY_USED means some build of it already
+ * executed (look it up); `retry` reasons go back to the queue until the attempts run out; the rest fail.
+ */
+export async function outcomeOfFailure(
+  context: WorkerContext,
+  tx: TxRecord,
+  failure: OperationFailure,
+): Promise<TxOutcome> {
+  if (failure.code === "NONCE_ALREADY_USED") {
+    const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
+    if (executed) return includedOutcome(executed);
+  }
+  const error = { code: failure.code, message: failure.message };
+  if (failure.action === "retry" && tx.attempts + 1 < context.maxAttempts) {
+    return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts + 1), error };
+  }
+  return { status: "failed", error };
+}
+
+/**
+ * What becomes of a request whose operation was sent but is not in the bundle that was mined (or the bundle was
+ * dropped): included if any build of it executed, else back to the queue to be built again.
+ */
+export async function outcomeOfMissingOperation(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+  const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
+  if (executed) return includedOutcome(executed);
+  if (tx.attempts >= context.maxAttempts) {
+    return { status: "failed", error: { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` } };
+  }
+  return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts) };
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, keeping the order of the results. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/** The first request of each wallet, up to `limit`: one operation per wallet per bundle (its initCode decision holds). */
+export function onePerWallet(due: readonly TxRecord[], limit: number): TxRecord[] {
+  const seen = new Set<string>();
+  const picked: TxRecord[] = [];
+  for (const tx of due) {
+    if (picked.length >= limit) break;
+    if (seen.has(tx.sender)) continue;
+    seen.add(tx.sender);
+    picked.push(tx);
+  }
+  return picked;
+}

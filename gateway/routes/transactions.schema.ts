@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { Address, Hex } from "../schemas/common";
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** A native-coin amount in wei: a decimal or 0x-hex string. */
+export const WeiAmount = z
+  .string()
+  .regex(/^(\d{1,78}|0x[0-9a-fA-F]{1,64})$/, "wei as a decimal or 0x-hex string")
+  .transform((v) => BigInt(v))
+  .refine((v) => v <= MAX_UINT256, "at most 2^256 - 1")
+  .meta({ example: "1000000000000000" });
+
+const common = {
+  userId: z.string().min(1).max(300).meta({ example: "tel:14155552671" }),
+  chain: z.string().min(1).max(64).meta({ example: "localhost" }),
+  to: z.array(Address).meta({ description: "Call targets, one per call" }),
+  value: z.array(WeiAmount).meta({ description: "Wei sent with each call, decimal or 0x-hex" }),
+  data: z.array(Hex).meta({ description: "Call data of each call; `0x` is empty" }),
+};
+
+/** POST /v1/kernel/tx body (spec §2.5). */
+export const KernelTxRequestBody = z
+  .object({
+    ...common,
+    delegatecall: z
+      .union([z.literal(0), z.literal(1)])
+      .default(0)
+      .meta({
+        description:
+          "1: every call of the request is a DELEGATECALL from the wallet (the target's code runs on the wallet's " +
+          "storage and balance; value must be 0). 0: ordinary calls",
+      }),
+    auth: z.string().max(10_000).meta({ description: "The user proof (see Authentication); blank only in test mode" }),
+  })
+  .meta({ id: "KernelTxRequest" });
+
+/** POST /v1/base/tx body (spec §2.7): all six fields required, no delegatecall. */
+export const BaseTxRequestBody = z.object({ ...common, auth: z.string().max(10_000) }).meta({ id: "BaseTxRequest" });
+
+/** `Idempotency-Key` header: retries with the same key return the first request's record. */
+export const IdempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, "1 to 255 visible ASCII characters")
+  .optional();
+
+/** GET /v1/kernel/tx/{id} query. */
+export const TxStatusQuery = z.object({
+  wait: z
+    .enum(["true", "false"])
+    .optional()
+    .meta({ description: "true: hold the request until the transaction is final or the wait limit passes" }),
+});
+
+/** A transaction request and where it stands. */
+export const TxStatusResponse = z
+  .object({
+    id: z.string().meta({ example: "0b4cba7e-3f7a-4b1e-9df6-5b7c1d2e8a90" }),
+    status: z.enum(["queued", "submitted", "included", "failed"]).meta({
+      description:
+        "queued: accepted and durable; submitted: its UserOperation is on its way to the chain; included: on " +
+        "chain (see success); failed: will never be included (see error)",
+    }),
+    userId: z.string(),
+    chain: z.string(),
+    sender: z.string().meta({ description: "The wallet address" }),
+    userOpHash: z.string().nullable(),
+    transactionHash: z.string().nullable().meta({ description: "The bundle transaction that included it" }),
+    blockNumber: z.number().int().nullable(),
+    success: z.boolean().nullable().meta({ description: "Once included: whether the calls succeeded" }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: "Why it failed, or why its calls reverted (EXECUTION_REVERTED with the reason)" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "TxStatus" });

@@ -1,0 +1,174 @@
+import { createHash } from "node:crypto";
+import type { AppPrincipal } from "../auth/appTokens";
+import { type UserProofDeps, checkUserProof } from "../auth/userProof";
+import type { ChainClient } from "../chains/clients";
+import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
+import { formatUserId } from "../identity/userId";
+import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
+import type { App } from "../storage/appsRepository";
+import {
+  FINAL_STATUSES,
+  type TransactionsRepository,
+  type TxCall,
+  type TxRecord,
+} from "../storage/transactionsRepository";
+import { actingApp, requestUserId, servedChain } from "./requestChecks";
+
+/** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
+export interface TxRequest {
+  readonly userId: string;
+  readonly chain: string;
+  readonly to: readonly string[];
+  readonly value: readonly bigint[];
+  readonly data: readonly string[];
+  readonly delegatecall: 0 | 1;
+  readonly auth: string;
+}
+
+/** What accepting and reporting transactions needs. */
+export interface TransactionsDeps {
+  readonly repository: TransactionsRepository;
+  readonly chains: ReadonlyMap<string, ChainClient>;
+  /** Chains whose requests are accepted (a worker and its keys are configured). */
+  readonly acceptingChains: ReadonlySet<string>;
+  readonly factories: Readonly<Record<AccountType, string>>;
+  readonly maxCalls: number;
+  readonly findApp: (appId: string) => Promise<App | undefined>;
+  readonly proof: UserProofDeps;
+  /** Told after a request is committed, so a worker in this process starts at once. */
+  readonly onAccepted: (chain: string) => void;
+}
+
+/**
+ * Accepts a transaction request: validates it, checks the user proof (invariant 3), and commits it as `queued`
+ * before answering (invariant 4). With an Idempotency-Key the app's earlier request with that key is returned
+ * instead (`created` false); the same key with another request is 409.
+ */
+export async function submitTransaction(
+  type: AccountType,
+  request: TxRequest,
+  idempotencyKey: string | undefined,
+  principal: AppPrincipal,
+  deps: TransactionsDeps,
+): Promise<{ record: TxRecord; created: boolean }> {
+  const calls = requestCalls(request, deps.maxCalls);
+  const userId = requestUserId(request.userId);
+  servedChain(request.chain, deps.chains);
+  if (!deps.acceptingChains.has(request.chain)) {
+    throw new ApiError(
+      503,
+      "TX_NOT_CONFIGURED",
+      "Transactions unavailable",
+      `${request.chain} takes no transactions on this deployment`,
+    );
+  }
+  const app = await actingApp(principal, deps.findApp);
+  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, deps.proof);
+
+  const canonical = formatUserId(userId);
+  const delegatecall = request.delegatecall === 1;
+  const requestHash = createHash("sha256")
+    .update(
+      JSON.stringify([
+        type,
+        canonical,
+        request.chain,
+        delegatecall,
+        calls.map((c) => [c.to.toLowerCase(), c.value.toString(), c.data.toLowerCase()]),
+      ]),
+    )
+    .digest("hex");
+  const result = await deps.repository.create({
+    appId: app.id,
+    accountType: type,
+    userId: canonical,
+    chain: request.chain,
+    sender: deriveWalletAddress(deps.factories[type], type, userId),
+    calls,
+    delegatecall,
+    idempotencyKey,
+    requestHash,
+  });
+  if (!result.created && result.record.requestHash !== requestHash) {
+    throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
+  }
+  if (result.created) deps.onAccepted(request.chain);
+  return result;
+}
+
+/** The parallel arrays as calls: equal lengths, 1 to `maxCalls` entries, no value in a delegatecall. */
+function requestCalls(request: TxRequest, maxCalls: number): TxCall[] {
+  const { to, value, data } = request;
+  if (to.length !== value.length || to.length !== data.length) {
+    throw new InvalidRequestError(
+      `to, value and data must have equal lengths (got ${to.length}, ${value.length}, ${data.length})`,
+      [],
+      "ARRAY_LENGTH_MISMATCH",
+    );
+  }
+  if (to.length === 0)
+    throw new InvalidRequestError("A request makes at least one call", [{ pointer: "/to", detail: "empty" }]);
+  if (to.length > maxCalls) {
+    throw new InvalidRequestError(`A request makes at most ${maxCalls} calls (got ${to.length})`, [], "TOO_MANY_CALLS");
+  }
+  if (request.delegatecall === 1) {
+    const index = value.findIndex((v) => v !== 0n);
+    if (index >= 0) {
+      throw new InvalidRequestError(
+        "A delegatecall cannot carry value",
+        [{ pointer: `/value/${index}`, detail: "must be 0 with delegatecall 1" }],
+        "VALUE_IN_DELEGATECALL",
+      );
+    }
+  }
+  return to.map((target, i) => ({ to: target, value: value[i]!, data: data[i]!.toLowerCase() }));
+}
+
+/** A request of this app and type, as the API shows it; 404 for another app's (its existence is not revealed). */
+export async function findTransaction(
+  type: AccountType,
+  id: string,
+  principal: AppPrincipal,
+  repository: TransactionsRepository,
+): Promise<TxRecord> {
+  const record = /^[0-9a-f-]{36}$/.test(id) ? await repository.find(id) : undefined;
+  if (!record || record.appId !== principal.appId || record.accountType !== type) {
+    throw new NotFoundError("No transaction with this id was submitted by this app");
+  }
+  return record;
+}
+
+/** Polls a request until it is final, `timeoutMs` passes, or `signal` aborts; returns its latest state. */
+export async function waitForFinal(
+  record: TxRecord,
+  repository: TransactionsRepository,
+  options: { timeoutMs: number; intervalMs: number; signal: AbortSignal },
+): Promise<TxRecord> {
+  const deadline = Date.now() + options.timeoutMs;
+  let current = record;
+  while (!FINAL_STATUSES.includes(current.status) && Date.now() < deadline && !options.signal.aborted) {
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(options.intervalMs, Math.max(0, deadline - Date.now()))),
+    );
+    current = (await repository.find(record.id)) ?? current;
+  }
+  return current;
+}
+
+/** The API's view of a request (TxStatusResponse). */
+export function transactionView(record: TxRecord) {
+  return {
+    id: record.id,
+    status: record.status,
+    userId: record.userId,
+    chain: record.chain,
+    sender: record.sender,
+    userOpHash: record.userOpHash ?? null,
+    transactionHash: record.transactionHash ?? null,
+    blockNumber: record.blockNumber ?? null,
+    success: record.success ?? null,
+    error: record.error ?? null,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}

@@ -1,0 +1,296 @@
+import { randomUUID } from "node:crypto";
+import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
+import { z } from "zod";
+import type { PackedUserOperation } from "../../userop/packedUserOperation";
+import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import {
+  type Bundle,
+  type BuiltOp,
+  type NewBundle,
+  type NewTx,
+  type TransactionsRepository,
+  type TxOutcome,
+  type TxRecord,
+} from "../transactionsRepository";
+
+// Conventions 4: what is read back is parsed.
+const StoredCalls = z.array(z.object({ to: z.string(), value: z.string().regex(/^\d+$/), data: z.string() }));
+const StoredUserOp = z.object({
+  sender: z.string(),
+  nonce: z.string(),
+  initCode: z.string(),
+  callData: z.string(),
+  accountGasLimits: z.string(),
+  preVerificationGas: z.string(),
+  gasFees: z.string(),
+  paymasterAndData: z.string(),
+  signature: z.string(),
+});
+const StoredHashes = z.array(z.string()).min(1);
+
+const serializeUserOp = (op: PackedUserOperation): string =>
+  JSON.stringify({ ...op, nonce: op.nonce.toString(), preVerificationGas: op.preVerificationGas.toString() });
+
+function parseUserOp(json: string): PackedUserOperation {
+  const op = StoredUserOp.parse(JSON.parse(json));
+  return { ...op, nonce: BigInt(op.nonce), preVerificationGas: BigInt(op.preVerificationGas) };
+}
+
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+function toRecord(row: Selectable<TransactionsTable>): TxRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    accountType: z.enum(["kernel", "base"]).parse(row.account_type),
+    userId: row.user_id,
+    chain: row.chain,
+    sender: row.sender,
+    calls: StoredCalls.parse(JSON.parse(row.calls)).map((c) => ({ ...c, value: BigInt(c.value) })),
+    delegatecall: row.delegatecall === 1,
+    idempotencyKey: orUndefined(row.idempotency_key),
+    requestHash: row.request_hash,
+    status: z.enum(["queued", "submitted", "included", "failed"]).parse(row.status),
+    userOp: row.user_op === null ? undefined : parseUserOp(row.user_op),
+    userOpHash: orUndefined(row.user_op_hash),
+    bundleId: orUndefined(row.bundle_id),
+    transactionHash: orUndefined(row.transaction_hash),
+    blockNumber: orUndefined(row.block_number),
+    success: row.success === null ? undefined : row.success === 1,
+    error: row.error_code === null ? undefined : { code: row.error_code, message: row.error_message ?? "" },
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toBundle(row: Selectable<BundlesTable>): Bundle {
+  return {
+    id: row.id,
+    chain: row.chain,
+    relayer: row.relayer,
+    nonce: row.nonce,
+    txHashes: StoredHashes.parse(JSON.parse(row.tx_hashes)),
+    rawTx: row.raw_tx,
+    maxFeePerGas: BigInt(row.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
+    status: z.enum(["pending", "mined", "dropped"]).parse(row.status),
+    minedTxHash: orUndefined(row.mined_tx_hash),
+    blockNumber: orUndefined(row.block_number),
+    sentAt: row.sent_at,
+  };
+}
+
+/** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
+export class SqliteTransactionsRepository implements TransactionsRepository {
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly clock: () => Date,
+  ) {}
+
+  async create(tx: NewTx): Promise<{ record: TxRecord; created: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      if (tx.idempotencyKey !== undefined) {
+        const existing = await trx
+          .selectFrom("transactions")
+          .selectAll()
+          .where("app_id", "=", tx.appId)
+          .where("idempotency_key", "=", tx.idempotencyKey)
+          .executeTakeFirst();
+        if (existing) return { record: toRecord(existing), created: false };
+      }
+      const now = this.clock().toISOString();
+      const row: Selectable<TransactionsTable> = {
+        id: randomUUID(),
+        app_id: tx.appId,
+        account_type: tx.accountType,
+        user_id: tx.userId,
+        chain: tx.chain,
+        sender: tx.sender,
+        calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
+        delegatecall: tx.delegatecall ? 1 : 0,
+        status: "queued",
+        idempotency_key: tx.idempotencyKey ?? null,
+        request_hash: tx.requestHash,
+        user_op: null,
+        user_op_hash: null,
+        bundle_id: null,
+        transaction_hash: null,
+        block_number: null,
+        success: null,
+        error_code: null,
+        error_message: null,
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto("transactions").values(row).execute();
+      return { record: toRecord(row), created: true };
+    });
+  }
+
+  async find(id: string): Promise<TxRecord | undefined> {
+    const row = await this.db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async due(chain: string, now: Date, limit: number): Promise<TxRecord[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", now.toISOString())
+      .orderBy("created_at")
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async submitted(chain: string): Promise<TxRecord[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "=", "submitted")
+      .orderBy("created_at")
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async markSubmitted(op: BuiltOp): Promise<void> {
+    await this.db.transaction().execute((trx) => this.submitOp(trx, op, null));
+  }
+
+  async recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle> {
+    const now = this.clock().toISOString();
+    const row: Selectable<BundlesTable> = {
+      id: randomUUID(),
+      chain: bundle.chain,
+      relayer: bundle.relayer,
+      nonce: bundle.nonce,
+      tx_hashes: JSON.stringify([bundle.txHash]),
+      raw_tx: bundle.rawTx,
+      max_fee_per_gas: bundle.maxFeePerGas.toString(),
+      max_priority_fee_per_gas: bundle.maxPriorityFeePerGas.toString(),
+      status: "pending",
+      mined_tx_hash: null,
+      block_number: null,
+      created_at: now,
+      updated_at: now,
+      sent_at: now,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto("bundles").values(row).execute();
+      for (const op of ops) await this.submitOp(trx, op, row.id);
+    });
+    return toBundle(row);
+  }
+
+  async pendingBundles(chain: string): Promise<Bundle[]> {
+    const rows = await this.db
+      .selectFrom("bundles")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "=", "pending")
+      .orderBy("nonce")
+      .execute();
+    return rows.map(toBundle);
+  }
+
+  async bundleOps(bundleId: string): Promise<TxRecord[]> {
+    const rows = await this.db.selectFrom("transactions").selectAll().where("bundle_id", "=", bundleId).execute();
+    return rows.map(toRecord);
+  }
+
+  async replaceBundleTx(
+    bundleId: string,
+    replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<Bundle> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom("bundles").selectAll().where("id", "=", bundleId).executeTakeFirstOrThrow();
+      const now = this.clock().toISOString();
+      const updated: Selectable<BundlesTable> = {
+        ...row,
+        tx_hashes: JSON.stringify([...StoredHashes.parse(JSON.parse(row.tx_hashes)), replacement.txHash]),
+        raw_tx: replacement.rawTx,
+        max_fee_per_gas: replacement.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: replacement.maxPriorityFeePerGas.toString(),
+        updated_at: now,
+        sent_at: now,
+      };
+      await trx.updateTable("bundles").set(updated).where("id", "=", bundleId).execute();
+      return toBundle(updated);
+    });
+  }
+
+  async settleBundle(
+    bundleId: string,
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    outcomes: ReadonlyMap<string, TxOutcome>,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("bundles")
+        .set({
+          status: result.status,
+          mined_tx_hash: result.minedTxHash ?? null,
+          block_number: result.blockNumber ?? null,
+          updated_at: this.clock().toISOString(),
+        })
+        .where("id", "=", bundleId)
+        .execute();
+      for (const [txId, outcome] of outcomes) await this.applyOutcome(trx, txId, outcome);
+    });
+  }
+
+  async settle(txId: string, outcome: TxOutcome): Promise<void> {
+    await this.db.transaction().execute((trx) => this.applyOutcome(trx, txId, outcome));
+  }
+
+  private async submitOp(trx: Transaction<DatabaseSchema>, op: BuiltOp, bundleId: string | null): Promise<void> {
+    await trx
+      .updateTable("transactions")
+      .set((eb) => ({
+        status: "submitted",
+        user_op: serializeUserOp(op.userOp),
+        user_op_hash: op.userOpHash,
+        bundle_id: bundleId,
+        attempts: eb("attempts", "+", 1),
+        updated_at: this.clock().toISOString(),
+      }))
+      .where("id", "=", op.txId)
+      .execute();
+  }
+
+  private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
+    const now = this.clock().toISOString();
+    const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
+    const changes =
+      outcome.status === "queued"
+        ? {
+            status: "queued" as const,
+            bundle_id: null,
+            next_attempt_at: outcome.nextAttemptAt.toISOString(),
+            // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
+            attempts: sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
+            ...error,
+          }
+        : {
+            status: outcome.status,
+            transaction_hash: outcome.transactionHash ?? null,
+            block_number: outcome.blockNumber ?? null,
+            success: outcome.status === "included" ? (outcome.success ? (1 as const) : (0 as const)) : null,
+            ...error,
+          };
+    await trx
+      .updateTable("transactions")
+      .set({ ...changes, updated_at: now })
+      .where("id", "=", txId)
+      // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
+      .where("status", "not in", ["included", "failed"])
+      .execute();
+  }
+}

@@ -1,0 +1,142 @@
+import type { AccountType } from "../identity/walletAddress";
+import type { PackedUserOperation } from "../userop/packedUserOperation";
+
+/**
+ * Lifecycle of a transaction request (README "Transaction states"):
+ * `queued` accepted and durable, waiting for the worker; `submitted` its signed UserOperation is on its way
+ * to the chain (in a bundle transaction sent by the relayer, or handed to an external bundler);
+ * `included` on chain, its calls succeeded or reverted (`success`); `failed` will never be included.
+ */
+export type TxStatus = "queued" | "submitted" | "included" | "failed";
+/** Final states: nothing changes a request after these. */
+export const FINAL_STATUSES: readonly TxStatus[] = ["included", "failed"];
+
+/** One call of a request: entry i of the parallel `to` / `value` / `data` arrays. */
+export interface TxCall {
+  readonly to: string;
+  readonly value: bigint;
+  readonly data: string;
+}
+
+/** Why a request did not do what it asked. */
+export interface TxError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A request as accepted, before it is stored. */
+export interface NewTx {
+  readonly appId: string;
+  readonly accountType: AccountType;
+  readonly userId: string;
+  readonly chain: string;
+  readonly sender: string;
+  readonly calls: readonly TxCall[];
+  readonly delegatecall: boolean;
+  readonly idempotencyKey: string | undefined;
+  readonly requestHash: string;
+}
+
+/** A stored request and where it is in its lifecycle. */
+export interface TxRecord extends NewTx {
+  readonly id: string;
+  readonly status: TxStatus;
+  readonly userOp: PackedUserOperation | undefined;
+  readonly userOpHash: string | undefined;
+  readonly bundleId: string | undefined;
+  readonly transactionHash: string | undefined;
+  readonly blockNumber: number | undefined;
+  /** Whether the calls succeeded; only once included. */
+  readonly success: boolean | undefined;
+  readonly error: TxError | undefined;
+  /** How many times its UserOperation was built. */
+  readonly attempts: number;
+  readonly nextAttemptAt: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A signed UserOperation about to be sent for a request. */
+export interface BuiltOp {
+  readonly txId: string;
+  readonly userOp: PackedUserOperation;
+  readonly userOpHash: string;
+}
+
+/** One handleOps transaction of the built-in bundler. */
+export interface Bundle {
+  readonly id: string;
+  readonly chain: string;
+  readonly relayer: string;
+  readonly nonce: number;
+  /** Every version sent, oldest first (fee bumps replace the newest). */
+  readonly txHashes: readonly string[];
+  readonly rawTx: string;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  readonly status: "pending" | "mined" | "dropped";
+  readonly minedTxHash: string | undefined;
+  readonly blockNumber: number | undefined;
+  readonly sentAt: string;
+}
+
+/** A signed bundle transaction about to be broadcast. */
+export interface NewBundle {
+  readonly chain: string;
+  readonly relayer: string;
+  readonly nonce: number;
+  readonly txHash: string;
+  readonly rawTx: string;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
+/** What became of a request's UserOperation. */
+export type TxOutcome =
+  | {
+      readonly status: "included";
+      readonly transactionHash: string;
+      readonly blockNumber: number;
+      readonly success: boolean;
+      readonly error?: TxError;
+    }
+  | {
+      readonly status: "failed";
+      readonly error: TxError;
+      readonly transactionHash?: string;
+      readonly blockNumber?: number;
+    }
+  /** Back to the queue, to be built again from `nextAttemptAt` (its nonce key keeps it single-use). */
+  | { readonly status: "queued"; readonly nextAttemptAt: Date; readonly error?: TxError };
+
+/** Transaction requests and bundles (design §1.4: accepted means durable). */
+export interface TransactionsRepository {
+  /** Stores a new request, or returns the app's earlier one with the same Idempotency-Key (`created` false). */
+  create(tx: NewTx): Promise<{ record: TxRecord; created: boolean }>;
+  find(id: string): Promise<TxRecord | undefined>;
+  /** A chain's queued requests due by `now`, oldest first. */
+  due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
+  /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */
+  submitted(chain: string): Promise<TxRecord[]>;
+  /** Records a request's signed UserOperation as submitted, before it is sent (external bundler). */
+  markSubmitted(op: BuiltOp): Promise<void>;
+  /** Records a bundle and its operations as submitted in one transaction, before it is broadcast. */
+  recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle>;
+  /** A chain's pending bundles, oldest first. */
+  pendingBundles(chain: string): Promise<Bundle[]>;
+  /** The requests a bundle carries. */
+  bundleOps(bundleId: string): Promise<TxRecord[]>;
+  /** Records a fee-bumped replacement of a pending bundle, before it is broadcast. */
+  replaceBundleTx(
+    bundleId: string,
+    replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<Bundle>;
+  /** Closes a bundle (mined or dropped) and records what became of each of its requests, in one transaction. */
+  settleBundle(
+    bundleId: string,
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    outcomes: ReadonlyMap<string, TxOutcome>,
+  ): Promise<void>;
+  /** Records what became of one request. */
+  settle(txId: string, outcome: TxOutcome): Promise<void>;
+}

@@ -1,0 +1,232 @@
+import { expect } from "chai";
+import { JsonRpcProvider, type Signer, Wallet } from "ethers";
+import type { LocalStack } from "../../scripts/localStack/startLocalStack";
+import { TestTarget__factory, TestToken__factory, type TestTarget, type TestToken } from "../../typechain-types";
+import { postJson } from "../helpers/http";
+import { startTestStack } from "../helpers/localStack";
+import { demoAppToken, phoneLogin } from "../helpers/stackClients";
+
+const PHONE = "+14155550123";
+const USER = "tel:14155550123";
+
+describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the built-in bundler on the local chain)", () => {
+  let stack: LocalStack;
+  let chain: JsonRpcProvider;
+  let deployer: Signer;
+  let token: TestToken;
+  let target: TestTarget;
+  let appToken: string;
+  let userToken: string;
+
+  const api = (route: string) => `${stack.apiUrl}${route}`;
+  const submit = (body: Record<string, unknown>, headers: Record<string, string> = {}, route = "/v1/kernel/tx") =>
+    fetch(api(route), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${appToken}`, ...headers },
+      body: JSON.stringify({ userId: USER, chain: "localhost", auth: userToken, ...body }),
+    });
+  const waitFor = async (id: string, route = "/v1/kernel/tx") => {
+    for (let round = 0; round < 6; round++) {
+      const res = await fetch(api(`${route}/${id}?wait=true`), { headers: { Authorization: `Bearer ${appToken}` } });
+      const body = (await res.json()) as Record<string, unknown>;
+      if (body.status === "included" || body.status === "failed") return body;
+    }
+    throw new Error(`transaction ${id} not final after six waits`);
+  };
+
+  before(async () => {
+    stack = await startTestStack();
+    chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    deployer = await chain.getSigner(0);
+    token = await new TestToken__factory(deployer).deploy();
+    target = await new TestTarget__factory(deployer).deploy();
+    appToken = await demoAppToken(stack);
+    userToken = await phoneLogin(stack, PHONE);
+  });
+  after(async () => {
+    chain.destroy();
+    await stack.close();
+  });
+
+  it("sends a batch of two ERC-20 transfers from a fresh wallet, deploying it, with gas paid by the paymaster", async () => {
+    const [bob, carol] = [Wallet.createRandom().address, Wallet.createRandom().address];
+    const resolved = await postJson(api("/v1/resolver"), { userIds: USER });
+    const wallet = (resolved.body.users as { accountAddress: string }[])[0]!.accountAddress;
+    await (await token.mint(wallet, 1000n)).wait();
+    expect(await chain.getCode(wallet)).to.equal("0x");
+    const paymasterDeposit = await chain.call({
+      to: stack.deployment.contracts.entryPoint,
+      data: `0x70a08231${stack.deployment.contracts.sponsorPaymaster.slice(2).padStart(64, "0")}`,
+    });
+
+    const res = await submit({
+      to: [await token.getAddress(), await token.getAddress()],
+      value: ["0", "0x0"],
+      data: [
+        token.interface.encodeFunctionData("transfer", [bob, 300n]),
+        token.interface.encodeFunctionData("transfer", [carol, 200n]),
+      ],
+    });
+    expect(res.status).to.equal(202);
+    const accepted = (await res.json()) as Record<string, unknown>;
+    expect(accepted).to.include({ status: "queued", userId: USER, chain: "localhost", sender: wallet });
+    expect(res.headers.get("location")).to.equal(`/v1/kernel/tx/${accepted.id}`);
+
+    const final = await waitFor(accepted.id as string);
+    expect(final).to.include({ status: "included", success: true, error: null });
+    expect(final.userOpHash).to.match(/^0x[0-9a-f]{64}$/);
+    const receipt = (await chain.getTransactionReceipt(final.transactionHash as string))!;
+    expect(receipt.blockNumber).to.equal(final.blockNumber);
+    expect(await chain.getCode(wallet)).to.not.equal("0x");
+    expect([await token.balanceOf(wallet), await token.balanceOf(bob), await token.balanceOf(carol)]).to.deep.equal([
+      500n,
+      300n,
+      200n,
+    ]);
+    expect(await chain.getBalance(wallet)).to.equal(0n);
+    const depositAfter = await chain.call({
+      to: stack.deployment.contracts.entryPoint,
+      data: `0x70a08231${stack.deployment.contracts.sponsorPaymaster.slice(2).padStart(64, "0")}`,
+    });
+    expect(BigInt(depositAfter)).to.be.lessThan(BigInt(paymasterDeposit));
+  });
+
+  it("runs delegatecall requests as documented: every call executes the target's code as the wallet", async () => {
+    const res = await submit({
+      to: [await target.getAddress(), await target.getAddress()],
+      value: ["0", "0"],
+      data: [target.interface.encodeFunctionData("record", [7]), target.interface.encodeFunctionData("record", [8])],
+      delegatecall: 1,
+    });
+    expect(res.status).to.equal(202);
+    const final = await waitFor(((await res.json()) as { id: string }).id);
+    expect(final).to.include({ status: "included", success: true });
+    const receipt = (await chain.getTransactionReceipt(final.transactionHash as string))!;
+    const recorded = receipt.logs
+      .filter((log) => log.topics[0] === target.interface.getEvent("Recorded").topicHash)
+      .map((log) => {
+        const args = target.interface.parseLog(log)!.args;
+        return { emitter: log.address, self: args.self as string, number: args.number as bigint };
+      });
+    // The events come from the wallet itself, and `address(this)` in the target's code is the wallet.
+    expect(recorded.map((r) => [r.emitter, r.self, r.number])).to.deep.equal([
+      [final.sender, final.sender, 7n],
+      [final.sender, final.sender, 8n],
+    ]);
+  });
+
+  it("refuses value in a delegatecall, mismatched arrays and too many calls, with stable codes", async () => {
+    const to = await target.getAddress();
+    const valued = await submit({ to: [to], value: ["1"], data: ["0x"], delegatecall: 1 });
+    expect([valued.status, ((await valued.json()) as { code: string }).code]).to.deep.equal([
+      400,
+      "VALUE_IN_DELEGATECALL",
+    ]);
+    const mismatch = await submit({ to: [to, to], value: ["0"], data: ["0x", "0x"] });
+    expect([mismatch.status, ((await mismatch.json()) as { code: string }).code]).to.deep.equal([
+      400,
+      "ARRAY_LENGTH_MISMATCH",
+    ]);
+    const many = Array.from({ length: stack.config.transactions.maxCalls + 1 }, () => to);
+    const tooMany = await submit({ to: many, value: many.map(() => "0"), data: many.map(() => "0x") });
+    expect([tooMany.status, ((await tooMany.json()) as { code: string }).code]).to.deep.equal([400, "TOO_MANY_CALLS"]);
+    const unknown = await submit({ chain: "nowhere", to: [to], value: ["0"], data: ["0x"] });
+    expect([unknown.status, ((await unknown.json()) as { code: string }).code]).to.deep.equal([400, "UNKNOWN_CHAIN"]);
+  });
+
+  it("ends a reverting call as included with success false and the revert reason", async () => {
+    const res = await submit({
+      to: [await target.getAddress()],
+      value: ["0"],
+      data: [target.interface.encodeFunctionData("failWithMessage", ["not today"])],
+    });
+    const final = await waitFor(((await res.json()) as { id: string }).id);
+    expect(final).to.deep.include({
+      status: "included",
+      success: false,
+      error: { code: "EXECUTION_REVERTED", message: "not today" },
+    });
+    const batch = await submit({
+      to: [await target.getAddress(), await target.getAddress()],
+      value: ["0", "0"],
+      data: [
+        target.interface.encodeFunctionData("record", [1]),
+        target.interface.encodeFunctionData("failWithMessage", ["second"]),
+      ],
+    });
+    const batchFinal = await waitFor(((await batch.json()) as { id: string }).id);
+    expect(batchFinal.error).to.deep.equal({ code: "EXECUTION_REVERTED", message: "call 1: second" });
+  });
+
+  it("refuses another user's id with the proof of this one, and stores nothing", async () => {
+    const res = await submit({
+      userId: "tel:14155550199",
+      to: [await target.getAddress()],
+      value: ["0"],
+      data: ["0x"],
+    });
+    expect(res.status).to.equal(403);
+    expect(((await res.json()) as { code: string }).code).to.equal("PROOF_MISMATCH");
+  });
+
+  it("creates one transaction for retries with the same Idempotency-Key, and 409s the key with another body", async () => {
+    const body = {
+      to: [await target.getAddress()],
+      value: ["0"],
+      data: [target.interface.encodeFunctionData("record", [42])],
+    };
+    const key = { "Idempotency-Key": "order-42" };
+    const [first, second] = await Promise.all([submit(body, key), submit(body, key)]);
+    const [a, b] = [(await first.json()) as { id: string }, (await second.json()) as { id: string }];
+    expect(a.id).to.equal(b.id);
+    expect([first.headers.get("idempotent-replayed"), second.headers.get("idempotent-replayed")]).to.include("true");
+    const final = await waitFor(a.id);
+    const third = await submit(body, key);
+    expect((await third.json()) as { id: string; status: string }).to.include({ id: a.id, status: "included" });
+    const receipt = (await chain.getTransactionReceipt(final.transactionHash as string))!;
+    const recordedTopic = target.interface.getEvent("Recorded").topicHash;
+    const all = await chain.getLogs({ address: await target.getAddress(), topics: [recordedTopic], fromBlock: 0 });
+    expect(all.filter((log) => target.interface.parseLog(log)!.args.number === 42n)).to.have.length(1);
+    expect(receipt.status).to.equal(1);
+    const conflict = await submit({ ...body, data: ["0x"] }, key);
+    expect([conflict.status, ((await conflict.json()) as { code: string }).code]).to.deep.equal([
+      409,
+      "IDEMPOTENCY_KEY_REUSED",
+    ]);
+  });
+
+  it("hides a transaction from other apps and from unauthenticated callers", async () => {
+    const res = await submit({ to: [await target.getAddress()], value: ["0"], data: ["0x"] });
+    const { id } = (await res.json()) as { id: string };
+    const anonymous = await fetch(api(`/v1/kernel/tx/${id}`));
+    expect(anonymous.status).to.equal(401);
+    const missing = await fetch(api("/v1/kernel/tx/00000000-0000-4000-8000-000000000000"), {
+      headers: { Authorization: `Bearer ${appToken}` },
+    });
+    expect([missing.status, ((await missing.json()) as { code: string }).code]).to.deep.equal([404, "NOT_FOUND"]);
+    await waitFor(id);
+  });
+
+  it("sends through the deprecated base account with Deprecation and Link headers", async () => {
+    const wallet = (
+      (await postJson(api("/v1/resolver"), { userIds: USER })).body.users as { accountAddress: string }[]
+    )[0]!.accountAddress;
+    const res = await submit(
+      { to: [await target.getAddress()], value: ["0"], data: [target.interface.encodeFunctionData("record", [5])] },
+      {},
+      "/v1/base/tx",
+    );
+    expect(res.status).to.equal(200);
+    expect(res.headers.get("deprecation")).to.match(/^@\d+$/);
+    expect(res.headers.get("link")).to.contain('</v1/kernel/tx>; rel="successor-version"');
+    const accepted = (await res.json()) as { id: string; sender: string };
+    expect(accepted.sender).to.not.equal(wallet); // the base wallet is another account than the Kernel one
+    const final = await waitFor(accepted.id, "/v1/base/tx");
+    expect(final).to.include({ status: "included", success: true });
+    expect(await chain.getCode(accepted.sender)).to.not.equal("0x");
+    const kernelView = await fetch(api(`/v1/kernel/tx/${accepted.id}`), {
+      headers: { Authorization: `Bearer ${appToken}` },
+    });
+    expect(kernelView.status).to.equal(404);
+  });
+});
