@@ -1,0 +1,163 @@
+import { expect } from "chai";
+import { Transaction, keccak256 } from "ethers";
+import { TestTarget__factory, type TestTarget } from "../../typechain-types";
+import { entryPointInterface } from "../../gateway/userop/entryPoint";
+import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+
+type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
+const USER_OP_EVENT = entryPointInterface.getEvent("UserOperationEvent")!.topicHash;
+
+describe("Crash safety (e2e: the service process is killed mid-flight and restarted)", function () {
+  this.timeout(120_000);
+  let setup: Setup;
+  let target: TestTarget;
+  const running: ServiceProcess[] = [];
+  const proxies: RpcProxy[] = [];
+
+  const start = async (rpcUrl: string, extra: Record<string, string> = {}) => {
+    const service = await startServiceProcess(setup.env(rpcUrl, extra));
+    running.push(service);
+    return service;
+  };
+  const submit = async (service: ServiceProcess, phone: string, number: number) => {
+    const userId = `tel:${phone}`;
+    const res = await fetch(`${service.url}/v1/kernel/tx`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
+      body: JSON.stringify({
+        userId,
+        chain: "localhost",
+        to: [await target.getAddress()],
+        value: ["0"],
+        data: [target.interface.encodeFunctionData("record", [number])],
+        auth: await setup.userToken(userId),
+      }),
+    });
+    expect(res.status).to.equal(202);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const statusOf = async (service: ServiceProcess, id: string, wait = false) => {
+    const res = await fetch(`${service.url}/v1/kernel/tx/${id}${wait ? "?wait=true" : ""}`, {
+      headers: { Authorization: `Bearer ${setup.appToken}` },
+    });
+    return (await res.json()) as {
+      status: string;
+      userOpHash: string | null;
+      success: boolean | null;
+      transactionHash: string | null;
+    };
+  };
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  /** The chain's UserOperationEvents of the wallets' operations: exactly one per request means nothing ran twice. */
+  const executedOps = async () =>
+    (
+      await setup.chain.provider.getLogs({
+        address: setup.deployment.contracts.entryPoint,
+        topics: [USER_OP_EVENT],
+        fromBlock: 0,
+      })
+    ).length;
+  const relayerNonce = () => setup.chain.provider.getTransactionCount(setup.relayer, "latest");
+  /** Waits for every request to be included; returns the bundle transactions that carried them. */
+  const allIncluded = async (service: ServiceProcess, ids: string[]) => {
+    const finals = await Promise.all(ids.map((id) => statusOf(service, id, true)));
+    for (const final of finals) expect(final).to.include({ status: "included", success: true });
+    return new Set(finals.map((final) => final.transactionHash));
+  };
+
+  beforeEach(async () => {
+    setup = await prepareServiceOnChain();
+    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
+    await target.waitForDeployment();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((service) => service.kill()));
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+    await setup.chain.close();
+  });
+
+  it("killed with its bundle in the mempool: the restart settles that bundle and sends nothing again", async () => {
+    await setup.chain.provider.send("evm_setAutomine", [false]);
+    const first = await start(setup.chain.rpcUrl);
+    const ids = [
+      await submit(first, "14155550101", 1),
+      await submit(first, "14155550102", 2),
+      await submit(first, "14155550103", 3),
+    ];
+    // One bundle in flight at a time: the first request is in the mempool, the others wait their turn.
+    await until(async () => (await statusOf(first, ids[0]!)).status === "submitted", "the first bundle");
+    await first.kill();
+    await setup.chain.provider.send("evm_mine", []);
+    await setup.chain.provider.send("evm_setAutomine", [true]);
+
+    const second = await start(setup.chain.rpcUrl);
+    const bundles = await allIncluded(second, ids);
+    // Every relayer transaction is one of the bundles that carried them, and each operation ran once.
+    expect(await relayerNonce()).to.equal(bundles.size);
+    expect(await executedOps()).to.equal(3);
+  });
+
+  it("killed after recording a bundle the node never got: the restart broadcasts that same transaction once", async () => {
+    // The node never answers eth_sendRawTransaction through this proxy: the process dies while waiting.
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, (method) =>
+      method === "eth_sendRawTransaction" ? "hang" : "forward",
+    );
+    proxies.push(proxy);
+    const first = await start(proxy.url);
+    const ids = [await submit(first, "14155550111", 11), await submit(first, "14155550112", 12)];
+    await until(async () => proxy.seen.some((r) => r.method === "eth_sendRawTransaction"), "the broadcast");
+    await first.kill();
+    expect(await relayerNonce()).to.equal(0);
+
+    const held = proxy.seen.find((r) => r.method === "eth_sendRawTransaction")!.params[0] as string;
+    const second = await start(setup.chain.rpcUrl);
+    const bundles = await allIncluded(second, ids);
+    // The transaction recorded before the crash is the one mined: rebroadcast as signed, not rebuilt.
+    expect([...bundles]).to.include(keccak256(held));
+    expect(await relayerNonce()).to.equal(bundles.size);
+    expect(await executedOps()).to.equal(2);
+  });
+
+  it("killed before building anything: the restart resumes every queued request", async () => {
+    // Every chain call hangs: requests are accepted and stay queued.
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, (method) => (method === "eth_chainId" ? "forward" : "hang"));
+    proxies.push(proxy);
+    const first = await start(proxy.url);
+    const ids = [await submit(first, "14155550121", 21), await submit(first, "14155550122", 22)];
+    for (const id of ids) expect((await statusOf(first, id)).status).to.equal("queued");
+    await first.kill();
+
+    const second = await start(setup.chain.rpcUrl);
+    const bundles = await allIncluded(second, ids);
+    expect(await relayerNonce()).to.equal(bundles.size);
+    expect(await executedOps()).to.equal(2);
+  });
+
+  it("replaces a bundle stuck in the mempool with higher fees, and only one version is mined", async () => {
+    await setup.chain.provider.send("evm_setAutomine", [false]);
+    const proxy = await startRpcProxy(setup.chain.rpcUrl);
+    proxies.push(proxy);
+    const service = await start(proxy.url, { TX_STUCK_AFTER_SECONDS: "1" });
+    const id = await submit(service, "14155550131", 31);
+    const broadcasts = () => proxy.seen.filter((r) => r.method === "eth_sendRawTransaction");
+    await until(async () => broadcasts().length >= 2, "a replacement");
+    await setup.chain.provider.send("evm_mine", []);
+    await setup.chain.provider.send("evm_setAutomine", [true]);
+    const final = (await statusOf(service, id, true)) as { status: string; transactionHash?: string };
+    expect(final.status).to.equal("included");
+    expect(await relayerNonce()).to.equal(1);
+    expect(await executedOps()).to.equal(1);
+    const mined = (await setup.chain.provider.getTransaction(final.transactionHash!))!;
+    const firstVersion = Transaction.from(broadcasts()[0]!.params[0] as string);
+    expect(mined.hash).to.not.equal(firstVersion.hash);
+    expect(mined.maxFeePerGas! > firstVersion.maxFeePerGas!).to.equal(true);
+  });
+});

@@ -1,0 +1,48 @@
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the proxy does with one JSON-RPC request: pass it on, or never answer (the caller times out). */
+export type ProxyDecision = "forward" | "hang";
+
+/** A JSON-RPC proxy in front of a node: records the requests it sees and can hold chosen ones forever. */
+export interface RpcProxy {
+  readonly url: string;
+  /** Every request seen, in order: method and params. */
+  readonly seen: { method: string; params: unknown[] }[];
+  close(): Promise<void>;
+}
+
+/** Starts a proxy to `target`; `decide` picks what happens to each request (default: forward). */
+export async function startRpcProxy(
+  target: string,
+  decide: (method: string, params: unknown[]) => ProxyDecision = () => "forward",
+): Promise<RpcProxy> {
+  const seen: { method: string; params: unknown[] }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const parsed = JSON.parse(body) as { method: string; params?: unknown[] };
+      seen.push({ method: parsed.method, params: parsed.params ?? [] });
+      if (decide(parsed.method, parsed.params ?? []) === "hang") return;
+      fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body }).then(
+        async (answer) => {
+          res.writeHead(answer.status, { "Content-Type": "application/json" });
+          res.end(await answer.text());
+        },
+        () => res.destroy(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Wallet, parseEther } from "ethers";
+import { createAppTokens } from "../../gateway/auth/appTokens";
+import { createUserTokens } from "../../gateway/auth/userTokens";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
+import { type Deployment, deployIdwallet } from "../../scripts/deployment/deployIdwallet";
+import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
+import { devKey } from "../../scripts/localStack/devKeys";
+
+const SECRET = "crash-test-token-secret-of-32-characters-or-more";
+
+/**
+ * A fresh chain with idwallet deployed, a database with a test-mode app, and the environment that runs the
+ * service against them (pointing RPC_URL_LOCALHOST wherever the caller says): for tests that run the service in
+ * its own process, kill it and start it again.
+ */
+export async function prepareServiceOnChain() {
+  const chain: ChainNode = await startChainNode("127.0.0.1", 0);
+  const admin = await chain.provider.getSigner(0);
+  const relayer = new Wallet(devKey(4));
+  const deployment: Deployment = await deployIdwallet(admin, {
+    admin: await admin.getAddress(),
+    walletSigners: [new Wallet(devKey(1)).address],
+    sponsorSigners: [new Wallet(devKey(2)).address],
+    paymasterDeposit: parseEther("10"),
+  });
+  const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-crash-"));
+  const databasePath = path.join(dataDir, "idwallet.sqlite");
+  const database = await openDatabase(databasePath);
+  const { app } = await createRepositories(database.db, () => new Date()).apps.create({
+    name: "crash",
+    testMode: true,
+  });
+  await database.close();
+  const clock = () => new Date();
+  const appToken = (
+    await createAppTokens({ secret: SECRET, issuer: "idwallet", audience: "idwallet-api", clock }).issue(app)
+  ).token;
+  const userTokens = createUserTokens({ secret: SECRET, issuer: "idwallet", clock, ttlSeconds: 3600 });
+  const c = deployment.contracts;
+  const env = (rpcUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+    AUTH_TOKEN_SECRET: SECRET,
+    DATA_DIR: dataDir,
+    DATABASE_PATH: databasePath,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    RPC_URL_LOCALHOST: rpcUrl,
+    RPC_TIMEOUT_MS: "2000",
+    CONTRACT_ENTRY_POINT: c.entryPoint,
+    CONTRACT_OWNER_ACCOUNT: c.ownerAccount,
+    CONTRACT_KERNEL_FACTORY: c.kernelFactory,
+    CONTRACT_BASE_FACTORY: c.baseFactory,
+    CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
+    WALLET_SIGNER_KEY: devKey(1),
+    SPONSOR_SIGNER_KEY: devKey(2),
+    RELAYER_KEY: relayer.privateKey,
+    TX_POLL_INTERVAL_MS: "50",
+    ...extra,
+  });
+  return {
+    chain,
+    deployment,
+    relayer: relayer.address,
+    appToken,
+    /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
+    userToken: async (userId: string) => (await userTokens.issue(userId)).token,
+    env,
+  };
+}
