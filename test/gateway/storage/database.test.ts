@@ -34,7 +34,14 @@ describe("storage: openDatabase", () => {
   it("migrates a :memory: database before returning it", async () => {
     const { db, close } = await openDatabase(":memory:");
     try {
-      expect(await tableNames(db)).to.deep.equal(["app_providers", "apps", "otp_codes", "settings"]);
+      expect(await tableNames(db)).to.deep.equal([
+        "app_providers",
+        "apps",
+        "bundles",
+        "otp_codes",
+        "settings",
+        "transactions",
+      ]);
       expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));
     } finally {
       await close();
