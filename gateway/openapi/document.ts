@@ -4,6 +4,13 @@ import { SignRequestBody, SignResponse } from "../routes/kernelSign.schema";
 import { NetworksResponse } from "../routes/networks.schema";
 import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "../routes/otp.schema";
 import { ResolverRequest, ResolverResponse } from "../routes/resolver.schema";
+import {
+  BaseTxRequestBody,
+  IdempotencyKey,
+  KernelTxRequestBody,
+  TxStatusQuery,
+  TxStatusResponse,
+} from "../routes/transactions.schema";
 import { z } from "zod";
 import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
 import { Problem } from "./problem.schema";
@@ -125,6 +132,80 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       ),
       403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
       503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
+    },
+  });
+
+  const txProblems = {
+    400: problem(
+      "INVALID_REQUEST, ARRAY_LENGTH_MISMATCH, TOO_MANY_CALLS, VALUE_IN_DELEGATECALL, INVALID_USER_ID, " +
+        "NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
+    ),
+    401: problem(
+      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+    ),
+    403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
+    409: problem("IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for another request"),
+    413: problem("PAYLOAD_TOO_LARGE"),
+    503: problem("MAINTENANCE, TX_NOT_CONFIGURED"),
+  };
+  const idempotencyHeader = z.object({
+    "Idempotency-Key": IdempotencyKey.meta({
+      description: "Retries with the same key return the first request's record (scoped to the app)",
+    }),
+  });
+  const txStatus = { "application/json": { schema: TxStatusResponse } };
+  registry.registerPath({
+    method: "post",
+    path: "/v1/kernel/tx",
+    summary: "Send calls from a user's wallet (asynchronous, durable)",
+    description:
+      "Needs the app's bearer token and the user's proof in `auth`. Entry i of `to`, `value`, `data` is call i; " +
+      "several calls run in order, all or nothing. The request is committed before the answer; follow it with " +
+      "GET /v1/kernel/tx/{id}. Gas is sponsored by the operator's paymaster.",
+    security: [{ [bearer.name]: [] }],
+    request: { headers: idempotencyHeader, body: { content: { "application/json": { schema: KernelTxRequestBody } } } },
+    responses: {
+      202: { description: "Accepted and stored (Location: the status URL)", content: txStatus },
+      ...txProblems,
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/kernel/tx/{id}",
+    summary: "Where a transaction request stands",
+    description:
+      "Only the app that submitted it sees it (404 otherwise). `wait=true` holds the request until it is final.",
+    security: [{ [bearer.name]: [] }],
+    request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
+    responses: {
+      200: { description: "The request's state", content: txStatus },
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      404: problem("NOT_FOUND"),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/v1/base/tx",
+    summary: "Send calls from a user's base wallet (deprecated)",
+    description:
+      "The deprecated base account type, through the same pipeline as /v1/kernel/tx; answers 200 as the original " +
+      "interface did, with Deprecation and Link (successor-version) headers. Follow it with GET /v1/base/tx/{id}.",
+    deprecated: true,
+    security: [{ [bearer.name]: [] }],
+    request: { headers: idempotencyHeader, body: { content: { "application/json": { schema: BaseTxRequestBody } } } },
+    responses: { 200: { description: "Accepted and stored", content: txStatus }, ...txProblems },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/base/tx/{id}",
+    summary: "Where a base-wallet transaction request stands (deprecated)",
+    deprecated: true,
+    security: [{ [bearer.name]: [] }],
+    request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
+    responses: {
+      200: { description: "The request's state", content: txStatus },
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      404: problem("NOT_FOUND"),
     },
   });
 

@@ -34,7 +34,13 @@ export const TEST_TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
 /** Builds the real app for API tests: reference factories, fixed clock, a settable maintenance switch. */
 export function buildTestApp(
   overrides: Record<string, unknown> = {},
-  options: { chains?: ReadonlyMap<string, ChainClient>; pingDatabase?: () => Promise<void>; logger?: Logger } = {},
+  options: {
+    chains?: ReadonlyMap<string, ChainClient>;
+    pingDatabase?: () => Promise<void>;
+    logger?: Logger;
+    /** Chains whose transaction requests are accepted (as if their worker were configured). */
+    txChains?: readonly string[];
+  } = {},
 ) {
   const config = loadConfig(
     {},
@@ -81,7 +87,7 @@ export function buildTestApp(
     userTokens,
     providers: deferred(repositories.then((r) => r.providers)),
     transactions: deferred(repositories.then((r) => r.transactions)),
-    txWorkers: { chains: new Set(), wake: () => undefined },
+    txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {
     app,

@@ -63,7 +63,20 @@ describe("Operations endpoints", () => {
       "/functions/v1/signInWithOTP",
       "/functions/v1/verifyOTP",
       "/v1/kernel/sign",
+      "/v1/kernel/tx",
+      "/v1/kernel/tx/{id}",
+      "/v1/base/tx",
+      "/v1/base/tx/{id}",
     ]);
+    expect(doc.components.schemas.KernelTxRequest.required).to.include.members([
+      "userId",
+      "chain",
+      "to",
+      "value",
+      "data",
+      "auth",
+    ]);
+    expect(doc.paths["/v1/base/tx"].post.deprecated).to.equal(true);
     expect(doc.components.schemas).to.have.property("ResolverRequest");
     expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
     const page = await request(app).get("/docs").expect(200);

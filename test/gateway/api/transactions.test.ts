@@ -1,0 +1,162 @@
+import { expect } from "chai";
+import { JsonRpcProvider } from "ethers";
+import request from "supertest";
+import type { ChainClient } from "../../../gateway/chains/clients";
+import { buildTestApp } from "../../helpers/testApp";
+
+const SECRET = "acme-proof-secret-of-at-least-32-chars";
+const TARGET = "0x000000000000000000000000000000000000dEaD";
+
+/** A chain client that is never called: accepting a request touches no chain. */
+const idleChain = (name: string, chainId: number): ChainClient => ({
+  name,
+  chainId,
+  provider: new JsonRpcProvider("http://127.0.0.1:9", chainId, { staticNetwork: true }),
+});
+
+describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, validation, idempotency)", () => {
+  const setup = async (txChains = ["localhost"]) => {
+    const chains = new Map([
+      ["localhost", idleChain("localhost", 31337)],
+      ["matic", idleChain("matic", 137)],
+      ["eth", idleChain("eth", 1)],
+    ]);
+    const built = buildTestApp({ transactions: { waitTimeoutMs: 300 } }, { chains, txChains });
+    const { app, token } = await built.appWithToken("acme app", true);
+    await (await built.repositories).providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      request(built.app)
+        .post("/v1/kernel/tx")
+        .set({ Authorization: `Bearer ${token}`, ...headers })
+        .send({
+          userId: "acme:alice",
+          chain: "localhost",
+          to: [TARGET],
+          value: ["0"],
+          data: ["0x"],
+          auth: "",
+          ...body,
+        });
+    return { ...built, token, post };
+  };
+
+  it("commits a request and answers 202 with its id, status queued, the canonical user id and the wallet", async () => {
+    const { post, app, token, repositories, close } = await setup();
+    const res = await post({
+      userId: "acme:Alice",
+      to: [TARGET, TARGET],
+      value: ["10", "0x0a"],
+      data: ["0x", "0xabcdef"],
+    });
+    expect(res.status).to.equal(202);
+    expect(res.body).to.include({ status: "queued", userId: "acme:alice", chain: "localhost", error: null });
+    expect(res.headers.location).to.equal(`/v1/kernel/tx/${res.body.id}`);
+    const stored = (await (await repositories).transactions.find(res.body.id))!;
+    expect(stored.calls).to.deep.equal([
+      { to: TARGET, value: 10n, data: "0x" },
+      { to: TARGET, value: 10n, data: "0xabcdef" },
+    ]);
+    expect(stored.sender).to.equal(res.body.sender);
+    const status = await request(app).get(`/v1/kernel/tx/${res.body.id}`).set("Authorization", `Bearer ${token}`);
+    expect(status.status).to.equal(200);
+    expect(status.body).to.deep.include({ id: res.body.id, status: "queued", userOpHash: null, transactionHash: null });
+    close();
+  });
+
+  it("answers a bounded wait with the current state when the request is not final yet", async () => {
+    const { post, app, token, close } = await setup();
+    const { body } = await post({});
+    const started = Date.now();
+    const res = await request(app).get(`/v1/kernel/tx/${body.id}?wait=true`).set("Authorization", `Bearer ${token}`);
+    expect(res.body.status).to.equal("queued");
+    expect(Date.now() - started).to.be.within(250, 5000);
+    close();
+  });
+
+  it("refuses malformed requests with stable codes and stores nothing", async () => {
+    const { post, repositories, close } = await setup();
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ to: [TARGET], value: ["0", "1"], data: ["0x"] }, 400, "ARRAY_LENGTH_MISMATCH"],
+      [{ to: [], value: [], data: [] }, 400, "INVALID_REQUEST"],
+      [{ value: ["1.5"] }, 400, "INVALID_REQUEST"],
+      [{ value: ["-1"] }, 400, "INVALID_REQUEST"],
+      [{ value: [`0x1${"0".repeat(64)}`] }, 400, "INVALID_REQUEST"],
+      [{ to: ["0x1234"] }, 400, "INVALID_REQUEST"],
+      [{ data: ["0xabc"] }, 400, "INVALID_REQUEST"],
+      [{ delegatecall: 2 }, 400, "INVALID_REQUEST"],
+      [{ delegatecall: 1, value: ["1"] }, 400, "VALUE_IN_DELEGATECALL"],
+      [{ userId: "nobody" }, 400, "INVALID_USER_ID"],
+      [{ chain: "nowhere" }, 400, "UNKNOWN_CHAIN"],
+      [{ chain: "eth" }, 400, "CHAIN_NOT_AVAILABLE"],
+      [{ chain: "matic" }, 503, "TX_NOT_CONFIGURED"],
+      [{ userId: "github:alice" }, 400, "NATIVE_LOGIN_UNAVAILABLE"],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await post(body);
+      expect([res.status, res.body.code], JSON.stringify(body)).to.deep.equal([status, code]);
+      expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+    }
+    const many = Array.from({ length: 17 }, () => TARGET);
+    const tooMany = await post({ to: many, value: many.map(() => "0"), data: many.map(() => "0x") });
+    expect([tooMany.status, tooMany.body.code]).to.deep.equal([400, "TOO_MANY_CALLS"]);
+    const due = await (await repositories).transactions.due("localhost", new Date("2100-01-01"), 100);
+    expect(due).to.have.length(0);
+    close();
+  });
+
+  it("needs the bearer token, and shows a request only to the app that sent it", async () => {
+    const built = await setup();
+    const noToken = await request(built.app).post("/v1/kernel/tx").send({});
+    expect([noToken.status, noToken.body.code]).to.deep.equal([401, "MISSING_TOKEN"]);
+    const { body } = await built.post({});
+    const other = await built.appWithToken("other app", true);
+    const hidden = await request(built.app)
+      .get(`/v1/kernel/tx/${body.id}`)
+      .set("Authorization", `Bearer ${other.token}`);
+    expect([hidden.status, hidden.body.code]).to.deep.equal([404, "NOT_FOUND"]);
+    const garbage = await request(built.app).get("/v1/kernel/tx/..%2F..").set("Authorization", `Bearer ${built.token}`);
+    expect(garbage.status).to.equal(404);
+    // Another app acting on this app's provider, even in test mode: refused, nothing stored.
+    const foreign = await request(built.app)
+      .post("/v1/kernel/tx")
+      .set("Authorization", `Bearer ${other.token}`)
+      .send({ userId: "acme:bob", chain: "localhost", to: [TARGET], value: ["0"], data: ["0x"], auth: "" });
+    expect([foreign.status, foreign.body.code]).to.deep.equal([403, "PROVIDER_NOT_OWNED"]);
+    built.close();
+  });
+
+  it("returns the first request for a retried Idempotency-Key, and 409 for the key with another body", async () => {
+    const { post, repositories, close } = await setup();
+    const first = await post({}, { "Idempotency-Key": "k-1" });
+    const again = await post({}, { "Idempotency-Key": "k-1" });
+    expect(again.status).to.equal(202);
+    expect(again.body.id).to.equal(first.body.id);
+    expect(again.headers["idempotent-replayed"]).to.equal("true");
+    const conflict = await post({ value: ["1"] }, { "Idempotency-Key": "k-1" });
+    expect([conflict.status, conflict.body.code]).to.deep.equal([409, "IDEMPOTENCY_KEY_REUSED"]);
+    const badKey = await post({}, { "Idempotency-Key": "x".repeat(256) });
+    expect([badKey.status, badKey.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
+    const due = await (await repositories).transactions.due("localhost", new Date("2100-01-01"), 100);
+    expect(due).to.have.length(1);
+    close();
+  });
+
+  it("serves the deprecated base endpoint with 200 and the Deprecation and Link headers", async () => {
+    const built = await setup();
+    const res = await request(built.app)
+      .post("/v1/base/tx")
+      .set("Authorization", `Bearer ${built.token}`)
+      .send({ userId: "acme:alice", chain: "localhost", to: [TARGET], value: ["0"], data: ["0x"], auth: "" });
+    expect(res.status).to.equal(200);
+    expect(res.headers.deprecation).to.equal("@1704067200");
+    expect(res.headers.link).to.include('rel="successor-version"');
+    const kernel = await built.post({});
+    expect(res.body.sender).to.not.equal(kernel.body.sender);
+    const missingAuth = await request(built.app)
+      .post("/v1/base/tx")
+      .set("Authorization", `Bearer ${built.token}`)
+      .send({ userId: "acme:alice", chain: "localhost", to: [TARGET], value: ["0"], data: ["0x"] });
+    expect([missingAuth.status, missingAuth.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
+    built.close();
+  });
+});
