@@ -1,0 +1,130 @@
+import { expect } from "chai";
+import { ethers } from "hardhat";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { type JsonRpcProvider, SigningKey } from "ethers";
+import { formatUserId } from "../../gateway/identity/userId";
+import type { TxRecord } from "../../gateway/storage/transactionsRepository";
+import { type OpBuilderDeps, buildUserOperation } from "../../gateway/transactions/userOpBuilder";
+import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
+import { devKey } from "../../scripts/localStack/devKeys";
+import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+
+const FEES = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
+
+async function fixture() {
+  const deployed = await deployIdwalletFixture();
+  const { target } = await deployTestContracts();
+  const c = deployed.deployment.contracts;
+  const deps: OpBuilderDeps = {
+    // Hardhat's provider answers `send` like a JSON-RPC provider.
+    provider: ethers.provider as unknown as JsonRpcProvider,
+    chainId: deployed.chainId,
+    entryPoint: c.entryPoint,
+    factories: { kernel: c.kernelFactory, base: c.baseFactory },
+    paymaster: c.sponsorPaymaster,
+    walletSigner: new SigningKey(devKey(1)),
+    sponsorSigner: new SigningKey(devKey(2)),
+    sponsorshipTtlSeconds: 600,
+    clock: () => new Date(),
+  };
+  return { ...deployed, target, deps };
+}
+
+/** A stored request for `userId` calling TestTarget.record(number). */
+function request(id: string, userId: string, factory: string, target: string, data: string): TxRecord {
+  const { wallet, userId: parsed } = counterfactualWallet(factory, "kernel", userId);
+  return {
+    id,
+    appId: "app",
+    accountType: "kernel",
+    userId: formatUserId(parsed),
+    chain: "localhost",
+    sender: wallet,
+    calls: [{ to: target, value: 0n, data }],
+    delegatecall: false,
+    idempotencyKey: undefined,
+    requestHash: "",
+    status: "queued",
+    userOp: undefined,
+    userOpHash: undefined,
+    bundleId: undefined,
+    transactionHash: undefined,
+    blockNumber: undefined,
+    success: undefined,
+    error: undefined,
+    attempts: 0,
+    nextAttemptAt: "",
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
+  it("builds a sponsored, signed operation that deploys the wallet and runs the call, with tight call gas", async () => {
+    const { deps, entryPoint, target, admin } = await loadFixture(fixture);
+    const tx = request(
+      "7c1e…first",
+      "tel:14155550201",
+      deps.factories.kernel,
+      await target.getAddress(),
+      target.interface.encodeFunctionData("record", [1]),
+    );
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, deps);
+    if (!("built" in result)) throw new Error(`build failed: ${JSON.stringify(result.failure)}`);
+    const { userOp, userOpHash } = result.built;
+    expect(userOp.nonce).to.equal(requestNonce(tx.id));
+    expect(await entryPoint.getFunction("getUserOpHash")(opTuple(userOp))).to.equal(userOpHash);
+
+    const receipt = await (await entryPoint.getFunction("handleOps")([opTuple(userOp)], admin.address)).wait();
+    const event = receipt!.logs
+      .map((log: { topics: string[]; data: string }) => entryPoint.interface.parseLog(log))
+      .find((e: { name: string } | null) => e?.name === "UserOperationEvent")!;
+    expect(event.args.success).to.equal(true);
+    expect(await ethers.provider.getCode(tx.sender)).to.not.equal("0x");
+    // v0.7 charges 10 % of unused call gas: the measured limit keeps that penalty small.
+    const callGasLimit = BigInt(`0x${userOp.accountGasLimits.slice(34)}`);
+    expect(callGasLimit).to.be.lessThan(60_000n);
+  });
+
+  it("makes every build of one request share a single-use nonce: a second build is refused once one ran", async () => {
+    const { deps, entryPoint, target, admin } = await loadFixture(fixture);
+    const data = target.interface.encodeFunctionData("record", [2]);
+    const tx = request("7c1e…second", "tel:14155550202", deps.factories.kernel, await target.getAddress(), data);
+    const first = await buildUserOperation(tx, { deployed: false, fees: FEES }, deps);
+    const retry = await buildUserOperation(
+      tx,
+      { deployed: false, fees: { ...FEES, maxFeePerGas: FEES.maxFeePerGas * 2n } },
+      deps,
+    );
+    if (!("built" in first) || !("built" in retry)) throw new Error("build failed");
+    expect(retry.built.userOpHash).to.not.equal(first.built.userOpHash);
+    await (await entryPoint.getFunction("handleOps")([opTuple(first.built.userOp)], admin.address)).wait();
+    expect(await entryPoint.getFunction("getNonce")(tx.sender, nonceKey(requestNonce(tx.id)))).to.equal(
+      requestNonce(tx.id) + 1n,
+    );
+    // The other version can no longer run, and a fresh build is rejected as already used.
+    await expect(entryPoint.getFunction("handleOps")([opTuple(retry.built.userOp)], admin.address)).to.be.reverted;
+    const again = await buildUserOperation(tx, { deployed: true, fees: FEES }, deps);
+    expect(again).to.deep.include({
+      failure: { code: "NONCE_ALREADY_USED", action: "fail", message: "AA25 invalid account nonce" },
+    });
+  });
+
+  it("names a wallet key or sponsor key the contracts do not accept with stable codes, before anything is sent", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const data = target.interface.encodeFunctionData("record", [3]);
+    const tx = request("7c1e…third", "tel:14155550203", deps.factories.kernel, await target.getAddress(), data);
+    const badWallet = await buildUserOperation(
+      tx,
+      { deployed: false, fees: FEES },
+      { ...deps, walletSigner: new SigningKey(devKey(7)) },
+    );
+    expect("failure" in badWallet && badWallet.failure.code).to.equal("WALLET_SIGNATURE_INVALID");
+    const badSponsor = await buildUserOperation(
+      tx,
+      { deployed: false, fees: FEES },
+      { ...deps, sponsorSigner: new SigningKey(devKey(7)) },
+    );
+    expect("failure" in badSponsor && badSponsor.failure.code).to.equal("SPONSOR_SIGNATURE_INVALID");
+  });
+});
