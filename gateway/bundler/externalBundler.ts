@@ -1,12 +1,11 @@
 import { FetchRequest, JsonRpcProvider } from "ethers";
-import { isTransportError } from "../chains/revertData";
-import type { TxRecord } from "../storage/transactionsRepository";
-import { failureFromReason } from "../transactions/failureCodes";
+import { rpcErrorMessage } from "../chains/revertData";
+import type { BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import { type OperationFailure, failureFromReason } from "../transactions/failureCodes";
 import { buildUserOperation } from "../transactions/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
-import { findExecutedOperation, includedOutcome } from "./operationEvents";
-import { describeRevert } from "./revertReason";
+import { includedOutcome, operationEvents } from "./operationEvents";
 import {
   type WorkerContext,
   mapLimit,
@@ -23,11 +22,21 @@ export interface ExternalBundlerSettings {
   readonly resendAfterMs: number;
 }
 
-/** eth_getUserOperationReceipt's answer (ERC-4337), the fields used. */
+/** eth_getUserOperationReceipt's answer (ERC-4337), the field used: the transaction that carried the operation. */
 interface UserOperationReceipt {
-  success: boolean;
-  reason?: string;
-  receipt: { transactionHash: string; blockNumber: string | number };
+  receipt?: { transactionHash?: string };
+}
+
+/** A chain node's eth_getTransactionReceipt answer, the fields used. */
+interface RpcReceipt {
+  blockNumber: string;
+  logs: { address: string; topics: string[]; data: string; transactionHash: string; blockNumber: string }[];
+}
+
+/** A JSON-RPC error answer. */
+interface RpcErrorAnswer {
+  code: number;
+  message: string;
 }
 
 const CONCURRENCY = 8;
@@ -35,7 +44,8 @@ const CONCURRENCY = 8;
 /**
  * Submits a chain's operations to an external ERC-4337 bundler (eth_sendUserOperation) and follows them with
  * eth_getUserOperationReceipt. Each operation is recorded as submitted before it is sent; one that never shows
- * a receipt is checked on chain by its nonce key before it is sent again, so it executes at most once.
+ * a receipt is checked on chain by its nonce key before it is built and sent again, so it executes at most once,
+ * and only a refusal the bundler answered (never a lost answer) ends a request as failed.
  */
 export class ExternalBundler {
   private readonly bundler: JsonRpcProvider;
@@ -65,34 +75,41 @@ export class ExternalBundler {
     return settled.some(Boolean);
   }
 
+  /**
+   * Settles a submitted request once its operation is on chain and confirmed. The bundler only says which
+   * transaction carried it; what the operation did is read from that transaction's receipt on the chain's own
+   * node (the EntryPoint's events), as the built-in bundler does, rather than taken from a third party's
+   * `success` / `reason`, whose form varies between bundlers. Without a receipt for too long, the chain is asked
+   * whether the request's nonce key was used; if not, it is built again.
+   */
   private async follow(tx: TxRecord): Promise<boolean> {
-    const receipt: UserOperationReceipt | null = await this.bundler.send("eth_getUserOperationReceipt", [
-      tx.userOpHash,
-    ]);
-    if (receipt) {
-      await this.context.repository.settle(tx.id, {
-        status: "included",
-        transactionHash: receipt.receipt.transactionHash,
-        blockNumber: Number(receipt.receipt.blockNumber),
-        success: receipt.success,
-        ...(receipt.success
-          ? {}
-          : {
-              error: {
-                code: "EXECUTION_REVERTED",
-                message: receipt.reason ? describeRevert(receipt.reason) : "reverted",
-              },
-            }),
-      });
-      return true;
+    const answer: UserOperationReceipt | null = await this.bundler.send("eth_getUserOperationReceipt", [tx.userOpHash]);
+    const transactionHash = answer?.receipt?.transactionHash;
+    if (transactionHash) {
+      const mined = await this.minedOutcome(tx, transactionHash);
+      if (mined === "unconfirmed") return false;
+      if (mined) {
+        await this.context.repository.settle(tx.id, mined);
+        return true;
+      }
+      // Not (or no longer) on this chain's node as the bundler says: the nonce-key check below decides.
     }
     if (this.context.clock().getTime() - Date.parse(tx.updatedAt) < this.settings.resendAfterMs) return false;
-    const executed = await findExecutedOperation(this.context.chain.provider, this.context.entryPoint, tx);
-    await this.context.repository.settle(
-      tx.id,
-      executed ? includedOutcome(executed) : await outcomeOfMissingOperation(this.context, tx),
-    );
+    await this.context.repository.settle(tx.id, await outcomeOfMissingOperation(this.context, tx));
     return true;
+  }
+
+  /** The outcome of the request's operation in a mined transaction, "unconfirmed" while too few blocks are on top. */
+  private async minedOutcome(tx: TxRecord, transactionHash: string): Promise<TxOutcome | "unconfirmed" | undefined> {
+    const provider = this.context.chain.provider;
+    const receipt: RpcReceipt | null = await provider.send("eth_getTransactionReceipt", [transactionHash]);
+    if (!receipt) return undefined;
+    const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
+    const event = operationEvents(logs, this.context.entryPoint).get(tx.userOpHash!.toLowerCase());
+    if (!event) return undefined;
+    const latest = Number(await provider.send("eth_blockNumber", []));
+    if (latest - Number(receipt.blockNumber) + 1 < this.context.confirmations) return "unconfirmed";
+    return includedOutcome(event);
   }
 
   private async sendDue(): Promise<boolean> {
@@ -111,19 +128,76 @@ export class ExternalBundler {
         return;
       }
       await repository.markSubmitted(result.built);
-      try {
-        await this.bundler.send("eth_sendUserOperation", [
-          toRpcUserOperation(result.built.userOp),
-          this.context.entryPoint,
-        ]);
-      } catch (error) {
-        // Unknown fate (timeout): tracking finds the receipt or, later, checks the chain and resends.
-        if (isTransportError(error)) return;
-        const message = String((error as { error?: { message?: string } })?.error?.message ?? (error as Error).message);
-        const fresh = (await repository.find(tx.id))!;
-        await repository.settle(tx.id, await outcomeOfFailure(this.context, fresh, failureFromReason(message)));
-      }
+      await this.submit(tx, result.built);
     });
     return true;
   }
+
+  /**
+   * Hands a recorded operation to the bundler. Only a refusal the bundler answered settles it; any other failure
+   * (timeout, connection, an answer that is no JSON-RPC refusal) leaves its fate unknown: it stays submitted, and
+   * tracking finds its receipt or, later, checks the chain and builds it again.
+   */
+  private async submit(tx: TxRecord, built: BuiltOp): Promise<void> {
+    try {
+      const hash: string = await this.bundler.send("eth_sendUserOperation", [
+        toRpcUserOperation(built.userOp),
+        this.context.entryPoint,
+      ]);
+      if (String(hash).toLowerCase() !== built.userOpHash.toLowerCase()) {
+        this.context.logger.warn(
+          { tx: tx.id, userOpHash: built.userOpHash, bundlerHash: hash },
+          "bundler hash differs",
+        );
+      }
+    } catch (error) {
+      const answer = errorAnswerOf(error);
+      if (!answer || !isRefusal(answer)) {
+        const reason = answer ? `${answer.code} ${answer.message}`.slice(0, 500) : rpcErrorMessage(error);
+        this.context.logger.warn({ tx: tx.id, error: reason }, "operation sent; fate unknown");
+        return;
+      }
+      const failure = failureFromReason(answer.message);
+      const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
+      const fresh = (await this.context.repository.find(tx.id))!;
+      await this.context.repository.settle(tx.id, await outcomeOfFailure(this.context, fresh, { ...failure, action }));
+    }
+  }
 }
+
+/**
+ * Whether a JSON-RPC error answer says the bundler refused the operation: ERC-4337's codes (-32500…-32599: refused
+ * by the EntryPoint, account, paymaster or mempool rules) and request errors (-32600…-32602: invalid request,
+ * method not found, invalid params). Internal and server errors (-32603, -32000…) say nothing about whether the
+ * operation was taken.
+ */
+const isRefusal = ({ code }: RpcErrorAnswer): boolean =>
+  (code <= -32500 && code >= -32599) || (code <= -32600 && code >= -32602);
+
+/**
+ * The JSON-RPC error the bundler answered, wherever ethers put it: `error` for most, `info.error` for "method not
+ * found", the body of an HTTP error status. Undefined when there was no such answer (timeout, connection, garble).
+ */
+function errorAnswerOf(error: unknown): RpcErrorAnswer | undefined {
+  const e = error as { error?: unknown; info?: { error?: unknown; responseBody?: unknown } } | null;
+  let body: unknown;
+  try {
+    body = (JSON.parse(String(e?.info?.responseBody)) as { error?: unknown }).error;
+  } catch {
+    body = undefined;
+  }
+  for (const candidate of [e?.error, e?.info?.error, body]) {
+    const answer = candidate as Partial<RpcErrorAnswer> | undefined;
+    if (typeof answer?.code === "number" && typeof answer.message === "string") return answer as RpcErrorAnswer;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a refusal may only mean that the bundler still holds an earlier build of the request (same sender and
+ * nonce: a replacement needs higher fees): the request was submitted before and the reason names no EntryPoint
+ * check. Failing the request then could report as failed a request whose earlier build still executes, so it is
+ * retried instead (built again until its attempts run out).
+ */
+const mayHoldEarlierBuild = (tx: TxRecord, failure: OperationFailure): boolean =>
+  tx.userOpHash !== undefined && failure.code === "OPERATION_REJECTED";
