@@ -6,13 +6,7 @@ import { buildUserOperation } from "../transactions/userOpBuilder";
 import { decodeEntryPointError, entryPointInterface, opTuple } from "../userop/entryPoint";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
-import {
-  type WorkerContext,
-  mapLimit,
-  onePerWallet,
-  outcomeOfFailure,
-  outcomeOfMissingOperation,
-} from "./workerContext";
+import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
@@ -137,9 +131,9 @@ export class BuiltinBundler {
   /** Builds and records the next bundle from the due requests, then broadcasts it. */
   private async sendNext(): Promise<boolean> {
     const { repository, chain, maxOpsPerBundle } = this.context;
-    const due = await repository.due(chain.name, this.context.clock(), maxOpsPerBundle * 2);
-    if (due.length === 0) return false;
-    const picked = onePerWallet(due, maxOpsPerBundle);
+    const picked = await takeDue(this.context, maxOpsPerBundle);
+    if (picked === undefined) return false;
+    if (picked.length === 0) return true;
     const fees = await currentFees(this.provider);
     const results = await mapLimit(picked, BUILD_CONCURRENCY, async (tx) => {
       const deployed = (await this.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";

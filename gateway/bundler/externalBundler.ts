@@ -6,13 +6,7 @@ import { buildUserOperation } from "../transactions/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
-import {
-  type WorkerContext,
-  mapLimit,
-  onePerWallet,
-  outcomeOfFailure,
-  outcomeOfMissingOperation,
-} from "./workerContext";
+import { type WorkerContext, mapLimit, takeDue, outcomeOfFailure, outcomeOfMissingOperation } from "./workerContext";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {
@@ -114,11 +108,9 @@ export class ExternalBundler {
 
   private async sendDue(): Promise<boolean> {
     const { repository, chain } = this.context;
-    const due = onePerWallet(
-      await repository.due(chain.name, this.context.clock(), this.context.maxOpsPerBundle),
-      this.context.maxOpsPerBundle,
-    );
-    if (due.length === 0) return false;
+    const due = await takeDue(this.context, this.context.maxOpsPerBundle);
+    if (due === undefined) return false;
+    if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
     await mapLimit(due, CONCURRENCY, async (tx) => {
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";

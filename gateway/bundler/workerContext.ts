@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
-import type { TransactionsRepository, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import { dataLength, dataSlice } from "ethers";
+import type { TransactionsRepository, TxError, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { OperationFailure } from "../transactions/failureCodes";
 import type { OpBuilderDeps } from "../transactions/userOpBuilder";
 import { findExecutedOperation, includedOutcome } from "./operationEvents";
@@ -44,10 +45,43 @@ export async function outcomeOfFailure(
     if (executed) return includedOutcome(executed);
   }
   const error = { code: failure.code, message: failure.message };
-  if (failure.action === "retry" && tx.attempts + 1 < context.maxAttempts) {
+  if (failure.action === "fail") return { status: "failed", error };
+  if (tx.attempts + 1 < context.maxAttempts) {
     return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts + 1), error };
   }
+  return exhausted(context, tx, error);
+}
+
+/**
+ * A request out of attempts. An earlier build may still be held somewhere (an external bundler's mempool) and
+ * could execute until its sponsorship ends, so it is decided only after that: queued until then, and closed by
+ * `closeExhausted` when it comes due.
+ */
+function exhausted(context: WorkerContext, tx: TxRecord, error: TxError): TxOutcome {
+  const end = tx.userOp ? sponsorshipEnd(tx.userOp.paymasterAndData) : undefined;
+  if (end !== undefined && end * 1000 >= context.clock().getTime()) {
+    return { status: "queued", nextAttemptAt: new Date(end * 1000 + 1000), error };
+  }
   return { status: "failed", error };
+}
+
+/** Whether a due request is out of attempts (to be closed, not built again). */
+export const isExhausted = (context: WorkerContext, tx: TxRecord): boolean => tx.attempts >= context.maxAttempts;
+
+/** Closes a request out of attempts whose builds can no longer execute: included if one did, else failed. */
+export async function closeExhausted(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+  const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
+  if (executed) return includedOutcome(executed);
+  return {
+    status: "failed",
+    error: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` },
+  };
+}
+
+/** validUntil (unix seconds) of a SponsorPaymaster paymasterAndData: paymaster(20) ‖ gas(16+16) ‖ validUntil(6). */
+function sponsorshipEnd(paymasterAndData: string): number | undefined {
+  if (dataLength(paymasterAndData) < 58) return undefined;
+  return Number(BigInt(dataSlice(paymasterAndData, 52, 58)));
 }
 
 /**
@@ -58,7 +92,7 @@ export async function outcomeOfMissingOperation(context: WorkerContext, tx: TxRe
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return includedOutcome(executed);
   if (tx.attempts >= context.maxAttempts) {
-    return { status: "failed", error: { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` } };
+    return exhausted(context, tx, { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` });
   }
   return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts) };
 }
@@ -75,6 +109,21 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
   });
   await Promise.all(lanes);
   return results;
+}
+
+/**
+ * The chain's due requests to build now: those out of attempts are closed instead (closeExhausted), the rest
+ * are taken one per wallet, up to `limit`. Undefined when nothing was due at all.
+ */
+export async function takeDue(context: WorkerContext, limit: number): Promise<TxRecord[] | undefined> {
+  const due = await context.repository.due(context.chain.name, context.clock(), limit * 2);
+  if (due.length === 0) return undefined;
+  const buildable: TxRecord[] = [];
+  for (const tx of due) {
+    if (isExhausted(context, tx)) await context.repository.settle(tx.id, await closeExhausted(context, tx));
+    else buildable.push(tx);
+  }
+  return onePerWallet(buildable, limit);
 }
 
 /** The first request of each wallet, up to `limit`: one operation per wallet per bundle (its initCode decision holds). */

@@ -1,4 +1,21 @@
+import { Interface, parseEther } from "ethers";
+import { parseUserId } from "../../gateway/identity/userId";
+import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
+import { DEMO_PROVIDER } from "./demoApp";
 import type { LocalStack } from "./startLocalStack";
+
+/** The demo user the banner's transaction acts for: an id of the demo app's own provider (blank auth in test mode). */
+export const DEMO_USER = `${DEMO_PROVIDER}:alice`;
+
+/** The banner's example transaction: the demo user's wallet mints itself 1 demo token. */
+export function demoTransaction(stack: LocalStack) {
+  const wallet = deriveWalletAddress(stack.deployment.contracts.kernelFactory, "kernel", parseUserId(DEMO_USER));
+  const data = new Interface(["function mint(address to, uint256 amount)"]).encodeFunctionData("mint", [
+    wallet,
+    parseEther("1"),
+  ]);
+  return { userId: DEMO_USER, chain: "localhost", to: [stack.demoTokens.erc20], value: ["0"], data: [data], auth: "" };
+}
 
 /** The start-up banner: where everything is, the demo credentials, and curl commands that work as printed. */
 export function banner(stack: LocalStack): string {
@@ -20,6 +37,7 @@ idwallet local stack is running
     SponsorPaymaster      ${c.sponsorPaymaster}
     OffchainResolver      ${c.offchainResolver}
     ENS registry (test)   ${stack.ens.registry}
+    Demo ERC-20 / ERC-721 ${stack.demoTokens.erc20} / ${stack.demoTokens.erc721} (anyone may mint)
 
   ENS names under ${stack.ens.domain}, e.g. alice.github.${stack.ens.domain}, 15551234567.tel.${stack.ens.domain},
   alice.at.example.com.email.${stack.ens.domain}. Point a wallet at the chain RPC with the ENS registry above, or (from this directory):
@@ -34,6 +52,11 @@ idwallet local stack is running
     curl -s -X POST ${api}/v1/resolver -H 'Content-Type: application/json' -d '{"userIds":"github:alice,tel:15551234567"}'
     curl -s -X POST ${api}/v1/resolver -H 'Content-Type: text/plain' -d '{"userIds":"email:alice@example.com"}'
     curl -s -X POST ${api}/v1/auth -d client_id=${stack.demoApp.clientId} -d client_secret=${stack.demoApp.clientSecret}
+
+  Send a transaction (the demo app owns the provider "${DEMO_PROVIDER}": in test mode ${DEMO_USER} acts with a blank auth):
+    TOKEN=$(curl -s -X POST ${api}/v1/auth -d client_id=${stack.demoApp.clientId} -d client_secret=${stack.demoApp.clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')
+    curl -s -X POST ${api}/v1/kernel/tx -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '${JSON.stringify(demoTransaction(stack))}'
+    curl -s "${api}/v1/kernel/tx/<id from the answer>?wait=true" -H "Authorization: Bearer $TOKEN"
 
   Phone login: SMS codes go to ${stack.config.sms.outboxPath} (one JSON line per message).
     curl -s -X POST ${api}/functions/v1/signInWithOTP -H 'Content-Type: application/json' -d '{"phone":"+14155552671"}'

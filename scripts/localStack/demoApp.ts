@@ -1,21 +1,29 @@
+import { randomBytes } from "node:crypto";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 
 /** Name of the app the local stack registers for trying the API. */
 export const DEMO_APP_NAME = "demo";
+/** The provider the demo app owns: in test mode its ids (`demo:alice`) act with a blank `auth`. */
+export const DEMO_PROVIDER = "demo";
 
 /**
- * Registers the demo app (test mode) on first start; on later starts rotates its secret, since secrets
- * are stored hashed and can only be shown when they are made.
+ * Registers the demo app (test mode) and its own provider `demo` on first start; on later starts rotates its
+ * secret, since secrets are stored hashed and can only be shown when they are made.
  */
 export async function prepareDemoApp(databasePath: string): Promise<{ clientId: string; clientSecret: string }> {
   const database = await openDatabase(databasePath);
   try {
-    const { apps } = createRepositories(database.db, () => new Date());
+    const { apps, providers } = createRepositories(database.db, () => new Date());
     const existing = (await apps.list()).find((app) => app.name === DEMO_APP_NAME);
     const { app, clientSecret } = existing
       ? await apps.rotateSecret(existing.id)
       : await apps.create({ name: DEMO_APP_NAME, testMode: true });
+    if (!(await providers.find(DEMO_PROVIDER))) {
+      // Proofs of real demo users would be HS256 tokens signed with this key; in test mode blank auth works.
+      const secret = randomBytes(32).toString("base64url");
+      await providers.register(app.id, DEMO_PROVIDER, { key: { kind: "hs256", secret } });
+    }
     return { clientId: app.clientId, clientSecret };
   } finally {
     await database.close();

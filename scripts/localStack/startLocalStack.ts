@@ -10,6 +10,7 @@ import { OffchainResolver__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { devKey } from "./devKeys";
+import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
 
 /** Where the local stack listens and keeps its data. */
@@ -30,6 +31,7 @@ export interface LocalStack {
   readonly deployment: Deployment;
   readonly demoApp: { clientId: string; clientSecret: string };
   readonly ens: { readonly domain: string; readonly registry: string };
+  readonly demoTokens: DemoTokens;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     const ensDomain = options.env?.ENS_DOMAIN || LOCAL_ENS_DOMAIN;
     const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.offchainResolver);
+    const demoTokens = await deployDemoTokens(admin);
     const secrets = loadDevSecrets(options.dataDir);
     const config = loadConfig(options.env ?? {}, {
       host: options.host,
@@ -96,6 +99,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       deployment,
       demoApp,
       ens: { domain: ensDomain, registry: ensRegistry },
+      demoTokens,
       close: async () => {
         await running.close();
         await chain.close();

@@ -2,13 +2,15 @@ import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { JsonRpcProvider } from "ethers";
+import { Contract, JsonRpcProvider, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
+import { demoAppToken } from "../helpers/stackClients";
+import { banner, demoTransaction } from "../../scripts/localStack/banner";
 
 describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP API)", () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
@@ -61,5 +63,23 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.demoApp.clientId).to.equal(first.clientId);
     expect(stack.demoApp.clientSecret).to.not.equal(first.secret);
+  });
+
+  it("runs the banner's example transaction as printed: the demo user's wallet mints itself a demo token", async () => {
+    stack = await startTestStack();
+    const printed = banner(stack);
+    const body = demoTransaction(stack);
+    expect(printed).to.contain(JSON.stringify(body));
+    const token = await demoAppToken(stack);
+    const accepted = await postJson(`${stack.apiUrl}/v1/kernel/tx`, body, token);
+    expect(accepted.status).to.equal(202);
+    const final = await fetch(`${stack.apiUrl}/v1/kernel/tx/${String(accepted.body.id)}?wait=true`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((res) => res.json() as Promise<{ status: string; success: boolean; sender: string }>);
+    expect(final).to.include({ status: "included", success: true });
+    const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    const erc20 = new Contract(stack.demoTokens.erc20, ["function balanceOf(address) view returns (uint256)"], chain);
+    expect(await erc20.getFunction("balanceOf")(final.sender)).to.equal(parseEther("1"));
+    chain.destroy();
   });
 });
