@@ -22,6 +22,8 @@ export interface BuiltinBundlerSettings {
 const BUILD_CONCURRENCY = 16;
 /** Gas limit of a bundle: the node's estimate plus this share, for state changes between estimate and inclusion. */
 const BUNDLE_GAS_MARGIN_PERCENT = 20n;
+/** Largest bundle gas limit: under EIP-7825's per-transaction cap (2^24) and common block limits. */
+const MAX_BUNDLE_GAS = 15_000_000n;
 
 interface RpcReceipt {
   status: string;
@@ -159,12 +161,23 @@ export class BuiltinBundler {
         );
       } catch (error) {
         const decoded = decodeRevertOf(error);
+        if (!decoded && ops.length > 1) {
+          // Not an operation's fault (most likely the bundle needs more gas than a transaction may have):
+          // send the first half now; the rest stay queued, untouched, for the next bundle.
+          ops.splice(Math.ceil(ops.length / 2));
+          continue;
+        }
         if (!decoded) throw error;
         const [rejected] = ops.splice(decoded.index, 1);
         await repository.settle(
           rejected!.tx.id,
           await outcomeOfFailure(this.context, rejected!.tx, failureFromReason(decoded.reason)),
         );
+        continue;
+      }
+      const gasLimit = gas + (gas * BUNDLE_GAS_MARGIN_PERCENT) / 100n;
+      if (gasLimit > MAX_BUNDLE_GAS && ops.length > 1) {
+        ops.splice(Math.ceil(ops.length / 2));
         continue;
       }
       const nonce = Number(
@@ -177,7 +190,7 @@ export class BuiltinBundler {
         to: this.context.entryPoint,
         data,
         value: 0n,
-        gasLimit: gas + (gas * BUNDLE_GAS_MARGIN_PERCENT) / 100n,
+        gasLimit,
         ...fees,
       });
       const bundle = await repository.recordBundle(
