@@ -1,0 +1,203 @@
+/**
+ * Load of the UserOperation bench: POST /v1/kernel/tx at a fixed offered rate with bounded concurrency, and
+ * GET /v1/kernel/tx/{id}?wait=true (a few at a time, in submission order) until every request is final.
+ * Each request must end `included` with `success: true`; anything else throws.
+ */
+
+/** One request: a single call of `data` on `to`, value 0, for `userId` with its proof `auth`. */
+export interface UserOpRequest {
+  readonly userId: string;
+  readonly auth: string;
+  readonly to: string;
+  readonly data: string;
+}
+
+/** How hard to push. */
+export interface UserOpsLoadOptions {
+  /** Requests sent per second (op i leaves at start + i / rate, or later if every lane is busy). */
+  readonly ratePerSecond: number;
+  /** Most POSTs in flight at once. */
+  readonly concurrency: number;
+  /** Most status waits in flight at once. */
+  readonly pollers: number;
+  /** The run fails if a request is not final this long after the first submission. */
+  readonly timeoutMs: number;
+}
+
+/** One request's life, in wall-clock milliseconds (the service runs on this machine, so clocks agree). */
+export interface OpTiming {
+  readonly id: string;
+  readonly sentAt: number;
+  readonly acceptedAt: number;
+  /** When the service recorded the request as included (its `updatedAt` once final). */
+  readonly includedAt: number;
+  readonly transactionHash: string;
+  readonly blockNumber: number;
+}
+
+/** What a run measured. */
+export interface UserOpsRun {
+  readonly ops: readonly OpTiming[];
+  /** First submission to last inclusion. */
+  readonly seconds: number;
+  readonly opsPerSecond: number;
+  /** Rate at which the API accepted the requests (first submission to last 202). */
+  readonly acceptedPerSecond: number;
+  /** Submission → included, in milliseconds. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** POST round trip, in milliseconds. */
+  readonly acceptP99Ms: number;
+}
+
+/** A request the pipeline refused, failed or did not finish: the figures would not measure inclusion. */
+export class UserOpsFailure extends Error {
+  override readonly name = "UserOpsFailure";
+}
+
+interface TxView {
+  readonly id: string;
+  readonly status: string;
+  readonly success: boolean | null;
+  readonly error: unknown;
+  readonly transactionHash: string | null;
+  readonly blockNumber: number | null;
+  readonly updatedAt: string;
+}
+
+interface Accepted {
+  readonly id: string;
+  readonly sentAt: number;
+  readonly acceptedAt: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Nearest-rank percentile of ascending `sorted`. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Submits every request to `${url}/v1/kernel/tx`, waits until all are included, and returns the timings. */
+export async function runUserOps(
+  url: string,
+  appToken: string,
+  requests: readonly UserOpRequest[],
+  options: UserOpsLoadOptions,
+): Promise<UserOpsRun> {
+  const headers = { "Content-Type": "application/json", Authorization: `Bearer ${appToken}` };
+  const accepted = requests.map(() => deferred<Accepted>());
+  // The pollers await submissions that failed too; mark those rejections handled so only the first one surfaces.
+  for (const d of accepted) d.promise.catch(() => undefined);
+  const start = Date.now();
+  const deadline = start + options.timeoutMs;
+  let failure: unknown;
+
+  let nextSend = 0;
+  const submit = async () => {
+    while (nextSend < requests.length && failure === undefined) {
+      const index = nextSend++;
+      const request = requests[index]!;
+      const due = start + (index * 1000) / options.ratePerSecond;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const sentAt = Date.now();
+      try {
+        const response = await fetch(`${url}/v1/kernel/tx`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({
+            userId: request.userId,
+            chain: "localhost",
+            auth: request.auth,
+            to: [request.to],
+            value: ["0"],
+            data: [request.data],
+          }),
+        });
+        const text = await response.text();
+        if (response.status !== 202) {
+          throw new UserOpsFailure(`POST /v1/kernel/tx #${index} answered ${response.status}: ${text}`);
+        }
+        const body = JSON.parse(text) as { id: string; status: string };
+        if (body.status !== "queued") throw new UserOpsFailure(`POST #${index} answered status ${body.status}`);
+        accepted[index]!.resolve({ id: body.id, sentAt, acceptedAt: Date.now() });
+      } catch (error) {
+        failure ??= error;
+        accepted[index]!.reject(error);
+        throw error;
+      }
+    }
+  };
+
+  const timings = new Array<OpTiming>(requests.length);
+  let nextPoll = 0;
+  const poll = async () => {
+    while (nextPoll < requests.length && failure === undefined) {
+      const index = nextPoll++;
+      const op = await accepted[index]!.promise;
+      const final = await waitFinal(url, appToken, op.id, deadline);
+      if (final.status !== "included" || final.success !== true || !final.transactionHash) {
+        failure ??= new UserOpsFailure(`request #${index} (${op.id}) ended ${JSON.stringify(final)}`);
+        throw failure;
+      }
+      timings[index] = {
+        id: op.id,
+        sentAt: op.sentAt,
+        acceptedAt: op.acceptedAt,
+        includedAt: Date.parse(final.updatedAt),
+        transactionHash: final.transactionHash,
+        blockNumber: final.blockNumber!,
+      };
+    }
+  };
+
+  await Promise.all([
+    ...Array.from({ length: options.concurrency }, submit),
+    ...Array.from({ length: options.pollers }, poll),
+  ]);
+  return summarize(timings);
+}
+
+/** GET with ?wait=true (the service holds it up to its wait timeout) until final or `deadline`. */
+async function waitFinal(url: string, appToken: string, id: string, deadline: number): Promise<TxView> {
+  for (;;) {
+    const response = await fetch(`${url}/v1/kernel/tx/${id}?wait=true`, {
+      headers: { Authorization: `Bearer ${appToken}` },
+    });
+    const text = await response.text();
+    if (response.status !== 200)
+      throw new UserOpsFailure(`GET /v1/kernel/tx/${id} answered ${response.status}: ${text}`);
+    const view = JSON.parse(text) as TxView;
+    if (view.status === "included" || view.status === "failed") return view;
+    if (Date.now() > deadline) throw new UserOpsFailure(`request ${id} still ${view.status} at the deadline`);
+  }
+}
+
+function summarize(ops: readonly OpTiming[]): UserOpsRun {
+  const firstSent = Math.min(...ops.map((o) => o.sentAt));
+  const lastIncluded = Math.max(...ops.map((o) => o.includedAt));
+  const lastAccepted = Math.max(...ops.map((o) => o.acceptedAt));
+  const seconds = (lastIncluded - firstSent) / 1000;
+  const latencies = ops.map((o) => o.includedAt - o.sentAt).sort((a, b) => a - b);
+  const accepts = ops.map((o) => o.acceptedAt - o.sentAt).sort((a, b) => a - b);
+  return {
+    ops,
+    seconds,
+    opsPerSecond: ops.length / seconds,
+    acceptedPerSecond: ops.length / ((lastAccepted - firstSent) / 1000),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    acceptP99Ms: percentile(accepts, 99),
+  };
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

@@ -1,0 +1,156 @@
+/**
+ * The local stack of the UserOperation bench: a fresh in-process Hardhat chain with every idwallet contract and a
+ * call target deployed, and the service started on it in a child process (so the load generator and the chain do
+ * not share its event loop), with a test-mode app registered in its database before it starts.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { computeAddress, parseEther } from "ethers";
+import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
+import { devKey } from "../../scripts/localStack/devKeys";
+import { type Deployment, deployIdwallet } from "../../scripts/deployment/deployIdwallet";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
+import { TestTarget__factory } from "../../typechain-types";
+import { type ServerChild, startServerChild } from "./serverChild";
+
+/** Hardhat's dev accounts, as the local stack uses them. */
+const DEV_ADMIN = 0;
+const DEV_WALLET_SIGNER = 1;
+const DEV_SPONSOR_SIGNER = 2;
+const DEV_RELAYER = 4;
+
+/** Secret of the app and user tokens of the bench's services (the bench mints user tokens with it too). */
+export const BENCH_TOKEN_SECRET = "userops-bench-secret-not-for-production-use";
+export const BENCH_TOKEN_ISSUER = "idwallet-userops-bench";
+
+/** The chain of a bench run and what is deployed on it. */
+export interface UserOpsChain {
+  readonly node: ChainNode;
+  readonly deployment: Deployment;
+  /** TestTarget: the contract every operation calls. */
+  readonly target: string;
+  /** The relayer's address: it sends every handleOps bundle. */
+  readonly relayer: string;
+  close(): Promise<void>;
+}
+
+/** Starts a fresh chain on a free loopback port and deploys idwallet (paymaster deposit 1,000 ETH) and TestTarget. */
+export async function startUserOpsChain(): Promise<UserOpsChain> {
+  const node = await startChainNode("127.0.0.1", 0);
+  try {
+    const accounts = await node.provider.listAccounts();
+    const admin = accounts[DEV_ADMIN]!;
+    const deployment = await deployIdwallet(admin, {
+      admin: admin.address,
+      walletSigners: [accounts[DEV_WALLET_SIGNER]!.address],
+      sponsorSigners: [accounts[DEV_SPONSOR_SIGNER]!.address],
+      paymasterDeposit: parseEther("1000"),
+    });
+    const target = await new TestTarget__factory(admin).deploy();
+    await target.waitForDeployment();
+    return {
+      node,
+      deployment,
+      target: await target.getAddress(),
+      relayer: computeAddress(devKey(DEV_RELAYER)),
+      close: () => node.close(),
+    };
+  } catch (error) {
+    await node.close();
+    throw error;
+  }
+}
+
+/** A running service of the bench, with the bearer token of its test-mode app. */
+export interface UserOpsService {
+  readonly url: string;
+  readonly appToken: string;
+  stop(): Promise<void>;
+}
+
+/** How to start a bench service besides its settings. */
+export interface ServiceOptions {
+  /** Go to the child's node, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[];
+  /** The chain's RPC URL as the service sees it (a tracing proxy), instead of the chain's own. */
+  readonly rpcUrl?: string;
+}
+
+/**
+ * Registers a test-mode app in a fresh database, starts the service on `chain` in a child process with `env` added
+ * (e.g. TX_MAX_OPS_PER_BUNDLE) and returns its URL and an app token obtained through POST /v1/auth.
+ */
+export async function startUserOpsService(
+  chain: UserOpsChain,
+  env: Readonly<Record<string, string>>,
+  options: ServiceOptions = {},
+): Promise<UserOpsService> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-userops-"));
+  const databasePath = path.join(dataDir, "idwallet.sqlite");
+  const removeData = () => rmSync(dataDir, { recursive: true, force: true });
+  let server: ServerChild | undefined;
+  try {
+    const credentials = await registerApp(databasePath);
+    const c = chain.deployment.contracts;
+    server = await startServerChild(
+      {
+        DATABASE_PATH: databasePath,
+        AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+        AUTH_ISSUER: BENCH_TOKEN_ISSUER,
+        RPC_URL_LOCALHOST: options.rpcUrl ?? chain.node.rpcUrl,
+        CONTRACT_ENTRY_POINT: c.entryPoint,
+        CONTRACT_OWNER_ACCOUNT: c.ownerAccount,
+        CONTRACT_KERNEL_FACTORY: c.kernelFactory,
+        CONTRACT_BASE_FACTORY: c.baseFactory,
+        CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
+        CONTRACT_OFFCHAIN_RESOLVER: c.offchainResolver,
+        WALLET_SIGNER_KEY: devKey(DEV_WALLET_SIGNER),
+        SPONSOR_SIGNER_KEY: devKey(DEV_SPONSOR_SIGNER),
+        RELAYER_KEY: devKey(DEV_RELAYER),
+        ...env,
+      },
+      options.nodeArgs,
+    );
+    const running = server;
+    const appToken = await fetchAppToken(running.url, credentials);
+    return {
+      url: running.url,
+      appToken,
+      stop: async () => {
+        await running.stop();
+        removeData();
+      },
+    };
+  } catch (error) {
+    await server?.stop();
+    removeData();
+    throw error;
+  }
+}
+
+async function registerApp(databasePath: string): Promise<{ clientId: string; clientSecret: string }> {
+  const database = await openDatabase(databasePath);
+  try {
+    const { apps } = createRepositories(database.db, () => new Date());
+    const { app, clientSecret } = await apps.create({ name: "userops-bench", testMode: true });
+    return { clientId: app.clientId, clientSecret };
+  } finally {
+    await database.close();
+  }
+}
+
+/** An app access token by OAuth 2.0 client credentials. */
+async function fetchAppToken(url: string, credentials: { clientId: string; clientSecret: string }): Promise<string> {
+  const response = await fetch(`${url}/v1/auth`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ client_id: credentials.clientId, client_secret: credentials.clientSecret }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (response.status !== 200 || !body.access_token) {
+    throw new Error(`POST /v1/auth answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
