@@ -59,8 +59,8 @@ const POLLERS = 8;
  */
 const USERS = 256;
 /**
- * Wallets deployed per warm-up wave: a bundle of first operations (each deploying its wallet, ~330k gas) must stay
- * under the 2^24 transaction gas cap of EIP-7825 (Osaka, Hardhat's default hardfork); the worker does not split one.
+ * Wallets deployed per warm-up wave: a bundle of first operations (each deploying its wallet, ~330k gas) stays under
+ * the 2^24 transaction gas cap of EIP-7825 (Osaka, Hardhat's default hardfork), so the worker need not split it.
  */
 const WARMUP_WAVE = 32;
 /** Requests of the fresh one-op-per-bundle service before measuring (JIT, connections). */
