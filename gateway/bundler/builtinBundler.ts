@@ -1,9 +1,9 @@
-import { Transaction, type Wallet, keccak256 } from "ethers";
-import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
+import { Transaction, type Wallet, dataLength, dataSlice, keccak256 } from "ethers";
+import type { PackedUserOperation } from "../userop/packedUserOperation";
+import { isTransportError, rpcErrorMessage } from "../chains/revertData";
 import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
-import { failureFromReason } from "../transactions/failureCodes";
-import { buildUserOperation } from "../transactions/userOpBuilder";
-import { decodeEntryPointError, entryPointInterface, opTuple } from "../userop/entryPoint";
+import { buildUserOperations } from "../transactions/userOpBuilder";
+import { entryPointInterface, opTuple } from "../userop/entryPoint";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
@@ -18,12 +18,20 @@ export interface BuiltinBundlerSettings {
   readonly feeBumpPercent: bigint;
 }
 
-/** Simultaneous builds (each one simulation round trip). */
-const BUILD_CONCURRENCY = 16;
-/** Gas limit of a bundle: the node's estimate plus this share, for state changes between estimate and inclusion. */
-const BUNDLE_GAS_MARGIN_PERCENT = 20n;
+/** Simultaneous eth_getCode lookups. */
+const CODE_LOOKUP_CONCURRENCY = 16;
 /** Largest bundle gas limit: under EIP-7825's per-transaction cap (2^24) and common block limits. */
 const MAX_BUNDLE_GAS = 15_000_000n;
+/** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
+const BUNDLE_GAS_OVERHEAD = 100_000n;
+
+/** The most gas the EntryPoint may spend on an operation: its limits and preVerificationGas. */
+function operationGas(op: PackedUserOperation): bigint {
+  const limits = BigInt(op.accountGasLimits);
+  const paymasterLimits = dataLength(op.paymasterAndData) >= 52 ? BigInt(dataSlice(op.paymasterAndData, 20, 52)) : 0n;
+  const low = (value: bigint) => value & ((1n << 128n) - 1n);
+  return (limits >> 128n) + low(limits) + (paymasterLimits >> 128n) + low(paymasterLimits) + op.preVerificationGas;
+}
 
 interface RpcReceipt {
   status: string;
@@ -39,6 +47,9 @@ interface RpcReceipt {
  * rebuilt; replacements reuse its relayer nonce, so at most one version is mined.
  */
 export class BuiltinBundler {
+  /** Wallets seen with code: they stay deployed, so they are not looked up again. */
+  private readonly knownDeployed = new Set<string>();
+
   constructor(
     private readonly context: WorkerContext,
     private readonly settings: BuiltinBundlerSettings,
@@ -130,77 +141,68 @@ export class BuiltinBundler {
     await this.broadcast(replaced);
   }
 
-  /** Builds and records the next bundle from the due requests, then broadcasts it. */
+  /**
+   * Builds and records the next bundle from the due requests, then broadcasts it. Its gas limit is the sum of its
+   * operations' measured limits (the EntryPoint needs each operation's limits available when it gets to it;
+   * unused transaction gas is not paid for); operations past MAX_BUNDLE_GAS stay queued for the next bundle.
+   */
   private async sendNext(): Promise<boolean> {
     const { repository, chain, maxOpsPerBundle } = this.context;
     const picked = await takeDue(this.context, maxOpsPerBundle);
     if (picked === undefined) return false;
     if (picked.length === 0) return true;
-    const fees = await currentFees(this.provider);
-    const results = await mapLimit(picked, BUILD_CONCURRENCY, async (tx) => {
-      const deployed = (await this.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
-      return { tx, result: await buildUserOperation(tx, { deployed, fees }, this.context.builder) };
+    const [fees, deployed] = await Promise.all([currentFees(this.provider), this.deployedWallets(picked)]);
+    const results = await buildUserOperations(
+      picked.map((tx) => ({ tx, deployed: deployed.has(tx.sender) })),
+      fees,
+      this.context.builder,
+    );
+    const ops: BuiltOp[] = [];
+    let gasLimit = BUNDLE_GAS_OVERHEAD;
+    for (const [i, result] of results.entries()) {
+      const tx = picked[i]!;
+      if ("failure" in result) {
+        await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
+        continue;
+      }
+      const gas = operationGas(result.built.userOp);
+      if (ops.length > 0 && gasLimit + gas > MAX_BUNDLE_GAS) continue; // waits, untouched, for the next bundle
+      ops.push(result.built);
+      gasLimit += gas;
+    }
+    if (ops.length === 0) return true;
+    const data = entryPointInterface.encodeFunctionData("handleOps", [
+      ops.map((op) => opTuple(op.userOp)),
+      this.settings.relayer.address,
+    ]);
+    const nonce = Number(
+      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
+    );
+    const rawTx = await this.settings.relayer.signTransaction({
+      type: 2,
+      chainId: chain.chainId,
+      nonce,
+      to: this.context.entryPoint,
+      data,
+      value: 0n,
+      gasLimit,
+      ...fees,
     });
-    const ops: { tx: TxRecord; built: BuiltOp }[] = [];
-    for (const { tx, result } of results) {
-      if ("built" in result) ops.push({ tx, built: result.built });
-      else await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
-    }
-    // The bundle as a whole is checked by estimating its gas; an operation the EntryPoint rejects is taken out.
-    while (ops.length > 0) {
-      const data = entryPointInterface.encodeFunctionData("handleOps", [
-        ops.map((op) => opTuple(op.built.userOp)),
-        this.settings.relayer.address,
-      ]);
-      let gas: bigint;
-      try {
-        gas = BigInt(
-          await this.provider.send("eth_estimateGas", [
-            { from: this.settings.relayer.address, to: this.context.entryPoint, data },
-          ]),
-        );
-      } catch (error) {
-        const decoded = decodeRevertOf(error);
-        if (!decoded && ops.length > 1) {
-          // Not an operation's fault (most likely the bundle needs more gas than a transaction may have):
-          // send the first half now; the rest stay queued, untouched, for the next bundle.
-          ops.splice(Math.ceil(ops.length / 2));
-          continue;
-        }
-        if (!decoded) throw error;
-        const [rejected] = ops.splice(decoded.index, 1);
-        await repository.settle(
-          rejected!.tx.id,
-          await outcomeOfFailure(this.context, rejected!.tx, failureFromReason(decoded.reason)),
-        );
-        continue;
-      }
-      const gasLimit = gas + (gas * BUNDLE_GAS_MARGIN_PERCENT) / 100n;
-      if (gasLimit > MAX_BUNDLE_GAS && ops.length > 1) {
-        ops.splice(Math.ceil(ops.length / 2));
-        continue;
-      }
-      const nonce = Number(
-        await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
-      );
-      const rawTx = await this.settings.relayer.signTransaction({
-        type: 2,
-        chainId: chain.chainId,
-        nonce,
-        to: this.context.entryPoint,
-        data,
-        value: 0n,
-        gasLimit,
-        ...fees,
-      });
-      const bundle = await repository.recordBundle(
-        { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash: keccak256(rawTx), rawTx, ...fees },
-        ops.map((op) => op.built),
-      );
-      await this.broadcast(bundle);
-      return true;
-    }
+    const bundle = await repository.recordBundle(
+      { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash: keccak256(rawTx), rawTx, ...fees },
+      ops,
+    );
+    await this.broadcast(bundle);
     return true;
+  }
+
+  /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */
+  private async deployedWallets(txs: readonly TxRecord[]): Promise<Set<string>> {
+    const unknown = [...new Set(txs.map((tx) => tx.sender))].filter((sender) => !this.knownDeployed.has(sender));
+    await mapLimit(unknown, CODE_LOOKUP_CONCURRENCY, async (sender) => {
+      if ((await this.provider.send("eth_getCode", [sender, "latest"])) !== "0x") this.knownDeployed.add(sender);
+    });
+    return this.knownDeployed;
   }
 
   /**
@@ -239,10 +241,3 @@ function parseSigned(rawTx: string) {
   };
 }
 
-/** FailedOp / FailedOpWithRevert of a handleOps estimate: which operation and why. */
-function decodeRevertOf(error: unknown): { index: number; reason: string } | undefined {
-  const data = revertDataOf(error);
-  const decoded = data === undefined ? undefined : decodeEntryPointError(data);
-  if (!decoded || !decoded.name.startsWith("FailedOp")) return undefined;
-  return { index: Number(decoded.args[0]), reason: String(decoded.args[1]) };
-}

@@ -1,4 +1,5 @@
-import { SigningKey, Wallet } from "ethers";
+import { Wallet } from "ethers";
+import { createDigestSigner } from "../crypto/digestSigner";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
 import { rpcErrorMessage } from "../chains/revertData";
@@ -70,8 +71,8 @@ export function startTxWorkers(
         entryPoint: config.contracts.entryPoint!,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         paymaster: config.contracts.sponsorPaymaster!,
-        walletSigner: new SigningKey(config.walletSignerKey!),
-        sponsorSigner: new SigningKey(config.sponsorSignerKey!),
+        walletSigner: createDigestSigner(config.walletSignerKey!),
+        sponsorSigner: createDigestSigner(config.sponsorSignerKey!),
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         clock: deps.clock,
       },

@@ -1,10 +1,13 @@
-import { type JsonRpcProvider, type SigningKey, concat, getBytes, hashMessage, toBeHex } from "ethers";
+import { type JsonRpcProvider, concat, toBeHex } from "ethers";
+import type { DigestSigner } from "../crypto/digestSigner";
 import { revertDataOf } from "../chains/revertData";
 import { parseUserId } from "../identity/userId";
 import { type AccountType, walletSalt } from "../identity/walletAddress";
 import type { BuiltOp, TxRecord } from "../storage/transactionsRepository";
+import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "../userop/bundleSimulatorCode";
 import {
   ENTRY_POINT_SIMULATIONS_CODE,
+  bundleSimulatorInterface,
   decodeEntryPointError,
   entryPointInterface,
   opTuple,
@@ -20,6 +23,7 @@ import {
 } from "../userop/packedUserOperation";
 import { preVerificationGas } from "../userop/preVerificationGas";
 import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "../userop/sponsorship";
+import { personalDigest } from "../userop/words";
 import { createAccountCallData, walletCallData } from "./callData";
 import { type OperationFailure, failureFromReason } from "./failureCodes";
 
@@ -37,22 +41,24 @@ export interface OpBuilderDeps {
   readonly factories: Readonly<Record<AccountType, string>>;
   readonly paymaster: string;
   /** The owner account's hot key: signs every wallet's operations. */
-  readonly walletSigner: SigningKey;
+  readonly walletSigner: DigestSigner;
   /** A SponsorPaymaster signer: approves gas sponsorship. */
-  readonly sponsorSigner: SigningKey;
+  readonly sponsorSigner: DigestSigner;
   /** How long a sponsorship stays valid. */
   readonly sponsorshipTtlSeconds: number;
   readonly clock: () => Date;
 }
 
-/** Gas the simulation grants; generous, and paid at 1 wei so no deposit limits it. */
-const SIMULATION_GAS = {
-  verification: 2_000_000n,
-  call: 8_000_000n,
-  paymasterVerification: 200_000n,
-  // Below the 2^24 transaction gas cap of EIP-7825 nodes.
-  ethCall: 16_000_000n,
-};
+/**
+ * Gas the simulation grants, paid at 1 wei so no deposit limits it. The call limit is moderate so that a whole
+ * bundle fits one eth_call under EIP-7825's 2^24 gas cap (the EntryPoint wants the call limit left over at each
+ * operation); an operation that uses nearly all of it is simulated again alone with HEAVY_CALL_GAS.
+ */
+const SIMULATION_GAS = { verification: 2_000_000n, call: 1_000_000n, paymasterVerification: 200_000n };
+const HEAVY_CALL_GAS = 10_000_000n;
+const ETH_CALL_GAS = 16_000_000n;
+/** Operations per simulation call, so the bundle's simulation stays within ETH_CALL_GAS. */
+const SIMULATION_CHUNK = 32;
 /** SponsorPaymaster validation needs ~35k gas (README gas table); v0.7 does not penalise unused verification gas. */
 const PAYMASTER_VERIFICATION_GAS = 60_000n;
 /** v0.7 charges 10 % of unused call gas, so the call limit is the measured use plus a small margin. */
@@ -68,89 +74,105 @@ const WORST_WORD = `0x${"ff".repeat(32)}`;
 /** A built, signed operation or the reason none can be built. */
 export type BuildResult = { readonly built: BuiltOp } | { readonly failure: OperationFailure };
 
+/** One request's operation before its gas is measured. */
+interface Draft {
+  readonly tx: TxRecord;
+  readonly base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">;
+  readonly preVerificationGas: bigint;
+  readonly validUntil: number;
+}
+
+/** What simulating one operation returned, or why it was rejected. */
+type Simulated = { readonly preOpGas: bigint; readonly paid: bigint } | { readonly failure: OperationFailure };
+/** A simulation's result with the call gas it granted. */
+type Measurement = (Simulated & { readonly callLimit: bigint }) | { readonly failure: OperationFailure };
+
 /**
- * Builds a request's ERC-4337 v0.7 UserOperation: initCode while the wallet has no code, the request's own
+ * Builds requests' ERC-4337 v0.7 UserOperations: initCode while the wallet has no code, the request's own
  * single-use nonce, the wallet call data, sponsorship by the SponsorPaymaster, gas limits measured by simulating
- * the operation (EntryPointSimulations.simulateHandleOp under a state override), and the owner key's signature.
+ * the operations (EntryPointSimulations.simulateHandleOp, all of a bundle in one eth_call under a state
+ * override), and the owner key's signature. Results are in the order of `requests`.
  */
+export async function buildUserOperations(
+  requests: readonly { tx: TxRecord; deployed: boolean }[],
+  fees: Fees,
+  deps: OpBuilderDeps,
+): Promise<BuildResult[]> {
+  const drafts = requests.map(({ tx, deployed }) => draft(tx, deployed, deps));
+  const measured = await measure(drafts, SIMULATION_GAS.call, deps);
+  // Operations that used nearly all the simulation's call gas may need more: measured again alone, generously.
+  for (const [i, m] of measured.entries()) {
+    if ("paid" in m && executionGas(m, SIMULATION_GAS.call) * 10n >= SIMULATION_GAS.call * 9n) {
+      measured[i] = (await measure([drafts[i]!], HEAVY_CALL_GAS, deps))[0]!;
+    }
+  }
+  return drafts.map((d, i) => finish(d, measured[i]!, fees, deps));
+}
+
+/** Builds one request's operation (buildUserOperations for a bundle of one). */
 export async function buildUserOperation(
   tx: TxRecord,
   context: { deployed: boolean; fees: Fees },
   deps: OpBuilderDeps,
 ): Promise<BuildResult> {
-  const factory = deps.factories[tx.accountType];
-  const initCode = context.deployed
+  const [result] = await buildUserOperations([{ tx, deployed: context.deployed }], context.fees, deps);
+  return result!;
+}
+
+function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
+  const initCode = deployed
     ? "0x"
-    : packInitCode(factory, createAccountCallData(walletSalt(tx.accountType, parseUserId(tx.userId))));
+    : packInitCode(
+        deps.factories[tx.accountType],
+        createAccountCallData(walletSalt(tx.accountType, parseUserId(tx.userId))),
+      );
   const base = {
     sender: tx.sender,
     nonce: requestNonce(tx.id),
     initCode,
     callData: walletCallData(tx.accountType, tx.calls, tx.delegatecall),
-    signature: "0x",
   };
   const pvg = preVerificationGas({
     ...base,
     accountGasLimits: WORST_WORD,
     preVerificationGas: (1n << 64n) - 1n,
     gasFees: WORST_WORD,
-    paymasterAndData: concat([
-      deps.paymaster,
-      getBytes(WORST_WORD).slice(0, 32),
-      new Uint8Array(12).fill(0xff),
-      new Uint8Array(65).fill(0xff),
-    ]),
+    paymasterAndData: concat([deps.paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
     signature: `0x${"ff".repeat(65)}`,
   });
-
   const validUntil = Math.floor(deps.clock().getTime() / 1000) + deps.sponsorshipTtlSeconds;
-  const simulationOp = signOperation(
-    {
-      ...base,
-      accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, SIMULATION_GAS.call),
-      preVerificationGas: pvg,
-      gasFees: packGasFees(1n, 1n),
-      paymasterAndData: "0x",
-    },
-    {
-      paymaster: deps.paymaster,
-      verificationGasLimit: SIMULATION_GAS.paymasterVerification,
-      postOpGasLimit: 0n,
-      validUntil,
-      validAfter: 0,
-    },
-    deps,
-  );
-  const simulated = await simulate(simulationOp.userOp, deps);
-  if ("failure" in simulated) return simulated;
+  return { tx, base, preVerificationGas: pvg, validUntil };
+}
 
-  // preOpGas = validation (deployment, account, paymaster) + preVerificationGas; paid = gas at 1 wei, including
-  // the 10 % penalty on unused call gas, which is undone here to find the execution gas used.
-  const validationGas = simulated.preOpGas - pvg;
-  const limit = SIMULATION_GAS.call;
-  const actualGas = (simulated.paid * 100n - PENALTY_PERCENT * (limit + simulated.preOpGas)) / (100n - PENALTY_PERCENT);
-  const executionGas = actualGas > simulated.preOpGas ? actualGas - simulated.preOpGas : 0n;
-  const callGasLimit = withMargin(executionGas, CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
+/** The finished operation: limits from the measurement, the real fees, fresh signatures. */
+function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): BuildResult {
+  if ("failure" in m) return m;
+  // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
+  const validationGas = m.preOpGas - d.preVerificationGas;
+  const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);
-
-  const final = signOperation(
+  const signed = signOperation(
     {
-      ...base,
+      ...d.base,
       accountGasLimits: packAccountGasLimits(verificationGasLimit, callGasLimit),
-      preVerificationGas: pvg,
-      gasFees: packGasFees(context.fees.maxPriorityFeePerGas, context.fees.maxFeePerGas),
+      preVerificationGas: d.preVerificationGas,
+      gasFees: packGasFees(fees.maxPriorityFeePerGas, fees.maxFeePerGas),
       paymasterAndData: "0x",
+      signature: "0x",
     },
-    {
-      paymaster: deps.paymaster,
-      verificationGasLimit: PAYMASTER_VERIFICATION_GAS,
-      postOpGasLimit: 0n,
-      validUntil,
-      validAfter: 0,
-    },
+    terms(d, PAYMASTER_VERIFICATION_GAS, deps),
     deps,
   );
-  return { built: { txId: tx.id, ...final } };
+  return { built: { txId: d.tx.id, ...signed } };
+}
+
+/**
+ * The execution gas an operation used: `paid` is the gas at 1 wei including the 10 % penalty on unused call
+ * gas, which is undone here (paid = A + 10 % · (limit − (A − preOpGas)), solved for A − preOpGas).
+ */
+function executionGas(m: { preOpGas: bigint; paid: bigint }, callLimit: bigint): bigint {
+  const actual = (m.paid * 100n - PENALTY_PERCENT * (callLimit + m.preOpGas)) / (100n - PENALTY_PERCENT);
+  return actual > m.preOpGas ? actual - m.preOpGas : 0n;
 }
 
 const withMargin = (gas: bigint, percent: bigint, minimum: bigint): bigint => {
@@ -158,47 +180,91 @@ const withMargin = (gas: bigint, percent: bigint, minimum: bigint): bigint => {
   return gas + (margin > minimum ? margin : minimum);
 };
 
+const terms = (d: Draft, paymasterVerification: bigint, deps: OpBuilderDeps): SponsorshipTerms => ({
+  paymaster: deps.paymaster,
+  verificationGasLimit: paymasterVerification,
+  postOpGasLimit: 0n,
+  validUntil: d.validUntil,
+  validAfter: 0,
+});
+
 /** Attaches the sponsorship and the wallet signature: both EIP-191 signatures by the operator's hot keys. */
 function signOperation(
   op: PackedUserOperation,
-  terms: SponsorshipTerms,
+  sponsorship: SponsorshipTerms,
   deps: OpBuilderDeps,
 ): { userOp: PackedUserOperation; userOpHash: string } {
-  const unsponsored = { ...op, paymasterAndData: encodePaymasterAndData(terms) };
-  const sponsorDigest = hashMessage(getBytes(sponsorshipHash(unsponsored, terms, deps.chainId)));
-  const sponsored = {
-    ...op,
-    paymasterAndData: encodePaymasterAndData(terms, deps.sponsorSigner.sign(sponsorDigest).serialized),
-  };
+  const unsponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship) };
+  const sponsorSignature = deps.sponsorSigner.sign(
+    personalDigest(sponsorshipHash(unsponsored, sponsorship, deps.chainId)),
+  );
+  const sponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship, sponsorSignature) };
   const userOpHash = userOperationHash(sponsored, deps.entryPoint, deps.chainId);
   // The wallet's owner is the OwnerAccount, which checks its signer's raw signature over the EIP-191 digest.
-  const signature = deps.walletSigner.sign(hashMessage(getBytes(userOpHash))).serialized;
-  return { userOp: { ...sponsored, signature }, userOpHash };
+  return { userOp: { ...sponsored, signature: deps.walletSigner.sign(personalDigest(userOpHash)) }, userOpHash };
 }
 
-/** Runs simulateHandleOp: the operation's validation and execution against the current chain state. */
-async function simulate(
-  op: PackedUserOperation,
-  deps: OpBuilderDeps,
-): Promise<{ preOpGas: bigint; paid: bigint } | { failure: OperationFailure }> {
-  const data = entryPointInterface.encodeFunctionData("simulateHandleOp", [opTuple(op), deps.entryPoint, "0x"]);
-  let result: string;
+/** Simulates drafts (in chunks of SIMULATION_CHUNK, each one eth_call) with `callLimit` call gas each. */
+async function measure(drafts: readonly Draft[], callLimit: bigint, deps: OpBuilderDeps): Promise<Measurement[]> {
+  const results: Measurement[] = [];
+  for (let start = 0; start < drafts.length; start += SIMULATION_CHUNK) {
+    const chunk = drafts.slice(start, start + SIMULATION_CHUNK);
+    const ops = chunk.map(
+      (d) =>
+        signOperation(
+          {
+            ...d.base,
+            accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
+            preVerificationGas: d.preVerificationGas,
+            gasFees: packGasFees(1n, 1n),
+            paymasterAndData: "0x",
+            signature: "0x",
+          },
+          terms(d, SIMULATION_GAS.paymasterVerification, deps),
+          deps,
+        ).userOp,
+    );
+    const outcomes = await simulateBundle(ops, deps);
+    results.push(...outcomes.map((o) => ("failure" in o ? o : { ...o, callLimit })));
+  }
+  return results;
+}
+
+/** One eth_call: BundleSimulator runs simulateHandleOp for each operation in order; each outcome decoded. */
+async function simulateBundle(ops: readonly PackedUserOperation[], deps: OpBuilderDeps): Promise<Simulated[]> {
+  const data = bundleSimulatorInterface.encodeFunctionData("simulateBundle", [deps.entryPoint, ops.map(opTuple)]);
+  let answer: string;
   try {
-    result = await deps.provider.send("eth_call", [
-      { to: deps.entryPoint, data, gas: toBeHex(SIMULATION_GAS.ethCall) },
+    answer = await deps.provider.send("eth_call", [
+      { to: BUNDLE_SIMULATOR_ADDRESS, data, gas: toBeHex(ETH_CALL_GAS) },
       "latest",
-      { [deps.entryPoint]: { code: ENTRY_POINT_SIMULATIONS_CODE } },
+      {
+        [deps.entryPoint]: { code: ENTRY_POINT_SIMULATIONS_CODE },
+        [BUNDLE_SIMULATOR_ADDRESS]: { code: BUNDLE_SIMULATOR_CODE },
+      },
     ]);
   } catch (error) {
-    const revert = revertDataOf(error);
-    const decoded = revert === undefined ? undefined : decodeEntryPointError(revert);
-    if (!decoded) throw error;
-    return { failure: failureFromReason(String(decoded.args[1] ?? decoded.name)) };
+    // The simulator itself does not revert; a revert here is the node's (for example out of gas) and says
+    // nothing about an operation.
+    throw new Error(`bundle simulation failed: ${String(revertDataOf(error) ?? (error as Error).message)}`, {
+      cause: error,
+    });
   }
-  const [execution] = entryPointInterface.decodeFunctionResult("simulateHandleOp", result);
-  const account = parseValidationData(BigInt(execution.accountValidationData));
-  if (account.sigFailed) return { failure: failureFromReason("AA24 signature error") };
-  const paymaster = parseValidationData(BigInt(execution.paymasterValidationData));
-  if (paymaster.sigFailed) return { failure: failureFromReason("AA34 signature error") };
-  return { preOpGas: BigInt(execution.preOpGas), paid: BigInt(execution.paid) };
+  const [outcomes] = bundleSimulatorInterface.decodeFunctionResult("simulateBundle", answer);
+  return (outcomes as { success: boolean; data: string }[]).map(({ success, data: result }) => {
+    if (!success) {
+      const decoded = decodeEntryPointError(result);
+      return {
+        failure: failureFromReason(
+          decoded ? String(decoded.args[1] ?? decoded.name) : `simulation reverted: ${result}`,
+        ),
+      };
+    }
+    const [execution] = entryPointInterface.decodeFunctionResult("simulateHandleOp", result);
+    if (parseValidationData(BigInt(execution.accountValidationData)).sigFailed)
+      return { failure: failureFromReason("AA24 signature error") };
+    if (parseValidationData(BigInt(execution.paymasterValidationData)).sigFailed)
+      return { failure: failureFromReason("AA34 signature error") };
+    return { preOpGas: BigInt(execution.preOpGas), paid: BigInt(execution.paid) };
+  });
 }

@@ -26,6 +26,11 @@ export const entryPointInterface = new Interface([
   "error SignatureValidationFailed(address aggregator)",
 ]);
 
+/** The off-chain BundleSimulator (contracts/bundler/BundleSimulator.sol). */
+export const bundleSimulatorInterface = new Interface([
+  `function simulateBundle(address entryPoint, ${OP_TUPLE}[] ops) returns (tuple(bool success, bytes data)[] outcomes)`,
+]);
+
 /** Runtime code of EntryPointSimulations (npm artifact), placed at the EntryPoint's address by a state override. */
 export const ENTRY_POINT_SIMULATIONS_CODE: string = simulations.deployedBytecode;
 

@@ -1,4 +1,5 @@
-import { AbiCoder, type BytesLike, concat, keccak256, toBeHex, zeroPadValue } from "ethers";
+import { type BytesLike, concat, toBeHex, zeroPadValue } from "ethers";
+import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 
 /** ERC-4337 v0.7 PackedUserOperation, as the EntryPoint takes it. */
 export interface PackedUserOperation {
@@ -14,8 +15,6 @@ export interface PackedUserOperation {
   paymasterAndData: string;
   signature: string;
 }
-
-const abi = AbiCoder.defaultAbiCoder();
 
 /** Packs two uint128 values into one bytes32, `high` first (accountGasLimits, gasFees). */
 export function packUint128Pair(high: bigint, low: bigint): string {
@@ -37,18 +36,15 @@ export const packInitCode = (factory: string, factoryData: BytesLike): string =>
 
 /** EntryPoint v0.7 `getUserOpHash`, computed offline: keccak(keccak(packed fields), entryPoint, chainId). */
 export function userOperationHash(op: PackedUserOperation, entryPoint: string, chainId: bigint): string {
-  const fields = abi.encode(
-    ["address", "uint256", "bytes32", "bytes32", "bytes32", "uint256", "bytes32", "bytes32"],
-    [
-      op.sender,
-      op.nonce,
-      keccak256(op.initCode),
-      keccak256(op.callData),
-      op.accountGasLimits,
-      op.preVerificationGas,
-      op.gasFees,
-      keccak256(op.paymasterAndData),
-    ],
-  );
-  return keccak256(abi.encode(["bytes32", "address", "uint256"], [keccak256(fields), entryPoint, chainId]));
+  const fields = keccakOfWords([
+    hexWord(op.sender),
+    uintWord(op.nonce),
+    keccakOfHex(op.initCode),
+    keccakOfHex(op.callData),
+    hexWord(op.accountGasLimits),
+    uintWord(op.preVerificationGas),
+    hexWord(op.gasFees),
+    keccakOfHex(op.paymasterAndData),
+  ]);
+  return keccakOfWords([hexWord(fields), hexWord(entryPoint), uintWord(chainId)]);
 }

@@ -1,4 +1,5 @@
-import { AbiCoder, type BytesLike, concat, dataSlice, keccak256, toBeHex, zeroPadValue } from "ethers";
+import { type BytesLike, concat, dataSlice, toBeHex, zeroPadValue } from "ethers";
+import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 import type { PackedUserOperation } from "./packedUserOperation";
 
 /** What the SponsorPaymaster needs besides the signature. */
@@ -12,7 +13,6 @@ export interface SponsorshipTerms {
   validAfter: number;
 }
 
-const abi = AbiCoder.defaultAbiCoder();
 const SIGNATURE_PLACEHOLDER = `0x${"00".repeat(65)}`;
 const uint = (value: bigint | number, bytes: number) => zeroPadValue(toBeHex(value), bytes);
 
@@ -37,25 +37,21 @@ export function encodePaymasterAndData(terms: SponsorshipTerms, signature: Bytes
  * `op.paymasterAndData` must already carry the terms' gas limits (encodePaymasterAndData without signature).
  */
 export function sponsorshipHash(op: PackedUserOperation, terms: SponsorshipTerms, chainId: bigint): string {
-  const opFields = keccak256(
-    abi.encode(
-      ["address", "uint256", "bytes32", "bytes32", "bytes32", "bytes32", "uint256", "bytes32"],
-      [
-        op.sender,
-        op.nonce,
-        keccak256(op.initCode),
-        keccak256(op.callData),
-        op.accountGasLimits,
-        dataSlice(op.paymasterAndData, 20, 52),
-        op.preVerificationGas,
-        op.gasFees,
-      ],
-    ),
-  );
-  return keccak256(
-    abi.encode(
-      ["bytes32", "uint256", "address", "uint48", "uint48"],
-      [opFields, chainId, terms.paymaster, terms.validUntil, terms.validAfter],
-    ),
-  );
+  const opFields = keccakOfWords([
+    hexWord(op.sender),
+    uintWord(op.nonce),
+    keccakOfHex(op.initCode),
+    keccakOfHex(op.callData),
+    hexWord(op.accountGasLimits),
+    hexWord(dataSlice(op.paymasterAndData, 20, 52)),
+    uintWord(op.preVerificationGas),
+    hexWord(op.gasFees),
+  ]);
+  return keccakOfWords([
+    hexWord(opFields),
+    uintWord(chainId),
+    hexWord(terms.paymaster),
+    uintWord(terms.validUntil),
+    uintWord(terms.validAfter),
+  ]);
 }

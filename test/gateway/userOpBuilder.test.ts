@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { type JsonRpcProvider, SigningKey } from "ethers";
+import type { JsonRpcProvider } from "ethers";
+import { createDigestSigner } from "../../gateway/crypto/digestSigner";
 import { formatUserId } from "../../gateway/identity/userId";
 import type { TxRecord } from "../../gateway/storage/transactionsRepository";
 import { type OpBuilderDeps, buildUserOperation } from "../../gateway/transactions/userOpBuilder";
@@ -22,8 +23,8 @@ async function fixture() {
     entryPoint: c.entryPoint,
     factories: { kernel: c.kernelFactory, base: c.baseFactory },
     paymaster: c.sponsorPaymaster,
-    walletSigner: new SigningKey(devKey(1)),
-    sponsorSigner: new SigningKey(devKey(2)),
+    walletSigner: createDigestSigner(devKey(1)),
+    sponsorSigner: createDigestSigner(devKey(2)),
     sponsorshipTtlSeconds: 600,
     clock: () => new Date(),
   };
@@ -117,13 +118,13 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
     const badWallet = await buildUserOperation(
       tx,
       { deployed: false, fees: FEES },
-      { ...deps, walletSigner: new SigningKey(devKey(7)) },
+      { ...deps, walletSigner: createDigestSigner(devKey(7)) },
     );
     expect("failure" in badWallet && badWallet.failure.code).to.equal("WALLET_SIGNATURE_INVALID");
     const badSponsor = await buildUserOperation(
       tx,
       { deployed: false, fees: FEES },
-      { ...deps, sponsorSigner: new SigningKey(devKey(7)) },
+      { ...deps, sponsorSigner: createDigestSigner(devKey(7)) },
     );
     expect("failure" in badSponsor && badSponsor.failure.code).to.equal("SPONSOR_SIGNATURE_INVALID");
   });

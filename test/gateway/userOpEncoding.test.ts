@@ -1,0 +1,103 @@
+import { expect } from "chai";
+import { AbiCoder, SigningKey, Wallet, getBytes, hexlify, keccak256, randomBytes, toBeHex, zeroPadValue } from "ethers";
+import { artifacts } from "hardhat";
+import { createDigestSigner } from "../../gateway/crypto/digestSigner";
+import { BUNDLE_SIMULATOR_CODE } from "../../gateway/userop/bundleSimulatorCode";
+import type { PackedUserOperation } from "../../gateway/userop/packedUserOperation";
+import { userOperationHash } from "../../gateway/userop/packedUserOperation";
+import { preVerificationGas } from "../../gateway/userop/preVerificationGas";
+import { personalDigest } from "../../gateway/userop/words";
+
+const abi = AbiCoder.defaultAbiCoder();
+
+/** The reference bundler's preVerificationGas, computed the plain way: encode everything, count bytes. */
+function referencePreVerificationGas(op: PackedUserOperation): bigint {
+  const packed = getBytes(
+    abi.encode(
+      ["address", "uint256", "bytes", "bytes", "bytes32", "uint256", "bytes32", "bytes", "bytes"],
+      [
+        op.sender,
+        op.nonce,
+        op.initCode,
+        op.callData,
+        op.accountGasLimits,
+        op.preVerificationGas,
+        op.gasFees,
+        op.paymasterAndData,
+        op.signature,
+      ],
+    ),
+  );
+  let cost = 0;
+  for (const byte of packed) cost += byte === 0 ? 4 : 16;
+  return BigInt(cost + 21_000 + 18_300 + 4 * Math.ceil(packed.length / 32));
+}
+
+/** A random operation: random lengths (0 to 300 bytes), sparse and dense bytes, big and small numbers. */
+function randomOp(seed: number): PackedUserOperation {
+  const bytes = (n: number) => (seed % 3 === 0 ? hexlify(new Uint8Array(n)) : hexlify(randomBytes(n)));
+  const size = () => Math.floor(Math.random() * 300);
+  return {
+    sender: hexlify(randomBytes(20)),
+    nonce: BigInt(hexlify(randomBytes(1 + (seed % 32)))),
+    initCode: bytes(size()),
+    callData: bytes(size()),
+    accountGasLimits: zeroPadValue(toBeHex(BigInt(hexlify(randomBytes(1 + (seed % 32))))), 32),
+    preVerificationGas: BigInt(seed * 1000),
+    gasFees: hexlify(randomBytes(32)),
+    paymasterAndData: bytes(seed % 2 === 0 ? 0 : 129),
+    signature: bytes(65),
+  };
+}
+
+describe("BundleSimulator code embedded in the service", () => {
+  it("is the compiled contract's runtime code (copy the artifact's deployedBytecode after changing the contract)", async () => {
+    const artifact = await artifacts.readArtifact("BundleSimulator");
+    expect(BUNDLE_SIMULATOR_CODE).to.equal(artifact.deployedBytecode);
+  });
+});
+
+describe("UserOperation encoding fast paths (equal to the plain ethers computations)", () => {
+  it("counts preVerificationGas exactly as encoding the whole operation does, on 300 random operations", () => {
+    for (let seed = 0; seed < 300; seed++) {
+      const op = randomOp(seed);
+      expect(preVerificationGas(op), `seed ${seed}`).to.equal(referencePreVerificationGas(op));
+    }
+  });
+
+  it("hashes operations as the EntryPoint's formula written with ethers", () => {
+    for (let seed = 0; seed < 50; seed++) {
+      const op = randomOp(seed);
+      const entryPoint = hexlify(randomBytes(20));
+      const fields = abi.encode(
+        ["address", "uint256", "bytes32", "bytes32", "bytes32", "uint256", "bytes32", "bytes32"],
+        [
+          op.sender,
+          op.nonce,
+          keccak256(op.initCode),
+          keccak256(op.callData),
+          op.accountGasLimits,
+          op.preVerificationGas,
+          op.gasFees,
+          keccak256(op.paymasterAndData),
+        ],
+      );
+      const expected = keccak256(
+        abi.encode(["bytes32", "address", "uint256"], [keccak256(fields), entryPoint, 31337n + BigInt(seed)]),
+      );
+      expect(userOperationHash(op, entryPoint, 31337n + BigInt(seed))).to.equal(expected);
+    }
+  });
+
+  it("signs EIP-191 digests exactly as ethers' SigningKey and signMessage do", async () => {
+    const wallet = Wallet.createRandom();
+    const signer = createDigestSigner(wallet.privateKey);
+    expect(signer.address).to.equal(wallet.address);
+    for (let i = 0; i < 20; i++) {
+      const hash = hexlify(randomBytes(32));
+      const digest = personalDigest(hash);
+      expect(signer.sign(digest)).to.equal(new SigningKey(wallet.privateKey).sign(digest).serialized);
+      expect(signer.sign(digest)).to.equal(await wallet.signMessage(getBytes(hash)));
+    }
+  });
+});
