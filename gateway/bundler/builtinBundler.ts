@@ -1,4 +1,6 @@
-import { Transaction, type Wallet, dataLength, dataSlice, keccak256 } from "ethers";
+import { Transaction, dataLength, dataSlice } from "ethers";
+import type { DigestSigner } from "../crypto/digestSigner";
+import { signRelayerTransaction } from "./relayerTransaction";
 import type { PackedUserOperation } from "../userop/packedUserOperation";
 import { isTransportError, rpcErrorMessage } from "../chains/revertData";
 import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
@@ -11,7 +13,7 @@ import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperati
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
   /** The relayer's key: sends handleOps and collects the operations' gas refunds. */
-  readonly relayer: Wallet;
+  readonly relayer: DigestSigner;
   /** A bundle not mined after this long is replaced with bumped fees. */
   readonly stuckAfterMs: number;
   /** Fee increase of a replacement, in percent (nodes require at least 10). */
@@ -128,12 +130,8 @@ export class BuiltinBundler {
   private async replace(bundle: Bundle): Promise<void> {
     const previous = parseSigned(bundle.rawTx);
     const fees = bumpedFees(bundle, await currentFees(this.provider), this.settings.feeBumpPercent);
-    const rawTx = await this.settings.relayer.signTransaction({ ...previous, ...fees });
-    const replaced = await this.context.repository.replaceBundleTx(bundle.id, {
-      txHash: keccak256(rawTx),
-      rawTx,
-      ...fees,
-    });
+    const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, { ...previous, ...fees });
+    const replaced = await this.context.repository.replaceBundleTx(bundle.id, { txHash, rawTx, ...fees });
     this.context.logger.warn(
       { bundle: bundle.id, tx: replaced.txHashes.at(-1) },
       "bundle stuck; replaced with higher fees",
@@ -178,8 +176,7 @@ export class BuiltinBundler {
     const nonce = Number(
       await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
     );
-    const rawTx = await this.settings.relayer.signTransaction({
-      type: 2,
+    const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
       chainId: chain.chainId,
       nonce,
       to: this.context.entryPoint,
@@ -189,7 +186,7 @@ export class BuiltinBundler {
       ...fees,
     });
     const bundle = await repository.recordBundle(
-      { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash: keccak256(rawTx), rawTx, ...fees },
+      { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash, rawTx, ...fees },
       ops,
     );
     await this.broadcast(bundle);
@@ -240,4 +237,3 @@ function parseSigned(rawTx: string) {
     gasLimit: tx.gasLimit,
   };
 }
-

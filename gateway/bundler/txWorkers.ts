@@ -1,4 +1,3 @@
-import { Wallet } from "ethers";
 import { createDigestSigner } from "../crypto/digestSigner";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
@@ -85,7 +84,7 @@ export function startTxWorkers(
           resendAfterMs: t.stuckAfterSeconds * 1000,
         })
       : new BuiltinBundler(context, {
-          relayer: new Wallet(config.relayerKey!),
+          relayer: createDigestSigner(config.relayerKey!),
           stuckAfterMs: t.stuckAfterSeconds * 1000,
           feeBumpPercent: BigInt(t.feeBumpPercent),
         });

@@ -57,8 +57,12 @@ export interface OpBuilderDeps {
 const SIMULATION_GAS = { verification: 2_000_000n, call: 1_000_000n, paymasterVerification: 200_000n };
 const HEAVY_CALL_GAS = 10_000_000n;
 const ETH_CALL_GAS = 16_000_000n;
-/** Operations per simulation call, so the bundle's simulation stays within ETH_CALL_GAS. */
-const SIMULATION_CHUNK = 32;
+/**
+ * Gas budget of one simulation call and what an operation is assumed to need of it (generously: a deployment
+ * and a call of the simulation's call limit are not assumed together); operations past it go to another call.
+ */
+const SIMULATION_BUDGET = 6_400_000n;
+const SIMULATION_GAS_PER_OP = { deployed: 200_000n, undeployed: 450_000n };
 /** SponsorPaymaster validation needs ~35k gas (README gas table); v0.7 does not penalise unused verification gas. */
 const PAYMASTER_VERIFICATION_GAS = 60_000n;
 /** v0.7 charges 10 % of unused call gas, so the call limit is the measured use plus a small margin. */
@@ -207,8 +211,7 @@ function signOperation(
 /** Simulates drafts (in chunks of SIMULATION_CHUNK, each one eth_call) with `callLimit` call gas each. */
 async function measure(drafts: readonly Draft[], callLimit: bigint, deps: OpBuilderDeps): Promise<Measurement[]> {
   const results: Measurement[] = [];
-  for (let start = 0; start < drafts.length; start += SIMULATION_CHUNK) {
-    const chunk = drafts.slice(start, start + SIMULATION_CHUNK);
+  for (const chunk of simulationChunks(drafts)) {
     const ops = chunk.map(
       (d) =>
         signOperation(
@@ -228,6 +231,25 @@ async function measure(drafts: readonly Draft[], callLimit: bigint, deps: OpBuil
     results.push(...outcomes.map((o) => ("failure" in o ? o : { ...o, callLimit })));
   }
   return results;
+}
+
+/** Drafts in order, cut into runs that fit SIMULATION_BUDGET. */
+function simulationChunks(drafts: readonly Draft[]): Draft[][] {
+  const chunks: Draft[][] = [];
+  let current: Draft[] = [];
+  let gas = 0n;
+  for (const d of drafts) {
+    const need = d.base.initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed;
+    if (current.length > 0 && gas + need > SIMULATION_BUDGET) {
+      chunks.push(current);
+      current = [];
+      gas = 0n;
+    }
+    current.push(d);
+    gas += need;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 /** One eth_call: BundleSimulator runs simulateHandleOp for each operation in order; each outcome decoded. */

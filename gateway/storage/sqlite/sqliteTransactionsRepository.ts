@@ -82,6 +82,8 @@ function toBundle(row: Selectable<BundlesTable>): Bundle {
   };
 }
 
+type CreateResult = { record: TxRecord; created: boolean };
+
 /** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
 export class SqliteTransactionsRepository implements TransactionsRepository {
   constructor(
@@ -89,46 +91,81 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     private readonly clock: () => Date,
   ) {}
 
-  async create(tx: NewTx): Promise<{ record: TxRecord; created: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
-      if (tx.idempotencyKey !== undefined) {
-        const existing = await trx
-          .selectFrom("transactions")
-          .selectAll()
-          .where("app_id", "=", tx.appId)
-          .where("idempotency_key", "=", tx.idempotencyKey)
-          .executeTakeFirst();
-        if (existing) return { record: toRecord(existing), created: false };
-      }
-      const now = this.clock().toISOString();
-      const row: Selectable<TransactionsTable> = {
-        id: randomUUID(),
-        app_id: tx.appId,
-        account_type: tx.accountType,
-        user_id: tx.userId,
-        chain: tx.chain,
-        sender: tx.sender,
-        calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
-        delegatecall: tx.delegatecall ? 1 : 0,
-        status: "queued",
-        idempotency_key: tx.idempotencyKey ?? null,
-        request_hash: tx.requestHash,
-        user_op: null,
-        user_op_hash: null,
-        bundle_id: null,
-        transaction_hash: null,
-        block_number: null,
-        success: null,
-        error_code: null,
-        error_message: null,
-        attempts: 0,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto("transactions").values(row).execute();
-      return { record: toRecord(row), created: true };
+  /** Requests waiting for the next group commit. */
+  private pending: { tx: NewTx; resolve: (r: CreateResult) => void; reject: (e: unknown) => void }[] = [];
+
+  /**
+   * Group commit: the requests that arrive in one turn of the event loop are stored in one transaction, so they
+   * share one fsync (synchronous FULL) instead of paying one each; every caller still gets its answer only after
+   * the commit (design §1.4). Should the shared transaction fail, each request is tried alone, so one bad request
+   * cannot fail the others.
+   */
+  create(tx: NewTx): Promise<CreateResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ tx, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.commitPending());
     });
+  }
+
+  private async commitPending(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const results = await this.db.transaction().execute(async (trx) => {
+        const out: CreateResult[] = [];
+        for (const item of batch) out.push(await this.createIn(trx, item.tx));
+        return out;
+      });
+      batch.forEach((item, i) => item.resolve(results[i]!));
+    } catch {
+      for (const item of batch) {
+        await this.db
+          .transaction()
+          .execute((trx) => this.createIn(trx, item.tx))
+          .then(item.resolve, item.reject);
+      }
+    }
+  }
+
+  /** Stores one request in `trx`, or finds the app's earlier one with the same Idempotency-Key. */
+  private async createIn(trx: Transaction<DatabaseSchema>, tx: NewTx): Promise<CreateResult> {
+    if (tx.idempotencyKey !== undefined) {
+      const existing = await trx
+        .selectFrom("transactions")
+        .selectAll()
+        .where("app_id", "=", tx.appId)
+        .where("idempotency_key", "=", tx.idempotencyKey)
+        .executeTakeFirst();
+      if (existing) return { record: toRecord(existing), created: false };
+    }
+    const now = this.clock().toISOString();
+    const row: Selectable<TransactionsTable> = {
+      id: randomUUID(),
+      app_id: tx.appId,
+      account_type: tx.accountType,
+      user_id: tx.userId,
+      chain: tx.chain,
+      sender: tx.sender,
+      calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
+      delegatecall: tx.delegatecall ? 1 : 0,
+      status: "queued",
+      idempotency_key: tx.idempotencyKey ?? null,
+      request_hash: tx.requestHash,
+      user_op: null,
+      user_op_hash: null,
+      bundle_id: null,
+      transaction_hash: null,
+      block_number: null,
+      success: null,
+      error_code: null,
+      error_message: null,
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto("transactions").values(row).execute();
+    return { record: toRecord(row), created: true };
   }
 
   async find(id: string): Promise<TxRecord | undefined> {
