@@ -5,7 +5,7 @@ import type { PackedUserOperation } from "../userop/packedUserOperation";
 import { isTransportError, rpcErrorMessage } from "../chains/revertData";
 import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import { buildUserOperations } from "../transactions/userOpBuilder";
-import { entryPointInterface, opTuple } from "../userop/entryPoint";
+import { encodeHandleOps } from "../userop/opsAbi";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
@@ -169,10 +169,10 @@ export class BuiltinBundler {
       gasLimit += gas;
     }
     if (ops.length === 0) return true;
-    const data = entryPointInterface.encodeFunctionData("handleOps", [
-      ops.map((op) => opTuple(op.userOp)),
+    const data = encodeHandleOps(
+      ops.map((op) => op.userOp),
       this.settings.relayer.address,
-    ]);
+    );
     const nonce = Number(
       await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
     );

@@ -1,4 +1,4 @@
-import { type JsonRpcProvider, type Log, toBeHex } from "ethers";
+import { type JsonRpcProvider, type Log, getAddress, toBeHex } from "ethers";
 import type { TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import { entryPointInterface, nonceKey, requestNonce, word } from "../userop/entryPoint";
 import { describeRevert } from "./revertReason";
@@ -21,25 +21,41 @@ const LOOKBACK_BLOCKS = 50_000;
 
 type RawLog = Pick<Log, "address" | "topics" | "data" | "transactionHash" | "blockNumber">;
 
-/** The UserOperationEvents (with revert reasons) of EntryPoint logs, by userOpHash. */
+/** Word `n` (0-based) of 0x-hex log data, as a bigint. */
+const dataWord = (data: string, n: number): bigint => BigInt(`0x${data.slice(2 + n * 64, 66 + n * 64) || "0"}`);
+
+/** An address from an indexed topic. */
+const topicAddress = (topic: string): string => getAddress(`0x${topic.slice(26)}`);
+
+/** `bytes` at the ABI offset held in word `n` of the data. */
+function dataBytes(data: string, n: number): string {
+  const start = Number(dataWord(data, n)) * 2 + 2;
+  const length = Number(BigInt(`0x${data.slice(start, start + 64)}`));
+  return `0x${data.slice(start + 64, start + 64 + length * 2)}`;
+}
+
+/**
+ * The UserOperationEvents (with revert reasons) of EntryPoint logs, by userOpHash. Read straight from the
+ * topics and data words (userOpHash, sender, paymaster indexed; nonce, success, actualGasCost, actualGasUsed):
+ * a bundle's receipt has a few events per operation, which ethers' generic log parser decodes slowly.
+ */
 export function operationEvents(logs: readonly RawLog[], entryPoint: string): Map<string, OperationEvent> {
   const reasons = new Map<string, string>();
   const events = new Map<string, OperationEvent>();
   const fromEntryPoint = logs.filter((log) => log.address.toLowerCase() === entryPoint.toLowerCase());
   for (const log of fromEntryPoint) {
-    if (log.topics[0] !== REVERT_EVENT) continue;
-    const parsed = entryPointInterface.parseLog({ topics: [...log.topics], data: log.data })!;
-    reasons.set(String(parsed.args.userOpHash).toLowerCase(), describeRevert(String(parsed.args.revertReason)));
+    if (log.topics[0] !== REVERT_EVENT || log.topics.length < 3) continue;
+    // UserOperationRevertReason: data = nonce, offset of revertReason, then the bytes.
+    reasons.set(log.topics[1]!.toLowerCase(), describeRevert(dataBytes(log.data, 1)));
   }
   for (const log of fromEntryPoint) {
-    if (log.topics[0] !== OP_EVENT) continue;
-    const parsed = entryPointInterface.parseLog({ topics: [...log.topics], data: log.data })!;
-    const hash = String(parsed.args.userOpHash).toLowerCase();
-    const success = Boolean(parsed.args.success);
+    if (log.topics[0] !== OP_EVENT || log.topics.length < 4) continue;
+    const hash = log.topics[1]!.toLowerCase();
+    const success = dataWord(log.data, 1) === 1n;
     events.set(hash, {
       userOpHash: hash,
-      sender: String(parsed.args.sender),
-      nonce: BigInt(parsed.args.nonce),
+      sender: topicAddress(log.topics[2]!),
+      nonce: dataWord(log.data, 0),
       success,
       transactionHash: log.transactionHash,
       blockNumber: Number(log.blockNumber),

@@ -7,13 +7,11 @@ import type { BuiltOp, TxRecord } from "../storage/transactionsRepository";
 import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "../userop/bundleSimulatorCode";
 import {
   ENTRY_POINT_SIMULATIONS_CODE,
-  bundleSimulatorInterface,
   decodeEntryPointError,
-  entryPointInterface,
-  opTuple,
   parseValidationData,
   requestNonce,
 } from "../userop/entryPoint";
+import { decodeSimulateBundle, encodeSimulateBundle } from "../userop/opsAbi";
 import {
   type PackedUserOperation,
   packAccountGasLimits,
@@ -254,11 +252,10 @@ function simulationChunks(drafts: readonly Draft[]): Draft[][] {
 
 /** One eth_call: BundleSimulator runs simulateHandleOp for each operation in order; each outcome decoded. */
 async function simulateBundle(ops: readonly PackedUserOperation[], deps: OpBuilderDeps): Promise<Simulated[]> {
-  const data = bundleSimulatorInterface.encodeFunctionData("simulateBundle", [deps.entryPoint, ops.map(opTuple)]);
   let answer: string;
   try {
     answer = await deps.provider.send("eth_call", [
-      { to: BUNDLE_SIMULATOR_ADDRESS, data, gas: toBeHex(ETH_CALL_GAS) },
+      { to: BUNDLE_SIMULATOR_ADDRESS, data: encodeSimulateBundle(deps.entryPoint, ops), gas: toBeHex(ETH_CALL_GAS) },
       "latest",
       {
         [deps.entryPoint]: { code: ENTRY_POINT_SIMULATIONS_CODE },
@@ -272,21 +269,19 @@ async function simulateBundle(ops: readonly PackedUserOperation[], deps: OpBuild
       cause: error,
     });
   }
-  const [outcomes] = bundleSimulatorInterface.decodeFunctionResult("simulateBundle", answer);
-  return (outcomes as { success: boolean; data: string }[]).map(({ success, data: result }) => {
-    if (!success) {
-      const decoded = decodeEntryPointError(result);
+  return decodeSimulateBundle(answer).map((outcome) => {
+    if (!outcome.success) {
+      const decoded = decodeEntryPointError(outcome.revertData);
       return {
         failure: failureFromReason(
-          decoded ? String(decoded.args[1] ?? decoded.name) : `simulation reverted: ${result}`,
+          decoded ? String(decoded.args[1] ?? decoded.name) : `simulation reverted: ${outcome.revertData}`,
         ),
       };
     }
-    const [execution] = entryPointInterface.decodeFunctionResult("simulateHandleOp", result);
-    if (parseValidationData(BigInt(execution.accountValidationData)).sigFailed)
+    if (parseValidationData(outcome.accountValidationData).sigFailed)
       return { failure: failureFromReason("AA24 signature error") };
-    if (parseValidationData(BigInt(execution.paymasterValidationData)).sigFailed)
+    if (parseValidationData(outcome.paymasterValidationData).sigFailed)
       return { failure: failureFromReason("AA34 signature error") };
-    return { preOpGas: BigInt(execution.preOpGas), paid: BigInt(execution.paid) };
+    return { preOpGas: outcome.preOpGas, paid: outcome.paid };
   });
 }

@@ -1,7 +1,22 @@
 import { expect } from "chai";
-import { AbiCoder, SigningKey, Wallet, getBytes, hexlify, keccak256, randomBytes, toBeHex, zeroPadValue } from "ethers";
+import {
+  AbiCoder,
+  Interface,
+  SigningKey,
+  Wallet,
+  getAddress,
+  getBytes,
+  hexlify,
+  keccak256,
+  randomBytes,
+  toBeHex,
+  zeroPadValue,
+} from "ethers";
 import { artifacts } from "hardhat";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
+import { operationEvents } from "../../gateway/bundler/operationEvents";
+import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
+import { decodeSimulateBundle, encodeHandleOps, encodeSimulateBundle } from "../../gateway/userop/opsAbi";
 import { BUNDLE_SIMULATOR_CODE } from "../../gateway/userop/bundleSimulatorCode";
 import type { PackedUserOperation } from "../../gateway/userop/packedUserOperation";
 import { userOperationHash } from "../../gateway/userop/packedUserOperation";
@@ -99,5 +114,82 @@ describe("UserOperation encoding fast paths (equal to the plain ethers computati
       expect(signer.sign(digest)).to.equal(new SigningKey(wallet.privateKey).sign(digest).serialized);
       expect(signer.sign(digest)).to.equal(await wallet.signMessage(getBytes(hash)));
     }
+  });
+});
+
+describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
+  it("encodes handleOps and simulateBundle call data as ethers does, for bundles of 0 to 20 random operations", () => {
+    for (let size = 0; size <= 20; size += 4) {
+      const ops = Array.from({ length: size }, (_, i) => randomOp(size * 31 + i));
+      const beneficiary = hexlify(randomBytes(20));
+      expect(encodeHandleOps(ops, beneficiary)).to.equal(
+        entryPointInterface.encodeFunctionData("handleOps", [ops.map(opTuple), beneficiary]),
+      );
+      expect(encodeSimulateBundle(beneficiary, ops)).to.equal(
+        bundleSimulatorInterface.encodeFunctionData("simulateBundle", [beneficiary, ops.map(opTuple)]),
+      );
+    }
+  });
+
+  it("decodes simulateBundle answers encoded by ethers: execution results and revert data", () => {
+    const results = Array.from({ length: 7 }, (_, i) => ({
+      success: i % 3 !== 1,
+      execution: [
+        BigInt(i) * 1000n + 7n,
+        BigInt(i) * 99n,
+        BigInt(i),
+        1n << BigInt(160 + i),
+        i % 2 === 0,
+        hexlify(randomBytes(i * 5)),
+      ],
+      revert: hexlify(randomBytes(4 + i * 9)),
+    }));
+    const executionType = entryPointInterface.getFunction("simulateHandleOp")!.outputs;
+    const answer = bundleSimulatorInterface.encodeFunctionResult("simulateBundle", [
+      results.map((r) => [
+        r.success,
+        r.success ? AbiCoder.defaultAbiCoder().encode(executionType, [r.execution]) : r.revert,
+      ]),
+    ]);
+    expect(decodeSimulateBundle(answer)).to.deep.equal(
+      results.map((r) =>
+        r.success
+          ? {
+              success: true,
+              preOpGas: r.execution[0],
+              paid: r.execution[1],
+              accountValidationData: r.execution[2],
+              paymasterValidationData: r.execution[3],
+            }
+          : { success: false, revertData: r.revert },
+      ),
+    );
+  });
+
+  it("reads UserOperationEvent and UserOperationRevertReason logs as ethers' parser does", () => {
+    const entryPoint = hexlify(randomBytes(20));
+    const hash = hexlify(randomBytes(32));
+    const sender = getAddress(hexlify(randomBytes(20)));
+    const reason = new Interface(["error Error(string)"]).encodeErrorResult("Error", ["no funds"]);
+    const event = entryPointInterface.encodeEventLog("UserOperationEvent", [
+      hash,
+      sender,
+      hexlify(randomBytes(20)),
+      77n,
+      false,
+      123n,
+      456n,
+    ]);
+    const revert = entryPointInterface.encodeEventLog("UserOperationRevertReason", [hash, sender, 77n, reason]);
+    const logs = [revert, event].map((l) => ({ ...l, address: entryPoint, transactionHash: hash, blockNumber: 9 }));
+    expect(operationEvents(logs, entryPoint).get(hash)).to.deep.equal({
+      userOpHash: hash,
+      sender,
+      nonce: 77n,
+      success: false,
+      transactionHash: hash,
+      blockNumber: 9,
+      revertReason: "no funds",
+    });
   });
 });
