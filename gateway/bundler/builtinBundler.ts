@@ -227,13 +227,5 @@ export class BuiltinBundler {
 /** The fields of a signed transaction to re-sign with other fees. */
 function parseSigned(rawTx: string) {
   const tx = Transaction.from(rawTx);
-  return {
-    type: 2,
-    chainId: tx.chainId,
-    nonce: tx.nonce,
-    to: tx.to,
-    data: tx.data,
-    value: tx.value,
-    gasLimit: tx.gasLimit,
-  };
+  return { chainId: tx.chainId, nonce: tx.nonce, to: tx.to!, data: tx.data, value: tx.value, gasLimit: tx.gasLimit };
 }

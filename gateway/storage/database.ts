@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { runMigrations } from "./migrations";
 import type { DatabaseSchema } from "./schema";
-import { IdwalletSqliteDialect } from "./sqlite/dialect";
+import { IdwalletSqliteDialect, withStatementCache } from "./sqlite/dialect";
 
 /** An open, fully migrated database and the way to close it. */
 export interface Database {
@@ -33,7 +33,9 @@ export async function openDatabase(file: string): Promise<Database> {
     sqlite.close();
     throw error;
   }
-  const db = new Kysely<DatabaseSchema>({ dialect: new IdwalletSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new IdwalletSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   const close = async (): Promise<void> => {
     await db.destroy();
     // destroy() only closes a handle Kysely has used; close it here in case it never ran a query.

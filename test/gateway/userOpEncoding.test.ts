@@ -15,6 +15,7 @@ import {
 import { artifacts } from "hardhat";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
 import { operationEvents } from "../../gateway/bundler/operationEvents";
+import { signRelayerTransaction } from "../../gateway/bundler/relayerTransaction";
 import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
 import { decodeSimulateBundle, encodeHandleOps, encodeSimulateBundle } from "../../gateway/userop/opsAbi";
 import { BUNDLE_SIMULATOR_CODE } from "../../gateway/userop/bundleSimulatorCode";
@@ -191,5 +192,27 @@ describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
       blockNumber: 9,
       revertReason: "no funds",
     });
+  });
+});
+
+describe("Relayer transaction signing fast path", () => {
+  it("makes the same signed EIP-1559 transaction and hash as ethers' Wallet, for small and large call data", async () => {
+    const wallet = Wallet.createRandom();
+    const signer = createDigestSigner(wallet.privateKey);
+    for (const [i, size] of [0, 1, 55, 56, 300, 40_000].entries()) {
+      const fields = {
+        chainId: [1, 31337, 8453][i % 3]!,
+        nonce: [0, 1, 127, 128, 70_000, 5][i]!,
+        maxPriorityFeePerGas: BigInt(i) * 1_000_000_000n,
+        maxFeePerGas: 30_000_000_000n + BigInt(i),
+        gasLimit: 15_000_000n,
+        to: getAddress(hexlify(randomBytes(20))),
+        value: i === 2 ? 10n ** 18n : 0n,
+        data: hexlify(randomBytes(size)),
+      };
+      const { rawTx, txHash } = signRelayerTransaction(signer, fields);
+      expect(rawTx).to.equal(await wallet.signTransaction({ ...fields, type: 2 }));
+      expect(txHash).to.equal(keccak256(rawTx));
+    }
   });
 });

@@ -6,7 +6,9 @@ import {
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
+  type SqliteDatabase,
   type SqliteDialectConfig,
+  type SqliteStatement,
 } from "kysely";
 
 /**
@@ -29,6 +31,34 @@ class ImmediateTransactionSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
   }
+}
+
+/** How many prepared statements a connection keeps (the service runs a few dozen distinct queries). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew; preparing costs about as much as running a small query. The service's
+ * queries are a small fixed set, so their prepared statements are kept and reused (SQLite re-prepares a
+ * statement itself if the schema changes under it). Statements are never iterated (no streaming queries), so
+ * a cached one is never busy when it is reused.
+ */
+export function withStatementCache(database: SqliteDatabase): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      cache.clear();
+      database.close();
+    },
+    prepare: (sql) => {
+      let statement = cache.get(sql);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        statement = database.prepare(sql);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /** better-sqlite3 dialect with atomic migrations and write-locking transactions. */
