@@ -48,7 +48,7 @@ export interface AppDeps {
 /** Builds the express app from injected parts. */
 export function createApp(deps: AppDeps): Express {
   const { config } = deps;
-  const metrics = createMetrics();
+  const metrics = createMetrics(() => deps.transactions.countByStatus());
   const app = express();
   baseMiddleware(app, deps, metrics);
 

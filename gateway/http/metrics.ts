@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** The service's Prometheus metrics, in a registry of its own (one per app, so tests stay isolated). */
 export interface Metrics {
@@ -8,10 +8,29 @@ export interface Metrics {
   readonly middleware: RequestHandler;
 }
 
-/** Creates the registry, the HTTP metrics and Node's default process metrics. */
-export function createMetrics(): Metrics {
+/** Where the transaction gauges read from, at each scrape. */
+export type TransactionCounts = () => Promise<{ chain: string; status: string; count: number }[]>;
+
+/**
+ * Creates the registry, the HTTP metrics, Node's default process metrics and, given `transactionCounts`, the
+ * transaction requests by chain and status (read from the database at scrape time, so every process of a
+ * cluster reports the same queue).
+ */
+export function createMetrics(transactionCounts?: TransactionCounts): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (transactionCounts) {
+    new Gauge({
+      name: "idwallet_transactions",
+      help: "Transaction requests by chain and status (queued and submitted are the queue)",
+      labelNames: ["chain", "status"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await transactionCounts()) this.set({ chain: row.chain, status: row.status }, row.count);
+      },
+    });
+  }
   const requests = new Histogram({
     name: "idwallet_http_request_duration_seconds",
     help: "HTTP request duration by route and status",

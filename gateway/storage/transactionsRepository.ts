@@ -139,4 +139,6 @@ export interface TransactionsRepository {
   ): Promise<void>;
   /** Records what became of one request. */
   settle(txId: string, outcome: TxOutcome): Promise<void>;
+  /** How many requests each chain has in each status (queue depth, for metrics). */
+  countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]>;
 }

@@ -11,6 +11,7 @@ import {
   type TransactionsRepository,
   type TxOutcome,
   type TxRecord,
+  type TxStatus,
 } from "../transactionsRepository";
 
 // Conventions 4: what is read back is parsed.
@@ -285,6 +286,15 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
     await this.db.transaction().execute((trx) => this.applyOutcome(trx, txId, outcome));
+  }
+
+  async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .select(["chain", "status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy(["chain", "status"])
+      .execute();
+    return rows.map((row) => ({ chain: row.chain, status: row.status, count: Number(row.count) }));
   }
 
   private async submitOp(trx: Transaction<DatabaseSchema>, op: BuiltOp, bundleId: string | null): Promise<void> {

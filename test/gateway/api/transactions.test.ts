@@ -159,4 +159,13 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
     expect([missingAuth.status, missingAuth.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
     built.close();
   });
+
+  it("reports the queue by chain and status in /metrics", async () => {
+    const { post, app, close } = await setup();
+    await post({});
+    await post({ value: ["1"] });
+    const metrics = await request(app).get("/metrics").expect(200);
+    expect(metrics.text).to.contain('idwallet_transactions{chain="localhost",status="queued"} 2');
+    close();
+  });
 });
