@@ -1,8 +1,10 @@
-import { Transaction, dataLength, dataSlice } from "ethers";
+import { Transaction, dataLength, dataSlice, toBeHex } from "ethers";
 import type { DigestSigner } from "../crypto/digestSigner";
 import { signRelayerTransaction } from "./relayerTransaction";
 import type { PackedUserOperation } from "../userop/packedUserOperation";
-import { isTransportError, rpcErrorMessage } from "../chains/revertData";
+import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
+import { failureFromReason } from "../transactions/failureCodes";
+import { decodeEntryPointError } from "../userop/entryPoint";
 import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
@@ -72,9 +74,7 @@ export class BuiltinBundler {
   private async track(bundle: Bundle): Promise<boolean> {
     // The relayer's mined nonce is read before the receipts: if a version of ours was mined by then, the
     // receipt lookups below see it, so "nonce used and no receipt" really means another transaction used it.
-    const minedNonce = Number(
-      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]),
-    );
+    const minedNonce = Number(await this.provider.send("eth_getTransactionCount", [bundle.relayer, "latest"]));
     for (const hash of [...bundle.txHashes].reverse()) {
       const receipt: RpcReceipt | null = await this.provider.send("eth_getTransactionReceipt", [hash]);
       if (!receipt) continue;
@@ -126,10 +126,20 @@ export class BuiltinBundler {
     this.context.logger.warn({ bundle: bundle.id, ...(error ? { error } : {}) }, "bundle dropped");
   }
 
-  /** Sends the same bundle again at the same relayer nonce with bumped fees. */
+  /**
+   * Sends the same bundle again at the same relayer nonce with bumped fees. Not when the relayer key changed
+   * since (the old key signs no more) or the bump would pass the fee cap: then the bundle is only rebroadcast.
+   */
   private async replace(bundle: Bundle): Promise<void> {
+    const fees =
+      bundle.relayer === this.settings.relayer.address
+        ? bumpedFees(bundle, await currentFees(this.provider), this.settings.feeBumpPercent)
+        : undefined;
+    if (!fees) {
+      await this.broadcast(bundle);
+      return;
+    }
     const previous = parseSigned(bundle.rawTx);
-    const fees = bumpedFees(bundle, await currentFees(this.provider), this.settings.feeBumpPercent);
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, { ...previous, ...fees });
     const replaced = await this.context.repository.replaceBundleTx(bundle.id, { txHash, rawTx, ...fees });
     this.context.logger.warn(
@@ -168,13 +178,12 @@ export class BuiltinBundler {
       ops.push(result.built);
       gasLimit += gas;
     }
-    if (ops.length === 0) return true;
-    const data = encodeHandleOps(
-      ops.map((op) => op.userOp),
-      this.settings.relayer.address,
-    );
+    const data = await this.checkedBundle(ops, picked, gasLimit);
+    if (data === undefined) return true;
+    // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or
+    // lost pending transaction cannot push the bundle behind a nonce gap.
     const nonce = Number(
-      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "pending"]),
+      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]),
     );
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
       chainId: chain.chainId,
@@ -191,6 +200,42 @@ export class BuiltinBundler {
     );
     await this.broadcast(bundle);
     return true;
+  }
+
+  /**
+   * Runs the bundle as the chain will (eth_call of handleOps from the relayer, at the operations' real fees, so
+   * the paymaster deposit is checked too) and takes out each operation the EntryPoint rejects, settling it with
+   * its code; the others lose no attempt. Returns the call data of what passes, or undefined if nothing does.
+   */
+  private async checkedBundle(
+    ops: BuiltOp[],
+    picked: readonly TxRecord[],
+    gasLimit: bigint,
+  ): Promise<string | undefined> {
+    while (ops.length > 0) {
+      const data = encodeHandleOps(
+        ops.map((op) => op.userOp),
+        this.settings.relayer.address,
+      );
+      try {
+        await this.provider.send("eth_call", [
+          { from: this.settings.relayer.address, to: this.context.entryPoint, data, gas: toBeHex(gasLimit) },
+          "latest",
+        ]);
+        return data;
+      } catch (error) {
+        const decoded = decodeEntryPointError(revertDataOf(error) ?? "0x");
+        if (!decoded?.name.startsWith("FailedOp")) throw error;
+        const [rejected] = ops.splice(Number(decoded.args[0]), 1);
+        const tx = picked.find((t) => t.id === rejected!.txId)!;
+        await this.context.repository.settle(
+          tx.id,
+          await outcomeOfFailure(this.context, tx, failureFromReason(String(decoded.args[1]))),
+        );
+        gasLimit -= operationGas(rejected!.userOp);
+      }
+    }
+    return undefined;
   }
 
   /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */

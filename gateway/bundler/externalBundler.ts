@@ -151,8 +151,9 @@ export class ExternalBundler {
       }
       const failure = failureFromReason(answer.message);
       const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
-      const fresh = (await this.context.repository.find(tx.id))!;
-      await this.context.repository.settle(tx.id, await outcomeOfFailure(this.context, fresh, { ...failure, action }));
+      // `tx` as it was before this send: its attempts without this one (the send already counted), and its
+      // userOp the earlier build, if any, which may still execute.
+      await this.context.repository.settle(tx.id, await outcomeOfFailure(this.context, tx, { ...failure, action }));
     }
   }
 }

@@ -17,12 +17,20 @@ export async function currentFees(provider: JsonRpcProvider): Promise<Fees> {
   return { maxFeePerGas: 2n * baseFee + priority, maxPriorityFeePerGas: priority };
 }
 
-/** Fees of a replacement transaction: at least `percent` above the stuck one's (nodes require +10 %), or current. */
-export function bumpedFees(stuck: Fees, current: Fees, percent: bigint): Fees {
+/** How far above the current fees a replacement may go: bumps stop there instead of compounding without end. */
+const MAX_FEE_MULTIPLE = 3n;
+
+/**
+ * Fees of a replacement transaction: at least `percent` above the stuck one's (nodes require +10 %), or current;
+ * undefined when that would pass MAX_FEE_MULTIPLE × the current fees (the stuck one then waits, or is dropped).
+ */
+export function bumpedFees(stuck: Fees, current: Fees, percent: bigint): Fees | undefined {
   const bump = (value: bigint) => (value * (100n + percent)) / 100n + 1n;
   const max = (a: bigint, b: bigint) => (a > b ? a : b);
-  return {
+  const fees = {
     maxFeePerGas: max(bump(stuck.maxFeePerGas), current.maxFeePerGas),
     maxPriorityFeePerGas: max(bump(stuck.maxPriorityFeePerGas), current.maxPriorityFeePerGas),
   };
+  if (fees.maxFeePerGas > current.maxFeePerGas * MAX_FEE_MULTIPLE) return undefined;
+  return fees;
 }

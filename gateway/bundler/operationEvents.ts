@@ -76,6 +76,25 @@ export function includedOutcome(event: OperationEvent): TxOutcome {
   };
 }
 
+/** A used nonce key whose event was not found (outside the look-back, or the node refused the log query). */
+export const UNTRACED = "untraced";
+
+/**
+ * What to record for a request some build of which executed: included from its event, or (event not found)
+ * included all the same, with neither transaction nor success known: the operation did run, and saying
+ * otherwise would invite a retry.
+ */
+export function executedOutcome(found: OperationEvent | typeof UNTRACED): TxOutcome {
+  if (found !== UNTRACED) return includedOutcome(found);
+  return {
+    status: "included",
+    error: {
+      code: "EXECUTED_UNTRACED",
+      message: "the operation executed (its nonce is used) but its transaction was not found in the look-back",
+    },
+  };
+}
+
 /**
  * Whether some UserOperation of this request already executed: its nonce key is used on chain (the EntryPoint's
  * nonce), and if so the event that used it. Any build of the request counts, whichever hash it had.
@@ -84,27 +103,37 @@ export async function findExecutedOperation(
   provider: JsonRpcProvider,
   entryPoint: string,
   tx: TxRecord,
-): Promise<OperationEvent | undefined> {
+): Promise<OperationEvent | typeof UNTRACED | undefined> {
   const nonce = requestNonce(tx.id);
   const data = entryPointInterface.encodeFunctionData("getNonce", [tx.sender, nonceKey(nonce)]);
   const current = BigInt(await provider.send("eth_call", [{ to: entryPoint, data }, "latest"]));
   if (current <= nonce) return undefined;
+  let logs: RawLog[];
+  try {
+    logs = await senderLogs(provider, entryPoint, tx.sender);
+  } catch {
+    return UNTRACED; // many nodes refuse wide log ranges; the nonce alone proves it ran
+  }
+  for (const event of operationEvents(logs, entryPoint).values()) {
+    if (event.nonce === nonce) return event;
+  }
+  return UNTRACED;
+}
+
+/** The EntryPoint's operation events of `sender` within the look-back. */
+async function senderLogs(provider: JsonRpcProvider, entryPoint: string, sender: string): Promise<RawLog[]> {
   const latest = Number(await provider.send("eth_blockNumber", []));
-  const logs: RawLog[] = (
+  return (
     await provider.send("eth_getLogs", [
       {
         address: entryPoint,
         fromBlock: toBeHex(Math.max(0, latest - LOOKBACK_BLOCKS)),
         toBlock: "latest",
-        topics: [[OP_EVENT, REVERT_EVENT], null, word(tx.sender)],
+        topics: [[OP_EVENT, REVERT_EVENT], null, word(sender)],
       },
     ])
   ).map((log: { address: string; topics: string[]; data: string; transactionHash: string; blockNumber: string }) => ({
     ...log,
     blockNumber: Number(log.blockNumber),
   }));
-  for (const event of operationEvents(logs, entryPoint).values()) {
-    if (event.nonce === nonce) return event;
-  }
-  return undefined;
 }

@@ -4,7 +4,7 @@ import { dataLength, dataSlice } from "ethers";
 import type { TransactionsRepository, TxError, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { OperationFailure } from "../transactions/failureCodes";
 import type { OpBuilderDeps } from "../transactions/userOpBuilder";
-import { findExecutedOperation, includedOutcome } from "./operationEvents";
+import { executedOutcome, findExecutedOperation } from "./operationEvents";
 
 /** What a chain's worker (either bundler mode) works with. */
 export interface WorkerContext {
@@ -24,6 +24,11 @@ export interface WorkerContext {
 }
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
+/**
+ * How long after a sponsorship's validUntil a request out of attempts is closed: blocks stamped up to validUntil
+ * may still be seen for a while (propagation, L2 timestamps, clock skew).
+ */
+const CLOSE_MARGIN_MS = 120_000;
 
 /** When a request that failed `attempts` times is built again. */
 export function nextAttemptAt(context: WorkerContext, attempts: number): Date {
@@ -42,10 +47,11 @@ export async function outcomeOfFailure(
 ): Promise<TxOutcome> {
   if (failure.code === "NONCE_ALREADY_USED") {
     const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
-    if (executed) return includedOutcome(executed);
+    if (executed) return executedOutcome(executed);
   }
   const error = { code: failure.code, message: failure.message };
-  if (failure.action === "fail") return { status: "failed", error };
+  // An earlier build of it may still be executed by anyone who saw it, until its sponsorship ends.
+  if (failure.action === "fail") return tx.userOp ? exhausted(context, tx, error) : { status: "failed", error };
   if (tx.attempts + 1 < context.maxAttempts) {
     return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts + 1), error };
   }
@@ -60,7 +66,7 @@ export async function outcomeOfFailure(
 function exhausted(context: WorkerContext, tx: TxRecord, error: TxError): TxOutcome {
   const end = tx.userOp ? sponsorshipEnd(tx.userOp.paymasterAndData) : undefined;
   if (end !== undefined && end * 1000 >= context.clock().getTime()) {
-    return { status: "queued", nextAttemptAt: new Date(end * 1000 + 1000), error };
+    return { status: "queued", nextAttemptAt: new Date(end * 1000 + CLOSE_MARGIN_MS), error, closeWhenDue: true };
   }
   return { status: "failed", error };
 }
@@ -71,7 +77,7 @@ export const isExhausted = (context: WorkerContext, tx: TxRecord): boolean => tx
 /** Closes a request out of attempts whose builds can no longer execute: included if one did, else failed. */
 export async function closeExhausted(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
-  if (executed) return includedOutcome(executed);
+  if (executed) return executedOutcome(executed);
   return {
     status: "failed",
     error: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` },
@@ -90,7 +96,7 @@ function sponsorshipEnd(paymasterAndData: string): number | undefined {
  */
 export async function outcomeOfMissingOperation(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
-  if (executed) return includedOutcome(executed);
+  if (executed) return executedOutcome(executed);
   if (tx.attempts >= context.maxAttempts) {
     return exhausted(context, tx, { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` });
   }

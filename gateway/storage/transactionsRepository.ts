@@ -95,9 +95,10 @@ export interface NewBundle {
 export type TxOutcome =
   | {
       readonly status: "included";
-      readonly transactionHash: string;
-      readonly blockNumber: number;
-      readonly success: boolean;
+      /** Unknown only when the operation's nonce is used but its event was not found (EXECUTED_UNTRACED). */
+      readonly transactionHash?: string;
+      readonly blockNumber?: number;
+      readonly success?: boolean;
       readonly error?: TxError;
     }
   | {
@@ -106,8 +107,16 @@ export type TxOutcome =
       readonly transactionHash?: string;
       readonly blockNumber?: number;
     }
-  /** Back to the queue, to be built again from `nextAttemptAt` (its nonce key keeps it single-use). */
-  | { readonly status: "queued"; readonly nextAttemptAt: Date; readonly error?: TxError };
+  /**
+   * Back to the queue from `nextAttemptAt`: to be built again (its nonce key keeps it single-use), or, with
+   * `closeWhenDue`, only to be closed then (out of attempts: included if an earlier build ran, else failed).
+   */
+  | {
+      readonly status: "queued";
+      readonly nextAttemptAt: Date;
+      readonly error?: TxError;
+      readonly closeWhenDue?: boolean;
+    };
 
 /** Transaction requests and bundles (design §1.4: accepted means durable). */
 export interface TransactionsRepository {

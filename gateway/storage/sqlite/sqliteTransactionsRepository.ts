@@ -85,6 +85,9 @@ function toBundle(row: Selectable<BundlesTable>): Bundle {
 
 type CreateResult = { record: TxRecord; created: boolean };
 
+/** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
+const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
+
 /** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
 export class SqliteTransactionsRepository implements TransactionsRepository {
   constructor(
@@ -322,14 +325,21 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
             bundle_id: null,
             next_attempt_at: outcome.nextAttemptAt.toISOString(),
             // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
-            attempts: sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
+            attempts: outcome.closeWhenDue
+              ? CLOSE_WHEN_DUE_ATTEMPTS
+              : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
             ...error,
           }
         : {
             status: outcome.status,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,
-            success: outcome.status === "included" ? (outcome.success ? (1 as const) : (0 as const)) : null,
+            success:
+              outcome.status === "included" && outcome.success !== undefined
+                ? outcome.success
+                  ? (1 as const)
+                  : (0 as const)
+                : null,
             ...error,
           };
     await trx
