@@ -7,12 +7,21 @@ contract TestTarget {
     /// @notice Emitted by `record`; under delegatecall the emitter and `self` are the calling account.
     event Recorded(address indexed self, address indexed caller, uint256 value, uint256 number);
 
+    uint256 private _counter;
+
     /// @notice Failure with a reason, to check that reasons reach the EntryPoint's events.
     error TestTargetFailed(string reason);
 
     /// @notice Emits Recorded with the context it runs in.
     function record(uint256 number) external payable {
         emit Recorded(address(this), msg.sender, msg.value, number);
+    }
+
+    /// @notice Spends gas (about 400 per round: repeated writes of one slot), for gas-limit tests.
+    function burn(uint256 rounds) external {
+        for (uint256 i = 0; i < rounds; ++i) {
+            _counter += i + 1;
+        }
     }
 
     /// @notice Always reverts with `reason`.

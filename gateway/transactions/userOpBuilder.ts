@@ -104,7 +104,8 @@ export async function buildUserOperations(
   const measured = await measure(drafts, SIMULATION_GAS.call, deps);
   // Operations that used nearly all the simulation's call gas may need more: measured again alone, generously.
   for (const [i, m] of measured.entries()) {
-    if ("paid" in m && executionGas(m, SIMULATION_GAS.call) * 10n >= SIMULATION_GAS.call * 9n) {
+    const outOfGas = "failure" in m && m.failure.code === "SIMULATION_OUT_OF_GAS";
+    if (outOfGas || ("paid" in m && executionGas(m, SIMULATION_GAS.call) * 10n >= SIMULATION_GAS.call * 9n)) {
       measured[i] = (await measure([drafts[i]!], HEAVY_CALL_GAS, deps))[0]!;
     }
   }
@@ -208,54 +209,79 @@ function signOperation(
 
 /** Simulates drafts (in chunks of SIMULATION_CHUNK, each one eth_call) with `callLimit` call gas each. */
 async function measure(drafts: readonly Draft[], callLimit: bigint, deps: OpBuilderDeps): Promise<Measurement[]> {
-  const results: Measurement[] = [];
-  for (const chunk of simulationChunks(drafts)) {
-    const ops = chunk.map(
-      (d) =>
-        signOperation(
-          {
-            ...d.base,
-            accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
-            preVerificationGas: d.preVerificationGas,
-            gasFees: packGasFees(1n, 1n),
-            paymasterAndData: "0x",
-            signature: "0x",
-          },
-          terms(d, SIMULATION_GAS.paymasterVerification, deps),
-          deps,
-        ).userOp,
-    );
-    const outcomes = await simulateBundle(ops, deps);
-    results.push(...outcomes.map((o) => ("failure" in o ? o : { ...o, callLimit })));
+  // Each operation's simulation may use its granted limits and some EntryPoint overhead, no more.
+  const gasPerOp = SIMULATION_GAS.verification + callLimit + SIMULATION_GAS.paymasterVerification + 300_000n;
+  const results = new Array<Measurement | undefined>(drafts.length);
+  let waiting = drafts.map((_, i) => i);
+  while (waiting.length > 0) {
+    const skipped: number[] = [];
+    for (const chunk of simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })))) {
+      const ops = chunk.map(({ d }) => simulationOp(d, callLimit, deps));
+      const outcomes = await simulateBundle(ops, gasPerOp, deps);
+      outcomes.forEach((o, k) => {
+        const index = chunk[k]!.i;
+        if (o === "skipped") skipped.push(index);
+        else results[index] = "failure" in o ? o : { ...o, callLimit };
+      });
+    }
+    // The call's gas ran low before these; the first of every call is always simulated, so this ends.
+    waiting = skipped;
   }
-  return results;
+  return results as Measurement[];
 }
 
+/** The operation as simulated: generous limits, fees of 1 wei, real signatures. */
+const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
+  signOperation(
+    {
+      ...d.base,
+      accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
+      preVerificationGas: d.preVerificationGas,
+      gasFees: packGasFees(1n, 1n),
+      paymasterAndData: "0x",
+      signature: "0x",
+    },
+    terms(d, SIMULATION_GAS.paymasterVerification, deps),
+    deps,
+  ).userOp;
+
 /** Drafts in order, cut into runs that fit SIMULATION_BUDGET. */
-function simulationChunks(drafts: readonly Draft[]): Draft[][] {
-  const chunks: Draft[][] = [];
-  let current: Draft[] = [];
+function simulationChunks<T extends { d: Draft }>(items: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
   let gas = 0n;
-  for (const d of drafts) {
-    const need = d.base.initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed;
+  for (const item of items) {
+    const need = item.d.base.initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed;
     if (current.length > 0 && gas + need > SIMULATION_BUDGET) {
       chunks.push(current);
       current = [];
       gas = 0n;
     }
-    current.push(d);
+    current.push(item);
     gas += need;
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
 
-/** One eth_call: BundleSimulator runs simulateHandleOp for each operation in order; each outcome decoded. */
-async function simulateBundle(ops: readonly PackedUserOperation[], deps: OpBuilderDeps): Promise<Simulated[]> {
+/**
+ * One eth_call: BundleSimulator runs simulateHandleOp for each operation in order, each within `gasPerOp`;
+ * each outcome decoded. An operation that ran out of its gas (empty revert data, or AA95) is reported as
+ * SIMULATION_OUT_OF_GAS, a retryable code: it says nothing certain about the operation.
+ */
+async function simulateBundle(
+  ops: readonly PackedUserOperation[],
+  gasPerOp: bigint,
+  deps: OpBuilderDeps,
+): Promise<(Simulated | "skipped")[]> {
   let answer: string;
   try {
     answer = await deps.provider.send("eth_call", [
-      { to: BUNDLE_SIMULATOR_ADDRESS, data: encodeSimulateBundle(deps.entryPoint, ops), gas: toBeHex(ETH_CALL_GAS) },
+      {
+        to: BUNDLE_SIMULATOR_ADDRESS,
+        data: encodeSimulateBundle(deps.entryPoint, ops, gasPerOp),
+        gas: toBeHex(ETH_CALL_GAS),
+      },
       "latest",
       {
         [deps.entryPoint]: { code: ENTRY_POINT_SIMULATIONS_CODE },
@@ -263,20 +289,22 @@ async function simulateBundle(ops: readonly PackedUserOperation[], deps: OpBuild
       },
     ]);
   } catch (error) {
-    // The simulator itself does not revert; a revert here is the node's (for example out of gas) and says
-    // nothing about an operation.
+    // The simulator itself does not revert; a revert here is the node's and says nothing about an operation.
     throw new Error(`bundle simulation failed: ${String(revertDataOf(error) ?? (error as Error).message)}`, {
       cause: error,
     });
   }
   return decodeSimulateBundle(answer).map((outcome) => {
-    if (!outcome.success) {
+    if (outcome.kind === "skipped") return "skipped";
+    if (outcome.kind === "reverted") {
       const decoded = decodeEntryPointError(outcome.revertData);
-      return {
-        failure: failureFromReason(
-          decoded ? String(decoded.args[1] ?? decoded.name) : `simulation reverted: ${outcome.revertData}`,
-        ),
-      };
+      const reason = decoded ? String(decoded.args[1] ?? decoded.name) : undefined;
+      if (reason === undefined || reason.startsWith("AA95")) {
+        return {
+          failure: { code: "SIMULATION_OUT_OF_GAS", action: "retry", message: "the simulation ran out of gas" },
+        };
+      }
+      return { failure: failureFromReason(reason) };
     }
     if (parseValidationData(outcome.accountValidationData).sigFailed)
       return { failure: failureFromReason("AA24 signature error") };

@@ -28,7 +28,8 @@ export const entryPointInterface = new Interface([
 
 /** The off-chain BundleSimulator (contracts/bundler/BundleSimulator.sol). */
 export const bundleSimulatorInterface = new Interface([
-  `function simulateBundle(address entryPoint, ${OP_TUPLE}[] ops) returns (tuple(bool success, bytes data)[] outcomes)`,
+  `function simulateBundle(address entryPoint, ${OP_TUPLE}[] ops, uint256 gasPerOp) returns ` +
+    "(tuple(bool simulated, bool success, bytes data)[] outcomes)",
 ]);
 
 /** Runtime code of EntryPointSimulations (npm artifact), placed at the EntryPoint's address by a state override. */

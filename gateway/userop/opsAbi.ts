@@ -61,25 +61,36 @@ function encodeOps(ops: readonly PackedUserOperation[]): Buffer {
 export const encodeHandleOps = (ops: readonly PackedUserOperation[], beneficiary: string): string =>
   `0x${Buffer.concat([HANDLE_OPS, uintWord(64), hexWord(beneficiary), encodeOps(ops)]).toString("hex")}`;
 
-/** Call data of `BundleSimulator.simulateBundle(entryPoint, ops)`. */
-export const encodeSimulateBundle = (entryPoint: string, ops: readonly PackedUserOperation[]): string =>
-  `0x${Buffer.concat([SIMULATE_BUNDLE, hexWord(entryPoint), uintWord(64), encodeOps(ops)]).toString("hex")}`;
+/** Call data of `BundleSimulator.simulateBundle(entryPoint, ops, gasPerOp)`. */
+export const encodeSimulateBundle = (
+  entryPoint: string,
+  ops: readonly PackedUserOperation[],
+  gasPerOp: bigint,
+): string =>
+  `0x${Buffer.concat([SIMULATE_BUNDLE, hexWord(entryPoint), uintWord(96), uintWord(gasPerOp), encodeOps(ops)]).toString("hex")}`;
 
-/** What simulateHandleOp returned for one operation: its ExecutionResult's leading words, or its revert data. */
+/**
+ * What simulateHandleOp returned for one operation: its ExecutionResult's leading words, its revert data, or
+ * nothing (not simulated: the call's gas ran low before it).
+ */
 export type SimulationOutcome =
   | {
-      readonly success: true;
+      readonly kind: "result";
       readonly preOpGas: bigint;
       readonly paid: bigint;
       readonly accountValidationData: bigint;
       readonly paymasterValidationData: bigint;
     }
-  | { readonly success: false; readonly revertData: string };
+  | { readonly kind: "reverted"; readonly revertData: string }
+  | { readonly kind: "skipped" };
 
-/** Decodes simulateBundle's `(bool success, bytes data)[]`, reading each ExecutionResult's first four words. */
+/** Decodes simulateBundle's `(bool simulated, bool success, bytes data)[]`, reading each ExecutionResult's first words. */
 export function decodeSimulateBundle(answer: string): SimulationOutcome[] {
   const bytes = hexToBytes(answer);
-  const readUint = (at: number): bigint => BigInt(`0x${bytes.subarray(at, at + 32).toString("hex")}`);
+  const readUint = (at: number): bigint => {
+    if (at + 32 > bytes.length) throw new RangeError("malformed simulateBundle answer");
+    return BigInt(`0x${bytes.subarray(at, at + 32).toString("hex")}`);
+  };
   const readIndex = (at: number): number => {
     const value = readUint(at);
     if (value > BigInt(bytes.length)) throw new RangeError("malformed simulateBundle answer");
@@ -90,18 +101,23 @@ export function decodeSimulateBundle(answer: string): SimulationOutcome[] {
   const outcomes: SimulationOutcome[] = [];
   for (let i = 0; i < count; i++) {
     const element = array + 32 + readIndex(array + 32 + i * 32);
-    const success = readUint(element) === 1n;
-    const data = element + readIndex(element + 32);
+    if (readUint(element) !== 1n) {
+      outcomes.push({ kind: "skipped" });
+      continue;
+    }
+    const success = readUint(element + 32) === 1n;
+    const data = element + readIndex(element + 64);
     const length = readIndex(data);
     const payload = bytes.subarray(data + 32, data + 32 + length);
     if (!success) {
-      outcomes.push({ success: false, revertData: `0x${payload.toString("hex")}` });
+      outcomes.push({ kind: "reverted", revertData: `0x${payload.toString("hex")}` });
       continue;
     }
     // abi.encode(ExecutionResult): an offset word (the struct has a bytes member), then its fields.
+    if (payload.length < 32 * 5) throw new RangeError("malformed ExecutionResult");
     const word = (n: number) => BigInt(`0x${payload.subarray(32 + n * 32, 64 + n * 32).toString("hex")}`);
     outcomes.push({
-      success: true,
+      kind: "result",
       preOpGas: word(0),
       paid: word(1),
       accountValidationData: word(2),

@@ -5,7 +5,7 @@ import type { JsonRpcProvider } from "ethers";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
 import { formatUserId } from "../../gateway/identity/userId";
 import type { TxRecord } from "../../gateway/storage/transactionsRepository";
-import { type OpBuilderDeps, buildUserOperation } from "../../gateway/transactions/userOpBuilder";
+import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/transactions/userOpBuilder";
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
@@ -127,5 +127,42 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
       { ...deps, sponsorSigner: createDigestSigner(devKey(7)) },
     );
     expect("failure" in badSponsor && badSponsor.failure.code).to.equal("SPONSOR_SIGNATURE_INVALID");
+  });
+
+  it("measures a heavy call next to light ones without starving them, and all three run with their limits", async () => {
+    const { deps, entryPoint, target, admin } = await loadFixture(fixture);
+    const to = await target.getAddress();
+    const light = (n: number) => target.interface.encodeFunctionData("record", [n]);
+    const txs = [
+      request("7c1e…light-1", "tel:14155550211", deps.factories.kernel, to, light(1)),
+      request(
+        "7c1e…heavy",
+        "tel:14155550212",
+        deps.factories.kernel,
+        to,
+        target.interface.encodeFunctionData("burn", [5000]),
+      ),
+      request("7c1e…light-2", "tel:14155550213", deps.factories.kernel, to, light(2)),
+    ];
+    const results = await buildUserOperations(
+      txs.map((tx) => ({ tx, deployed: false })),
+      FEES,
+      deps,
+    );
+    const ops = results.map((r) => {
+      if (!("built" in r)) throw new Error(`build failed: ${JSON.stringify(r.failure)}`);
+      return r.built.userOp;
+    });
+    const callGas = (op: { accountGasLimits: string }) => BigInt(`0x${op.accountGasLimits.slice(34)}`);
+    expect(callGas(ops[1]!)).to.be.greaterThan(1_500_000n);
+    expect(callGas(ops[0]!)).to.be.lessThan(100_000n);
+    const receipt = await (
+      await entryPoint.getFunction("handleOps")(ops.map(opTuple), admin.address, { gasLimit: 12_000_000 })
+    ).wait();
+    const successes = receipt!.logs
+      .map((log: { topics: string[]; data: string }) => entryPoint.interface.parseLog(log))
+      .filter((e: { name: string } | null) => e?.name === "UserOperationEvent")
+      .map((e: { args: { success: boolean } }) => e.args.success);
+    expect(successes).to.deep.equal([true, true, true]);
   });
 });

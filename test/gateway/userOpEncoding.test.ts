@@ -126,14 +126,15 @@ describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
       expect(encodeHandleOps(ops, beneficiary)).to.equal(
         entryPointInterface.encodeFunctionData("handleOps", [ops.map(opTuple), beneficiary]),
       );
-      expect(encodeSimulateBundle(beneficiary, ops)).to.equal(
-        bundleSimulatorInterface.encodeFunctionData("simulateBundle", [beneficiary, ops.map(opTuple)]),
+      expect(encodeSimulateBundle(beneficiary, ops, 3_500_000n)).to.equal(
+        bundleSimulatorInterface.encodeFunctionData("simulateBundle", [beneficiary, ops.map(opTuple), 3_500_000n]),
       );
     }
   });
 
-  it("decodes simulateBundle answers encoded by ethers: execution results and revert data", () => {
-    const results = Array.from({ length: 7 }, (_, i) => ({
+  it("decodes simulateBundle answers encoded by ethers: execution results, revert data, skipped operations", () => {
+    const results = Array.from({ length: 9 }, (_, i) => ({
+      simulated: i !== 8,
       success: i % 3 !== 1,
       execution: [
         BigInt(i) * 1000n + 7n,
@@ -148,21 +149,24 @@ describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
     const executionType = entryPointInterface.getFunction("simulateHandleOp")!.outputs;
     const answer = bundleSimulatorInterface.encodeFunctionResult("simulateBundle", [
       results.map((r) => [
-        r.success,
-        r.success ? AbiCoder.defaultAbiCoder().encode(executionType, [r.execution]) : r.revert,
+        r.simulated,
+        r.simulated && r.success,
+        !r.simulated ? "0x" : r.success ? AbiCoder.defaultAbiCoder().encode(executionType, [r.execution]) : r.revert,
       ]),
     ]);
     expect(decodeSimulateBundle(answer)).to.deep.equal(
       results.map((r) =>
-        r.success
-          ? {
-              success: true,
-              preOpGas: r.execution[0],
-              paid: r.execution[1],
-              accountValidationData: r.execution[2],
-              paymasterValidationData: r.execution[3],
-            }
-          : { success: false, revertData: r.revert },
+        !r.simulated
+          ? { kind: "skipped" }
+          : r.success
+            ? {
+                kind: "result",
+                preOpGas: r.execution[0],
+                paid: r.execution[1],
+                accountValidationData: r.execution[2],
+                paymasterValidationData: r.execution[3],
+              }
+            : { kind: "reverted", revertData: r.revert },
       ),
     );
   });
