@@ -5,7 +5,7 @@ import { createLogger } from "./http/logging";
 import { type RunningServer, startServer } from "./server";
 import { openDatabase } from "./storage/database";
 import { createRepositories } from "./storage/repositories";
-import { createChainClients } from "./chains/clients";
+import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers } from "./bundler/txWorkers";
 
 /** Message a worker sends its primary once it listens. */
@@ -47,6 +47,8 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   // Migrations run once, here, before any worker opens the database.
   const database = await openDatabase(config.databasePath!);
   const chains = createChainClients(config);
+  // The primary runs the transaction workers: it checks the chains it sends to, as every server does.
+  await verifyChainIds(chains);
   const txWorkers = startTxWorkers(config, {
     chains,
     repository: createRepositories(database.db, () => new Date()).transactions,

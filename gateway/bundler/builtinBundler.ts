@@ -264,7 +264,12 @@ export class BuiltinBundler {
         (await this.provider.send("eth_getTransactionByHash", [hash]));
       if (known) return;
       if (bundle.txHashes.length > 1) return; // an earlier version may still be mined; tracking decides
-      await this.settleDropped(bundle, { code: "RELAYER_REJECTED", message: rpcErrorMessage(error) });
+      // The node's words (balances, the relayer's address) go to the operator's log, not to the apps.
+      this.context.logger.error({ bundle: bundle.id, error: rpcErrorMessage(error) }, "the node refused the bundle");
+      await this.settleDropped(bundle, {
+        code: "RELAYER_REJECTED",
+        message: "the node refused the relayer's transaction; the operator has been told",
+      });
     }
   }
 }

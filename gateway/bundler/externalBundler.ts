@@ -149,7 +149,7 @@ export class ExternalBundler {
         this.context.logger.warn({ tx: tx.id, error: reason }, "operation sent; fate unknown");
         return;
       }
-      const failure = failureFromReason(answer.message);
+      const failure = failureFromReason(answer.message.slice(0, 500));
       const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
       // `tx` as it was before this send: its attempts without this one (the send already counted), and its
       // userOp the earlier build, if any, which may still execute.

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { Address, Hex } from "../schemas/common";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+/** A static bound above any TX_MAX_CALLS, so an oversized array is refused before its entries are parsed. */
+const MAX_ARRAY = 256;
 
 /** A native-coin amount in wei: a decimal or 0x-hex string. */
 export const WeiAmount = z
@@ -14,9 +16,9 @@ export const WeiAmount = z
 const common = {
   userId: z.string().min(1).max(300).meta({ example: "tel:14155552671" }),
   chain: z.string().min(1).max(64).meta({ example: "localhost" }),
-  to: z.array(Address).meta({ description: "Call targets, one per call" }),
-  value: z.array(WeiAmount).meta({ description: "Wei sent with each call, decimal or 0x-hex" }),
-  data: z.array(Hex).meta({ description: "Call data of each call; `0x` is empty" }),
+  to: z.array(Address).max(MAX_ARRAY).meta({ description: "Call targets, one per call" }),
+  value: z.array(WeiAmount).max(MAX_ARRAY).meta({ description: "Wei sent with each call, decimal or 0x-hex" }),
+  data: z.array(Hex).max(MAX_ARRAY).meta({ description: "Call data of each call; `0x` is empty" }),
 };
 
 /** POST /v1/kernel/tx body (spec §2.5). */

@@ -123,7 +123,7 @@ export interface TransactionsRepository {
   /** Stores a new request, or returns the app's earlier one with the same Idempotency-Key (`created` false). */
   create(tx: NewTx): Promise<{ record: TxRecord; created: boolean }>;
   find(id: string): Promise<TxRecord | undefined>;
-  /** A chain's queued requests due by `now`, oldest first. */
+  /** A chain's queued requests due by `now`: the oldest of each wallet, oldest first. */
   due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
   /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */
   submitted(chain: string): Promise<TxRecord[]>;

@@ -178,16 +178,17 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async due(chain: string, now: Date, limit: number): Promise<TxRecord[]> {
-    const rows = await this.db
-      .selectFrom("transactions")
-      .selectAll()
-      .where("chain", "=", chain)
-      .where("status", "=", "queued")
-      .where("next_attempt_at", "<=", now.toISOString())
-      .orderBy("created_at")
-      .limit(limit)
-      .execute();
-    return rows.map(toRecord);
+    // The oldest due request of each wallet, so one wallet's backlog cannot crowd the others out of a bundle.
+    const result = await sql<Selectable<TransactionsTable>>`
+      select * from (
+        select t.*, row_number() over (partition by t.sender order by t.created_at, t.id) as wallet_rank
+        from transactions t
+        where t.chain = ${chain} and t.status = 'queued' and t.next_attempt_at <= ${now.toISOString()}
+      )
+      where wallet_rank = 1
+      order by created_at, id
+      limit ${limit}`.execute(this.db);
+    return result.rows.map(toRecord);
   }
 
   async submitted(chain: string): Promise<TxRecord[]> {

@@ -1,0 +1,81 @@
+import { expect } from "chai";
+import { openDatabase } from "../../../gateway/storage/database";
+import { createRepositories } from "../../../gateway/storage/repositories";
+import type { NewTx } from "../../../gateway/storage/transactionsRepository";
+
+const NOW = new Date("2026-11-22T12:00:00Z");
+const LATER = new Date("2026-11-22T13:00:00Z");
+
+async function fresh() {
+  let now = NOW;
+  const database = await openDatabase(":memory:");
+  const repos = createRepositories(database.db, () => now);
+  const { app } = await repos.apps.create({ name: "acme" });
+  const newTx = (sender: string, extra: Partial<NewTx> = {}): NewTx => ({
+    appId: app.id,
+    accountType: "kernel",
+    userId: "acme:alice",
+    chain: "localhost",
+    sender,
+    calls: [{ to: sender, value: 1n, data: "0x" }],
+    delegatecall: false,
+    idempotencyKey: undefined,
+    requestHash: "h",
+    ...extra,
+  });
+  const tick = (ms: number) => {
+    now = new Date(now.getTime() + ms);
+  };
+  return { database, repos, newTx, tick };
+}
+
+describe("storage: transactions repository", () => {
+  it("commits requests arriving together in one group, each answered, an Idempotency-Key stored once", async () => {
+    const { database, repos, newTx } = await fresh();
+    const results = await Promise.all([
+      repos.transactions.create(newTx("0xA")),
+      repos.transactions.create(newTx("0xB", { idempotencyKey: "k" })),
+      repos.transactions.create(newTx("0xB", { idempotencyKey: "k" })),
+    ]);
+    expect(results.map((r) => r.created)).to.deep.equal([true, true, false]);
+    expect(results[2]!.record.id).to.equal(results[1]!.record.id);
+    expect(await repos.transactions.countByStatus()).to.deep.equal([
+      { chain: "localhost", status: "queued", count: 2 },
+    ]);
+    await database.close();
+  });
+
+  it("hands out the oldest due request of each wallet, so one wallet's backlog does not crowd others out", async () => {
+    const { database, repos, newTx, tick } = await fresh();
+    for (let i = 0; i < 5; i++) {
+      await repos.transactions.create(newTx("0xBusy"));
+      tick(1000);
+    }
+    const quiet = (await repos.transactions.create(newTx("0xQuiet"))).record;
+    const due = await repos.transactions.due("localhost", LATER, 2);
+    expect(due.map((tx) => tx.sender)).to.deep.equal(["0xBusy", "0xQuiet"]);
+    expect(due[1]!.id).to.equal(quiet.id);
+    await database.close();
+  });
+
+  it("never rewrites a final state, and parks a request to be closed when due", async () => {
+    const { database, repos, newTx } = await fresh();
+    const a = (await repos.transactions.create(newTx("0xA"))).record;
+    await repos.transactions.settle(a.id, { status: "failed", error: { code: "X", message: "x" } });
+    await repos.transactions.settle(a.id, { status: "queued", nextAttemptAt: NOW });
+    expect((await repos.transactions.find(a.id))!.status).to.equal("failed");
+
+    const b = (await repos.transactions.create(newTx("0xB"))).record;
+    await repos.transactions.settle(b.id, {
+      status: "queued",
+      nextAttemptAt: LATER,
+      error: { code: "SPONSORSHIP_EXPIRED", message: "AA32" },
+      closeWhenDue: true,
+    });
+    const parked = (await repos.transactions.find(b.id))!;
+    expect(parked).to.deep.include({ status: "queued", nextAttemptAt: LATER.toISOString() });
+    expect(parked.attempts).to.be.greaterThan(100);
+    expect(await repos.transactions.due("localhost", NOW, 10)).to.have.length(0);
+    await database.close();
+  });
+});
