@@ -73,6 +73,7 @@ export function startTxWorkers(
         walletSigner: createDigestSigner(config.walletSignerKey!),
         sponsorSigner: createDigestSigner(config.sponsorSignerKey!),
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
+        maxCallGas: BigInt(t.maxCallGas),
         clock: deps.clock,
       },
     };

@@ -64,6 +64,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TX_MAX_ATTEMPTS", ["transactions", "maxAttempts"]],
   ["TX_RETRY_DELAY_MS", ["transactions", "retryDelayMs"]],
   ["TX_SPONSORSHIP_TTL_SECONDS", ["transactions", "sponsorshipTtlSeconds"]],
+  ["TX_MAX_CALL_GAS", ["transactions", "maxCallGas"]],
   ["TX_WAIT_TIMEOUT_MS", ["transactions", "waitTimeoutMs"]],
   ["ENS_DOMAIN", ["ens", "domain"]],
   ["ENS_RESOLVER", ["ens", "resolver"]],

@@ -133,6 +133,8 @@ export const ConfigSchema = z.object({
       maxAttempts: int(1, 100).default(5),
       retryDelayMs: int(0, 600_000).default(2000),
       sponsorshipTtlSeconds: int(60, 86_400).default(900),
+      /** The most call gas one sponsored operation may have. */
+      maxCallGas: int(100_000, 15_000_000).default(5_000_000),
       /** Longest GET /v1/kernel/tx/{id}?wait=true holds a request. */
       waitTimeoutMs: int(0, 600_000).default(10_000),
     })

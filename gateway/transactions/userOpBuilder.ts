@@ -44,6 +44,8 @@ export interface OpBuilderDeps {
   readonly sponsorSigner: DigestSigner;
   /** How long a sponsorship stays valid. */
   readonly sponsorshipTtlSeconds: number;
+  /** The most call gas the paymaster sponsors for one operation; more is refused (CALL_GAS_TOO_HIGH). */
+  readonly maxCallGas: bigint;
   readonly clock: () => Date;
 }
 
@@ -153,6 +155,16 @@ function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Buil
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
   const validationGas = m.preOpGas - d.preVerificationGas;
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
+  if (callGasLimit > deps.maxCallGas) {
+    // A sponsored call may not burn the paymaster's deposit without bound (an endless loop costs all it gets).
+    return {
+      failure: {
+        code: "CALL_GAS_TOO_HIGH",
+        action: "fail",
+        message: `the calls need about ${callGasLimit} gas; this deployment sponsors at most ${deps.maxCallGas}`,
+      },
+    };
+  }
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);
   const signed = signOperation(
     {

@@ -26,6 +26,7 @@ async function fixture() {
     walletSigner: createDigestSigner(devKey(1)),
     sponsorSigner: createDigestSigner(devKey(2)),
     sponsorshipTtlSeconds: 600,
+    maxCallGas: 5_000_000n,
     clock: () => new Date(),
   };
   return { ...deployed, target, deps };
@@ -164,5 +165,13 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
       .filter((e: { name: string } | null) => e?.name === "UserOperationEvent")
       .map((e: { args: { success: boolean } }) => e.args.success);
     expect(successes).to.deep.equal([true, true, true]);
+  });
+
+  it("refuses to sponsor calls above the call-gas cap", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const data = target.interface.encodeFunctionData("burn", [5000]);
+    const tx = request("7c1e…capped", "tel:14155550221", deps.factories.kernel, await target.getAddress(), data);
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, { ...deps, maxCallGas: 1_000_000n });
+    expect("failure" in result && result.failure.code).to.equal("CALL_GAS_TOO_HIGH");
   });
 });
