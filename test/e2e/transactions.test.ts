@@ -1,7 +1,13 @@
 import { expect } from "chai";
 import { JsonRpcProvider, type Signer, Wallet } from "ethers";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
-import { TestTarget__factory, TestToken__factory, type TestTarget, type TestToken } from "../../typechain-types";
+import {
+  SponsorPaymaster__factory,
+  TestTarget__factory,
+  TestToken__factory,
+  type TestTarget,
+  type TestToken,
+} from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
@@ -228,5 +234,30 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
       headers: { Authorization: `Bearer ${appToken}` },
     });
     expect(kernelView.status).to.equal(404);
+  });
+
+  it("holds requests while the paymaster deposit is too low, and sends them once it is topped up", async () => {
+    const paymaster = SponsorPaymaster__factory.connect(stack.deployment.contracts.sponsorPaymaster, deployer);
+    const deposit = await paymaster.getDeposit();
+    await (await paymaster.withdrawTo(await deployer.getAddress(), deposit)).wait();
+    const res = await submit({
+      to: [await target.getAddress()],
+      value: ["0"],
+      data: [target.interface.encodeFunctionData("record", [9])],
+    });
+    const { id } = (await res.json()) as { id: string };
+    let held: Record<string, unknown> = {};
+    for (let i = 0; i < 100 && (held.error as { code?: string } | null)?.code !== "PAYMASTER_DEPOSIT_LOW"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      held = (await (
+        await fetch(api(`/v1/kernel/tx/${id}`), { headers: { Authorization: `Bearer ${appToken}` } })
+      ).json()) as Record<string, unknown>;
+    }
+    expect(held).to.deep.include({
+      status: "queued",
+      error: { code: "PAYMASTER_DEPOSIT_LOW", message: "AA31 paymaster deposit too low" },
+    });
+    await (await paymaster.deposit({ value: deposit })).wait();
+    expect(await waitFor(id)).to.include({ status: "included", success: true });
   });
 });
