@@ -57,6 +57,11 @@ export class ExternalBundler {
     });
   }
 
+  /** Closes the connection to the bundler. */
+  close(): void {
+    this.bundler.destroy();
+  }
+
   async tick(): Promise<boolean> {
     const tracked = await this.track();
     const sent = await this.sendDue();
