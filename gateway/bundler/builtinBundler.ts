@@ -1,7 +1,7 @@
-import { Transaction, dataLength, dataSlice, toBeHex } from "ethers";
+import { toBeHex } from "ethers";
+import { operationGas } from "../userop/operationGas";
 import type { DigestSigner } from "../crypto/digestSigner";
-import { signRelayerTransaction } from "./relayerTransaction";
-import type { PackedUserOperation } from "../userop/packedUserOperation";
+import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
 import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
 import { failureFromReason } from "../transactions/failureCodes";
 import { decodeEntryPointError, entryPointInterface } from "../userop/entryPoint";
@@ -28,14 +28,6 @@ const CODE_LOOKUP_CONCURRENCY = 16;
 const MAX_BUNDLE_GAS = 15_000_000n;
 /** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
 const BUNDLE_GAS_OVERHEAD = 100_000n;
-
-/** The most gas the EntryPoint may spend on an operation: its limits and preVerificationGas. */
-function operationGas(op: PackedUserOperation): bigint {
-  const limits = BigInt(op.accountGasLimits);
-  const paymasterLimits = dataLength(op.paymasterAndData) >= 52 ? BigInt(dataSlice(op.paymasterAndData, 20, 52)) : 0n;
-  const low = (value: bigint) => value & ((1n << 128n) - 1n);
-  return (limits >> 128n) + low(limits) + (paymasterLimits >> 128n) + low(paymasterLimits) + op.preVerificationGas;
-}
 
 interface RpcReceipt {
   status: string;
@@ -139,7 +131,7 @@ export class BuiltinBundler {
       await this.broadcast(bundle);
       return;
     }
-    const previous = parseSigned(bundle.rawTx);
+    const previous = relayerFieldsOf(bundle.rawTx);
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, { ...previous, ...fees });
     const replaced = await this.context.repository.replaceBundleTx(bundle.id, { txHash, rawTx, ...fees });
     this.context.logger.warn(
@@ -305,10 +297,4 @@ export class BuiltinBundler {
       });
     }
   }
-}
-
-/** The fields of a signed transaction to re-sign with other fees. */
-function parseSigned(rawTx: string) {
-  const tx = Transaction.from(rawTx);
-  return { chainId: tx.chainId, nonce: tx.nonce, to: tx.to!, data: tx.data, value: tx.value, gasLimit: tx.gasLimit };
 }

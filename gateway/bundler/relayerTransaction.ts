@@ -1,3 +1,4 @@
+import { Transaction } from "ethers";
 import type { DigestSigner } from "../crypto/digestSigner";
 import { keccak256Bytes } from "../identity/keccak";
 import { hexToBytes } from "../userop/words";
@@ -75,4 +76,12 @@ export function signRelayerTransaction(
     rlpList([...items, rlpBytes(uintBytes(yParity)), rlpBytes(uintBytes(r)), rlpBytes(uintBytes(s))]),
   ]);
   return { rawTx: `0x${raw.toString("hex")}`, txHash: `0x${keccak256Bytes(raw).toString("hex")}` };
+}
+
+/** The fields of a signed transaction to re-sign with other fees. */
+export function relayerFieldsOf(
+  rawTx: string,
+): Omit<RelayerTransactionFields, "maxFeePerGas" | "maxPriorityFeePerGas"> {
+  const tx = Transaction.from(rawTx);
+  return { chainId: tx.chainId, nonce: tx.nonce, to: tx.to!, data: tx.data, value: tx.value, gasLimit: tx.gasLimit };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
-import { z } from "zod";
-import type { PackedUserOperation } from "../../userop/packedUserOperation";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
   type Bundle,
   type BuiltOp,
@@ -13,75 +12,6 @@ import {
   type TxRecord,
   type TxStatus,
 } from "../transactionsRepository";
-
-// Conventions 4: what is read back is parsed.
-const StoredCalls = z.array(z.object({ to: z.string(), value: z.string().regex(/^\d+$/), data: z.string() }));
-const StoredUserOp = z.object({
-  sender: z.string(),
-  nonce: z.string(),
-  initCode: z.string(),
-  callData: z.string(),
-  accountGasLimits: z.string(),
-  preVerificationGas: z.string(),
-  gasFees: z.string(),
-  paymasterAndData: z.string(),
-  signature: z.string(),
-});
-const StoredHashes = z.array(z.string()).min(1);
-
-const serializeUserOp = (op: PackedUserOperation): string =>
-  JSON.stringify({ ...op, nonce: op.nonce.toString(), preVerificationGas: op.preVerificationGas.toString() });
-
-function parseUserOp(json: string): PackedUserOperation {
-  const op = StoredUserOp.parse(JSON.parse(json));
-  return { ...op, nonce: BigInt(op.nonce), preVerificationGas: BigInt(op.preVerificationGas) };
-}
-
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
-
-function toRecord(row: Selectable<TransactionsTable>): TxRecord {
-  return {
-    id: row.id,
-    appId: row.app_id,
-    accountType: z.enum(["kernel", "base"]).parse(row.account_type),
-    userId: row.user_id,
-    chain: row.chain,
-    sender: row.sender,
-    calls: StoredCalls.parse(JSON.parse(row.calls)).map((c) => ({ ...c, value: BigInt(c.value) })),
-    delegatecall: row.delegatecall === 1,
-    idempotencyKey: orUndefined(row.idempotency_key),
-    requestHash: row.request_hash,
-    status: z.enum(["queued", "submitted", "included", "failed"]).parse(row.status),
-    userOp: row.user_op === null ? undefined : parseUserOp(row.user_op),
-    userOpHash: orUndefined(row.user_op_hash),
-    bundleId: orUndefined(row.bundle_id),
-    transactionHash: orUndefined(row.transaction_hash),
-    blockNumber: orUndefined(row.block_number),
-    success: row.success === null ? undefined : row.success === 1,
-    error: row.error_code === null ? undefined : { code: row.error_code, message: row.error_message ?? "" },
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toBundle(row: Selectable<BundlesTable>): Bundle {
-  return {
-    id: row.id,
-    chain: row.chain,
-    relayer: row.relayer,
-    nonce: row.nonce,
-    txHashes: StoredHashes.parse(JSON.parse(row.tx_hashes)),
-    rawTx: row.raw_tx,
-    maxFeePerGas: BigInt(row.max_fee_per_gas),
-    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
-    status: z.enum(["pending", "mined", "dropped"]).parse(row.status),
-    minedTxHash: orUndefined(row.mined_tx_hash),
-    blockNumber: orUndefined(row.block_number),
-    sentAt: row.sent_at,
-  };
-}
 
 type CreateResult = { record: TxRecord; created: boolean };
 

@@ -1,0 +1,150 @@
+import { toBeHex } from "ethers";
+import { revertDataOf } from "../chains/revertData";
+import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "../userop/bundleSimulatorCode";
+import { ENTRY_POINT_SIMULATIONS_CODE, decodeEntryPointError, parseValidationData } from "../userop/entryPoint";
+import { decodeSimulateBundle, encodeSimulateBundle } from "../userop/opsAbi";
+import { type PackedUserOperation, packAccountGasLimits, packGasFees } from "../userop/packedUserOperation";
+import { type OperationFailure, failureFromReason } from "./failureCodes";
+import { type Draft, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
+
+/**
+ * Gas the simulation grants, paid at 1 wei so no deposit limits it. The call limit is moderate so that a whole
+ * bundle fits one eth_call under EIP-7825's 2^24 gas cap (the EntryPoint wants the call limit left over at each
+ * operation); an operation that uses nearly all of it is simulated again alone with HEAVY_CALL_GAS.
+ */
+export const SIMULATION_GAS = { verification: 2_000_000n, call: 1_000_000n, paymasterVerification: 200_000n };
+export const HEAVY_CALL_GAS = 10_000_000n;
+const ETH_CALL_GAS = 16_000_000n;
+/**
+ * Gas budget of one simulation call and what an operation is assumed to need of it (generously: a deployment
+ * and a call of the simulation's call limit are not assumed together); operations past it go to another call.
+ */
+const SIMULATION_BUDGET = 6_400_000n;
+const SIMULATION_GAS_PER_OP = { deployed: 200_000n, undeployed: 450_000n };
+/** EntryPoint v0.7 PENALTY_PERCENT. */
+const PENALTY_PERCENT = 10n;
+
+/** What simulating one operation returned, or why it was rejected. */
+type Simulated = { readonly preOpGas: bigint; readonly paid: bigint } | { readonly failure: OperationFailure };
+/** A simulation's result with the call gas it granted. */
+export type Measurement = (Simulated & { readonly callLimit: bigint }) | { readonly failure: OperationFailure };
+
+/**
+ * The execution gas an operation used: `paid` is the gas at 1 wei including the 10 % penalty on unused call
+ * gas, which is undone here (paid = A + 10 % · (limit − (A − preOpGas)), solved for A − preOpGas).
+ */
+export function executionGas(m: { preOpGas: bigint; paid: bigint }, callLimit: bigint): bigint {
+  const actual = (m.paid * 100n - PENALTY_PERCENT * (callLimit + m.preOpGas)) / (100n - PENALTY_PERCENT);
+  return actual > m.preOpGas ? actual - m.preOpGas : 0n;
+}
+
+/** Simulates drafts (in calls that fit SIMULATION_BUDGET, each one eth_call) with `callLimit` call gas each. */
+export async function measure(
+  drafts: readonly Draft[],
+  callLimit: bigint,
+  deps: OpBuilderDeps,
+): Promise<Measurement[]> {
+  // Each operation's simulation may use its granted limits and some EntryPoint overhead, no more.
+  const gasPerOp = SIMULATION_GAS.verification + callLimit + SIMULATION_GAS.paymasterVerification + 300_000n;
+  const results = new Array<Measurement | undefined>(drafts.length);
+  let waiting = drafts.map((_, i) => i);
+  while (waiting.length > 0) {
+    const skipped: number[] = [];
+    for (const chunk of simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })))) {
+      const ops = chunk.map(({ d }) => simulationOp(d, callLimit, deps));
+      const outcomes = await simulateBundle(ops, gasPerOp, deps);
+      outcomes.forEach((o, k) => {
+        const index = chunk[k]!.i;
+        if (o === "skipped") skipped.push(index);
+        else results[index] = "failure" in o ? o : { ...o, callLimit };
+      });
+    }
+    // The call's gas ran low before these; the first of every call is always simulated, so this ends.
+    waiting = skipped;
+  }
+  return results as Measurement[];
+}
+
+/** The operation as simulated: generous limits, fees of 1 wei, real signatures. */
+const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
+  signOperation(
+    {
+      ...d.base,
+      accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
+      preVerificationGas: d.preVerificationGas,
+      gasFees: packGasFees(1n, 1n),
+      paymasterAndData: "0x",
+      signature: "0x",
+    },
+    terms(d, SIMULATION_GAS.paymasterVerification, deps),
+    deps,
+  ).userOp;
+
+/** Drafts in order, cut into runs that fit SIMULATION_BUDGET. */
+function simulationChunks<T extends { d: Draft }>(items: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let gas = 0n;
+  for (const item of items) {
+    const need = item.d.base.initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed;
+    if (current.length > 0 && gas + need > SIMULATION_BUDGET) {
+      chunks.push(current);
+      current = [];
+      gas = 0n;
+    }
+    current.push(item);
+    gas += need;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * One eth_call: BundleSimulator runs simulateHandleOp for each operation in order, each within `gasPerOp`;
+ * each outcome decoded. An operation that ran out of its gas (empty revert data, or AA95) is reported as
+ * SIMULATION_OUT_OF_GAS, a retryable code: it says nothing certain about the operation.
+ */
+async function simulateBundle(
+  ops: readonly PackedUserOperation[],
+  gasPerOp: bigint,
+  deps: OpBuilderDeps,
+): Promise<(Simulated | "skipped")[]> {
+  let answer: string;
+  try {
+    answer = await deps.provider.send("eth_call", [
+      {
+        to: BUNDLE_SIMULATOR_ADDRESS,
+        data: encodeSimulateBundle(deps.entryPoint, ops, gasPerOp),
+        gas: toBeHex(ETH_CALL_GAS),
+      },
+      "latest",
+      {
+        [deps.entryPoint]: { code: ENTRY_POINT_SIMULATIONS_CODE },
+        [BUNDLE_SIMULATOR_ADDRESS]: { code: BUNDLE_SIMULATOR_CODE },
+      },
+    ]);
+  } catch (error) {
+    // The simulator itself does not revert; a revert here is the node's and says nothing about an operation.
+    throw new Error(`bundle simulation failed: ${String(revertDataOf(error) ?? (error as Error).message)}`, {
+      cause: error,
+    });
+  }
+  return decodeSimulateBundle(answer).map((outcome) => {
+    if (outcome.kind === "skipped") return "skipped";
+    if (outcome.kind === "reverted") {
+      const decoded = decodeEntryPointError(outcome.revertData);
+      const reason = decoded ? String(decoded.args[1] ?? decoded.name) : undefined;
+      if (reason === undefined || reason.startsWith("AA95")) {
+        return {
+          failure: { code: "SIMULATION_OUT_OF_GAS", action: "retry", message: "the simulation ran out of gas" },
+        };
+      }
+      return { failure: failureFromReason(reason) };
+    }
+    if (parseValidationData(outcome.accountValidationData).sigFailed)
+      return { failure: failureFromReason("AA24 signature error") };
+    if (parseValidationData(outcome.paymasterValidationData).sigFailed)
+      return { failure: failureFromReason("AA34 signature error") };
+    return { preOpGas: outcome.preOpGas, paid: outcome.paid };
+  });
+}

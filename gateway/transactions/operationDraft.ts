@@ -1,0 +1,64 @@
+import type { JsonRpcProvider } from "ethers";
+import type { DigestSigner } from "../crypto/digestSigner";
+import type { AccountType } from "../identity/walletAddress";
+import type { TxRecord } from "../storage/transactionsRepository";
+import { type PackedUserOperation, userOperationHash } from "../userop/packedUserOperation";
+import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "../userop/sponsorship";
+import { personalDigest } from "../userop/words";
+
+/** Fees of an operation (and of the bundle carrying it). */
+export interface Fees {
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
+/** What building operations for one chain needs. */
+export interface OpBuilderDeps {
+  readonly provider: JsonRpcProvider;
+  readonly chainId: bigint;
+  readonly entryPoint: string;
+  readonly factories: Readonly<Record<AccountType, string>>;
+  readonly paymaster: string;
+  /** The owner account's hot key: signs every wallet's operations. */
+  readonly walletSigner: DigestSigner;
+  /** A SponsorPaymaster signer: approves gas sponsorship. */
+  readonly sponsorSigner: DigestSigner;
+  /** How long a sponsorship stays valid. */
+  readonly sponsorshipTtlSeconds: number;
+  /** The most call gas the paymaster sponsors for one operation; more is refused (CALL_GAS_TOO_HIGH). */
+  readonly maxCallGas: bigint;
+  readonly clock: () => Date;
+}
+
+/** One request's operation before its gas is measured. */
+export interface Draft {
+  readonly tx: TxRecord;
+  readonly base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">;
+  readonly preVerificationGas: bigint;
+  readonly validUntil: number;
+}
+
+/** The SponsorPaymaster terms of a draft: no postOp, valid until the draft's validUntil. */
+export const terms = (d: Draft, paymasterVerification: bigint, deps: OpBuilderDeps): SponsorshipTerms => ({
+  paymaster: deps.paymaster,
+  verificationGasLimit: paymasterVerification,
+  postOpGasLimit: 0n,
+  validUntil: d.validUntil,
+  validAfter: 0,
+});
+
+/** Attaches the sponsorship and the wallet signature: both EIP-191 signatures by the operator's hot keys. */
+export function signOperation(
+  op: PackedUserOperation,
+  sponsorship: SponsorshipTerms,
+  deps: OpBuilderDeps,
+): { userOp: PackedUserOperation; userOpHash: string } {
+  const unsponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship) };
+  const sponsorSignature = deps.sponsorSigner.sign(
+    personalDigest(sponsorshipHash(unsponsored, sponsorship, deps.chainId)),
+  );
+  const sponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship, sponsorSignature) };
+  const userOpHash = userOperationHash(sponsored, deps.entryPoint, deps.chainId);
+  // The wallet's owner is the OwnerAccount, which checks its signer's raw signature over the EIP-191 digest.
+  return { userOp: { ...sponsored, signature: deps.walletSigner.sign(personalDigest(userOpHash)) }, userOpHash };
+}
