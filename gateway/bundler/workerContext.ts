@@ -118,8 +118,8 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
 }
 
 /**
- * The chain's due requests to build now: those out of attempts are closed instead (closeExhausted), the rest
- * are taken one per wallet, up to `limit`. Undefined when nothing was due at all.
+ * The chain's due requests to build now (the oldest of each wallet, as `due` gives them): those out of attempts
+ * are closed instead (closeExhausted), the rest taken up to `limit`. Undefined when nothing was due at all.
  */
 export async function takeDue(context: WorkerContext, limit: number): Promise<TxRecord[] | undefined> {
   const due = await context.repository.due(context.chain.name, context.clock(), limit * 2);
@@ -129,18 +129,5 @@ export async function takeDue(context: WorkerContext, limit: number): Promise<Tx
     if (isExhausted(context, tx)) await context.repository.settle(tx.id, await closeExhausted(context, tx));
     else buildable.push(tx);
   }
-  return onePerWallet(buildable, limit);
-}
-
-/** The first request of each wallet, up to `limit`: one operation per wallet per bundle (its initCode decision holds). */
-export function onePerWallet(due: readonly TxRecord[], limit: number): TxRecord[] {
-  const seen = new Set<string>();
-  const picked: TxRecord[] = [];
-  for (const tx of due) {
-    if (picked.length >= limit) break;
-    if (seen.has(tx.sender)) continue;
-    seen.add(tx.sender);
-    picked.push(tx);
-  }
-  return picked;
+  return buildable.slice(0, limit);
 }
