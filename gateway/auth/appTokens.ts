@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
 import { UnauthorizedError } from "../errors/apiError";
+import { VerifiedTokens } from "./verifiedTokens";
 
 /** Lifetime of an app's bearer token (spec §5.1: 60 minutes). */
 export const APP_TOKEN_TTL_SECONDS = 3600;
@@ -30,6 +31,7 @@ export function createAppTokens(options: {
   }
   const key = new TextEncoder().encode(options.secret);
   const nowSeconds = () => Math.floor(options.clock().getTime() / 1000);
+  const verified = new VerifiedTokens<AppPrincipal>(options.clock);
   return {
     async issue(app) {
       const now = nowSeconds();
@@ -45,6 +47,8 @@ export function createAppTokens(options: {
       return { token, expiresIn: APP_TOKEN_TTL_SECONDS };
     },
     async verify(token) {
+      const known = verified.get(token);
+      if (known) return known;
       try {
         const { payload } = await jwtVerify(token, key, {
           algorithms: ["HS256"],
@@ -54,7 +58,9 @@ export function createAppTokens(options: {
           requiredClaims: ["sub", "jti", "exp"],
         });
         if (typeof payload.cid !== "string") throw new UnauthorizedError("INVALID_TOKEN", "The token names no client");
-        return { appId: payload.sub!, clientId: payload.cid, tokenId: payload.jti! };
+        const principal = { appId: payload.sub!, clientId: payload.cid, tokenId: payload.jti! };
+        verified.remember(token, principal, payload.exp!);
+        return principal;
       } catch (error) {
         if (error instanceof UnauthorizedError) throw error;
         if (error instanceof joseErrors.JWTExpired) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
 import { UnauthorizedError } from "../errors/apiError";
+import { VerifiedTokens } from "./verifiedTokens";
 
 /**
  * Audience of user tokens. It differs from the app tokens' audience, and user tokens carry no `cid` claim, so an
@@ -29,6 +30,7 @@ export function createUserTokens(options: {
   }
   const key = new TextEncoder().encode(options.secret);
   const nowSeconds = () => Math.floor(options.clock().getTime() / 1000);
+  const verified = new VerifiedTokens<{ userId: string }>(options.clock);
   return {
     async issue(userId) {
       if (!USER_ID.test(userId)) throw new Error("user tokens are issued for tel: user ids only");
@@ -45,7 +47,10 @@ export function createUserTokens(options: {
       return { token, expiresIn: options.ttlSeconds };
     },
     async verify(token) {
+      const known = verified.get(token);
+      if (known) return known;
       let subject: string | undefined;
+      let exp: number | undefined;
       try {
         const { payload } = await jwtVerify(token, key, {
           // Only HS256: `alg: none` and any other algorithm are refused.
@@ -56,6 +61,7 @@ export function createUserTokens(options: {
           requiredClaims: ["sub", "jti", "exp", "iat"],
         });
         subject = payload.sub;
+        exp = payload.exp;
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) {
           throw new UnauthorizedError("TOKEN_EXPIRED", "The user token has expired; sign in again");
@@ -65,7 +71,9 @@ export function createUserTokens(options: {
       if (subject === undefined || !USER_ID.test(subject)) {
         throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid user id");
       }
-      return { userId: subject };
+      const proved = { userId: subject };
+      verified.remember(token, proved, exp!);
+      return proved;
     },
   };
 }

@@ -6,6 +6,7 @@ import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/rever
 import { failureFromReason } from "../transactions/failureCodes";
 import { decodeEntryPointError, entryPointInterface } from "../userop/entryPoint";
 import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { bumpedFees, currentFees } from "./fees";
@@ -28,6 +29,43 @@ const CODE_LOOKUP_CONCURRENCY = 16;
 const MAX_BUNDLE_GAS = 15_000_000n;
 /** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
 const BUNDLE_GAS_OVERHEAD = 100_000n;
+/** A bundle prepared ahead that waited longer than this is built again (fees and state have moved on). */
+const PREPARED_MAX_AGE_MS = 10_000;
+/** Blocks since a simulation that are looked through for foreign transactions; past this it is checked again. */
+const MAX_OWN_BLOCKS = 4;
+const OWN_TX_HASHES_KEPT = 256;
+
+/** A bundle built and signed, not yet recorded. */
+interface Prepared {
+  /** When its preparation started (ms). */
+  readonly at: number;
+  readonly ops: BuiltOp[];
+  readonly picked: readonly TxRecord[];
+  readonly fees: Fees;
+  readonly gasLimit: bigint;
+  /** The block its simulation ran on. */
+  readonly simulatedAt: number;
+}
+
+/** What preparing found: a bundle to send, requests only settled (closed or failed), or nothing due. */
+type Preparation = Prepared | "settled" | "idle";
+
+/** The last `size` strings added, for membership tests. */
+class RecentSet {
+  private readonly items = new Set<string>();
+
+  constructor(private readonly size: number) {}
+
+  add(item: string): void {
+    this.items.delete(item);
+    this.items.add(item);
+    if (this.items.size > this.size) this.items.delete(this.items.values().next().value!);
+  }
+
+  has(item: string): boolean {
+    return this.items.has(item);
+  }
+}
 
 interface RpcReceipt {
   status: string;
@@ -45,6 +83,10 @@ interface RpcReceipt {
 export class BuiltinBundler {
   /** Wallets seen with code: they stay deployed, so they are not looked up again. */
   private readonly knownDeployed = new Set<string>();
+  /** The next bundle, built while the one before it is mined. */
+  private next: Promise<Preparation> | undefined;
+  /** Hashes of the latest handleOps transactions this bundler broadcast. */
+  private readonly ownTxHashes = new RecentSet(OWN_TX_HASHES_KEPT);
 
   constructor(
     private readonly context: WorkerContext,
@@ -55,7 +97,15 @@ export class BuiltinBundler {
   async tick(): Promise<boolean> {
     const [pending] = await this.context.repository.pendingBundles(this.context.chain.name);
     if (pending) return this.track(pending);
-    return this.sendNext();
+    const prepared = await this.takePrepared();
+    if (prepared === "idle") return false;
+    if (prepared !== "settled") await this.send(prepared);
+    return true;
+  }
+
+  /** Waits for the bundle being prepared in the background, if any, so nothing writes after the worker stops. */
+  async close(): Promise<void> {
+    await this.next?.catch(() => undefined);
   }
 
   private get provider() {
@@ -64,14 +114,26 @@ export class BuiltinBundler {
 
   /** Follows a pending bundle: settles it once mined and confirmed, rebroadcasts or replaces it otherwise. */
   private async track(bundle: Bundle): Promise<boolean> {
-    // The relayer's mined nonce is read before the receipts: if a version of ours was mined by then, the
-    // receipt lookups below see it, so "nonce used and no receipt" really means another transaction used it.
-    const minedNonce = Number(await this.provider.send("eth_getTransactionCount", [bundle.relayer, "latest"]));
-    for (const hash of [...bundle.txHashes].reverse()) {
-      const receipt: RpcReceipt | null = await this.provider.send("eth_getTransactionReceipt", [hash]);
-      if (!receipt) continue;
-      const latest = Number(await this.provider.send("eth_blockNumber", []));
-      if (latest - Number(receipt.blockNumber) + 1 < this.context.confirmations) return false;
+    // The newest version (the one mined, unless a replacement came late) is asked for alongside the relayer's mined
+    // nonce. If that nonce is used and no receipt was seen, every version is asked again: the receipts read after
+    // the nonce see any version of ours that was mined, so "nonce used and no receipt" then really means another
+    // transaction used it.
+    const hashes = [...bundle.txHashes].reverse();
+    const [count, newest] = await Promise.all([
+      this.provider.send("eth_getTransactionCount", [bundle.relayer, "latest"]) as Promise<string>,
+      this.provider.send("eth_getTransactionReceipt", [hashes[0]]) as Promise<RpcReceipt | null>,
+    ]);
+    const minedNonce = Number(count);
+    let receipt = newest;
+    for (const hash of minedNonce > bundle.nonce && !receipt ? hashes : []) {
+      receipt = await this.provider.send("eth_getTransactionReceipt", [hash]);
+      if (receipt) break;
+    }
+    if (receipt) {
+      if (this.context.confirmations > 1) {
+        const latest = Number(await this.provider.send("eth_blockNumber", []));
+        if (latest - Number(receipt.blockNumber) + 1 < this.context.confirmations) return false;
+      }
       await this.settleMined(bundle, receipt);
       return true;
     }
@@ -95,6 +157,8 @@ export class BuiltinBundler {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
+      // An operation that ran passed validation, so its wallet exists now (deployed by it or before).
+      if (event) this.knownDeployed.add(tx.sender);
       outcomes.set(tx.id, event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx));
     }
     await this.context.repository.settleBundle(
@@ -142,15 +206,40 @@ export class BuiltinBundler {
   }
 
   /**
-   * Builds and records the next bundle from the due requests, then broadcasts it. Its gas limit is the sum of its
-   * operations' measured limits (the EntryPoint needs each operation's limits available when it gets to it;
-   * unused transaction gas is not paid for); operations past MAX_BUNDLE_GAS stay queued for the next bundle.
+   * The next bundle: the one prepared in the background if it is fresh, else one prepared now.
    */
-  private async sendNext(): Promise<boolean> {
-    const { repository, chain, maxOpsPerBundle } = this.context;
-    const picked = await takeDue(this.context, maxOpsPerBundle);
-    if (picked === undefined) return false;
-    if (picked.length === 0) return true;
+  private async takePrepared(): Promise<Preparation> {
+    const early = this.next;
+    this.next = undefined;
+    const prepared = early ? await early : undefined;
+    if (typeof prepared === "object" && this.context.clock().getTime() - prepared.at < PREPARED_MAX_AGE_MS) {
+      return prepared;
+    }
+    // "settled" ahead was work done; "idle" ahead may be out of date: either way, look again now.
+    return this.prepare();
+  }
+
+  /** Starts preparing the next bundle, from other wallets than `sending`'s, while that one is checked and sent. */
+  private prepareAhead(sending: Prepared): void {
+    const next = this.prepare(new Set(sending.ops.map((op) => op.userOp.sender)));
+    // Awaited by the next tick (or close); marked handled so a failure in between is not reported twice.
+    next.catch(() => undefined);
+    this.next = next;
+  }
+
+  /**
+   * Builds the next bundle from the due requests: their operations, measured by simulation and signed. Its gas
+   * limit is the sum of its operations' measured limits (the EntryPoint needs each operation's limits available
+   * when it gets to it; unused transaction gas is not paid for); operations past MAX_BUNDLE_GAS stay queued for
+   * the next bundle. Requests whose build failed are settled here; nothing else is written, so a prepared bundle
+   * that is not sent (too old) costs nothing but the work.
+   */
+  private async prepare(busy?: ReadonlySet<string>): Promise<Preparation> {
+    const { repository, maxOpsPerBundle } = this.context;
+    const at = this.context.clock().getTime();
+    const picked = await takeDue(this.context, maxOpsPerBundle, busy);
+    if (picked === undefined) return "idle";
+    if (picked.length === 0) return "settled";
     const [fees, deployed, simulatedAt] = await Promise.all([
       currentFees(this.provider),
       this.deployedWallets(picked),
@@ -174,20 +263,34 @@ export class BuiltinBundler {
       ops.push(result.built);
       gasLimit += gas;
     }
-    const data = (await this.unchangedSince(simulatedAt, ops))
+    if (ops.length === 0) return "settled";
+    return { at, ops, picked, fees, gasLimit, simulatedAt: Number(simulatedAt) };
+  }
+
+  /**
+   * Starts preparing the next bundle, checks this one against the chain unless its simulation still holds, and
+   * records it with its signed transaction before broadcasting it.
+   */
+  private async send(prepared: Prepared): Promise<void> {
+    const { ops, picked, fees, simulatedAt } = prepared;
+    this.prepareAhead(prepared);
+    const [unchanged, latestNonce] = await Promise.all([
+      this.unchangedSince(simulatedAt, ops),
+      // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or
+      // lost pending transaction cannot push the bundle behind a nonce gap.
+      this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]) as Promise<string>,
+    ]);
+    const data = unchanged
       ? encodeHandleOps(
           ops.map((op) => op.userOp),
           this.settings.relayer.address,
         )
-      : await this.checkedBundle(ops, picked, gasLimit);
-    if (data === undefined) return true;
-    // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or
-    // lost pending transaction cannot push the bundle behind a nonce gap.
-    const nonce = Number(
-      await this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]),
-    );
+      : await this.checkedBundle(ops, picked, prepared.gasLimit);
+    if (data === undefined) return;
+    const gasLimit = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+    const nonce = Number(latestNonce);
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
-      chainId: chain.chainId,
+      chainId: this.context.chain.chainId,
       nonce,
       to: this.context.entryPoint,
       data,
@@ -195,36 +298,50 @@ export class BuiltinBundler {
       gasLimit,
       ...fees,
     });
-    const bundle = await repository.recordBundle(
-      { chain: chain.name, relayer: this.settings.relayer.address, nonce, txHash, rawTx, ...fees },
+    const bundle = await this.context.repository.recordBundle(
+      { chain: this.context.chain.name, relayer: this.settings.relayer.address, nonce, txHash, rawTx, ...fees },
       ops,
     );
     await this.broadcast(bundle);
-    return true;
   }
 
   /**
-   * Whether the bundle's simulation still holds, so running it once more can be skipped: no block since the
-   * simulation started (the same state), and the paymaster's deposit covers the operations' prefunds at their
-   * real fees (the simulation ran at 1 wei). The operations of one bundle cannot affect each other's
-   * validation: each wallet validates against its own storage and the owner account, which only its admin
-   * changes; the paymaster against its deposit, checked here in sum.
+   * Whether the bundle's simulation still holds, so running it once more can be skipped: the blocks since the
+   * simulation started hold only this bundler's own bundles, and the paymaster's deposit covers the operations'
+   * prefunds at their real fees (the simulation ran at 1 wei). Operations of other wallets cannot change an
+   * operation's validation, whether in the same bundle or an earlier one: each wallet validates against its own
+   * storage and the owner account, which only its admin changes; the paymaster against its deposit, checked here
+   * in sum. (No wallet has operations in two bundles at once: `due` holds back a wallet with one in flight.)
    */
-  private async unchangedSince(simulatedAt: string, ops: readonly BuiltOp[]): Promise<boolean> {
+  private async unchangedSince(simulatedAt: number, ops: readonly BuiltOp[]): Promise<boolean> {
     const paymaster = this.context.builder.paymaster;
-    const [latest, deposit] = await Promise.all([
-      this.provider.send("eth_blockNumber", []) as Promise<string>,
+    const [ownBlocks, deposit] = await Promise.all([
+      this.onlyOwnBlocksSince(simulatedAt),
       this.provider.send("eth_call", [
         { to: this.context.entryPoint, data: entryPointInterface.encodeFunctionData("balanceOf", [paymaster]) },
         "latest",
       ]) as Promise<string>,
     ]);
-    if (BigInt(latest) !== BigInt(simulatedAt)) return false;
+    if (!ownBlocks) return false;
     const prefunds = ops.reduce(
       (sum, op) => sum + operationGas(op.userOp) * BigInt(`0x${op.userOp.gasFees.slice(34)}`),
       0n,
     );
     return BigInt(deposit) >= prefunds;
+  }
+
+  /** Whether every block after `since` (a few at most) holds only transactions this bundler broadcast. */
+  private async onlyOwnBlocksSince(since: number): Promise<boolean> {
+    const latest = Number(await this.provider.send("eth_blockNumber", []));
+    if (latest - since > MAX_OWN_BLOCKS) return false;
+    for (let number = since + 1; number <= latest; number++) {
+      const block: { transactions: string[] } | null = await this.provider.send("eth_getBlockByNumber", [
+        toBeHex(number),
+        false,
+      ]);
+      if (!block || !block.transactions.every((hash) => this.ownTxHashes.has(hash))) return false;
+    }
+    return true;
   }
 
   /**
@@ -279,6 +396,7 @@ export class BuiltinBundler {
    */
   private async broadcast(bundle: Bundle): Promise<void> {
     const hash = bundle.txHashes.at(-1)!;
+    this.ownTxHashes.add(hash);
     try {
       await this.provider.send("eth_sendRawTransaction", [bundle.rawTx]);
       return;

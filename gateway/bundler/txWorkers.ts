@@ -11,8 +11,8 @@ import type { WorkerContext } from "./workerContext";
 /** One step of a chain's bundler: true if it did something (so the next step runs at once). */
 interface Stepper {
   tick(): Promise<boolean>;
-  /** Releases what the stepper holds (connections), after its last step. */
-  close?(): void;
+  /** Releases what the stepper holds (connections, work started ahead), after its last step. */
+  close?(): void | Promise<void>;
 }
 
 /** The running transaction workers: one loop per chain, each resuming its chain's queue where it stands. */
@@ -125,7 +125,7 @@ class Loop {
     this.stopped = true;
     this.wakeUp?.();
     await this.done;
-    this.stepper.close?.();
+    await this.stepper.close?.();
   }
 
   private async run(): Promise<void> {

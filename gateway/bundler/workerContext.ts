@@ -118,11 +118,18 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
 }
 
 /**
- * The chain's due requests to build now (the oldest of each wallet, as `due` gives them): those out of attempts
- * are closed instead (closeExhausted), the rest taken up to `limit`. Undefined when nothing was due at all.
+ * The chain's due requests to build now (the oldest of each wallet, as `due` gives them), but none of the wallets
+ * in `busy` (their requests are being sent): those out of attempts are closed instead (closeExhausted), the rest
+ * taken up to `limit`. Undefined when nothing was due at all.
  */
-export async function takeDue(context: WorkerContext, limit: number): Promise<TxRecord[] | undefined> {
-  const due = await context.repository.due(context.chain.name, context.clock(), limit * 2);
+export async function takeDue(
+  context: WorkerContext,
+  limit: number,
+  busy: ReadonlySet<string> = new Set(),
+): Promise<TxRecord[] | undefined> {
+  const due = (await context.repository.due(context.chain.name, context.clock(), limit * 2 + busy.size)).filter(
+    (tx) => !busy.has(tx.sender),
+  );
   if (due.length === 0) return undefined;
   const buildable: TxRecord[] = [];
   for (const tx of due) {

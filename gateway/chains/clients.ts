@@ -1,5 +1,6 @@
-import { FetchRequest, JsonRpcProvider, Network } from "ethers";
+import { type JsonRpcProvider, Network } from "ethers";
 import type { Config } from "../config/schema";
+import { HttpJsonRpcProvider } from "./httpJsonRpcProvider";
 import { chainByName } from "./registry";
 
 /** A JSON-RPC connection to one configured chain. */
@@ -20,13 +21,8 @@ export function createChainClients(config: Config): Map<string, ChainClient> {
   for (const [name, connection] of Object.entries(config.chains)) {
     const chain = chainByName(name);
     if (!chain) throw new ChainMismatchError(`chains.${name}: not a chain of the registry`);
-    const request = new FetchRequest(connection.rpcUrl);
-    request.timeout = config.rpcTimeoutMs;
-    // staticNetwork: no chain-id probing on every call; verifyChainIds checks it once at start-up.
-    const provider = new JsonRpcProvider(request, Network.from(chain.chainId), {
-      staticNetwork: Network.from(chain.chainId),
-      batchMaxCount: 1,
-    });
+    // The network is fixed: verifyChainIds checks it once at start-up.
+    const provider = new HttpJsonRpcProvider(connection.rpcUrl, Network.from(chain.chainId), config.rpcTimeoutMs);
     clients.set(name, { name, chainId: chain.chainId, provider });
   }
   return clients;

@@ -16,9 +16,12 @@ const flag = z
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** One configured chain connection. */
+/** JSON-RPC over HTTP(S): the only transport the service speaks to nodes and bundlers. */
+const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+
 export const ChainConnectionConfig = z.object({
-  rpcUrl: z.url(),
-  bundlerUrl: z.url().optional(),
+  rpcUrl: HttpUrl,
+  bundlerUrl: HttpUrl.optional(),
 });
 
 /** The whole service configuration; every field documented in .env.example. */

@@ -50,15 +50,24 @@ export async function measure(
   let waiting = drafts.map((_, i) => i);
   while (waiting.length > 0) {
     const skipped: number[] = [];
-    for (const chunk of simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })))) {
-      const ops = chunk.map(({ d }) => simulationOp(d, callLimit, deps));
-      const outcomes = await simulateBundle(ops, gasPerOp, deps);
+    // The calls are independent (each on the latest state), so they go out together.
+    const chunks = simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })));
+    const answers = await Promise.all(
+      chunks.map((chunk) =>
+        simulateBundle(
+          chunk.map(({ d }) => simulationOp(d, callLimit, deps)),
+          gasPerOp,
+          deps,
+        ),
+      ),
+    );
+    answers.forEach((outcomes, c) =>
       outcomes.forEach((o, k) => {
-        const index = chunk[k]!.i;
+        const index = chunks[c]![k]!.i;
         if (o === "skipped") skipped.push(index);
         else results[index] = "failure" in o ? o : { ...o, callLimit };
-      });
-    }
+      }),
+    );
     // The call's gas ran low before these; the first of every call is always simulated, so this ends.
     waiting = skipped;
   }

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { JsonRpcProvider, type Signer, Wallet } from "ethers";
+import { JsonRpcProvider, type Signer, Wallet, computeAddress } from "ethers";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import {
   SponsorPaymaster__factory,
@@ -259,5 +259,92 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
     });
     await (await paymaster.deposit({ value: deposit })).wait();
     expect(await waitFor(id)).to.include({ status: "included", success: true });
+  });
+});
+
+describe("Transactions (e2e: bundles in sequence while blocks are slow)", () => {
+  let stack: LocalStack;
+  let chain: JsonRpcProvider;
+  let target: TestTarget;
+  let appToken: string;
+  const users: { userId: string; auth: string }[] = [];
+
+  const api = (route: string) => `${stack.apiUrl}${route}`;
+  const view = async (id: string) =>
+    (await (
+      await fetch(api(`/v1/kernel/tx/${id}`), { headers: { Authorization: `Bearer ${appToken}` } })
+    ).json()) as Record<string, unknown>;
+  const submit = async (user: { userId: string; auth: string }, number: number) => {
+    const res = await fetch(api("/v1/kernel/tx"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${appToken}` },
+      body: JSON.stringify({
+        userId: user.userId,
+        chain: "localhost",
+        auth: user.auth,
+        to: [await target.getAddress()],
+        value: ["0"],
+        data: [target.interface.encodeFunctionData("record", [number])],
+      }),
+    });
+    expect(res.status).to.equal(202);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    for (let i = 0; i < 150; i++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting until ${what}`);
+  };
+  const pendingRelayerTxs = async () => {
+    const block = (await chain.send("eth_getBlockByNumber", ["pending", true])) as { transactions: { from: string }[] };
+    const relayer = computeAddress(stack.config.relayerKey!);
+    return block.transactions.filter((tx) => tx.from.toLowerCase() === relayer.toLowerCase()).length;
+  };
+
+  before(async () => {
+    stack = await startTestStack();
+    chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    target = await new TestTarget__factory(await chain.getSigner(0)).deploy();
+    await target.waitForDeployment();
+    appToken = await demoAppToken(stack);
+    for (const phone of ["+14155550161", "+14155550162"]) {
+      users.push({ userId: `tel:${phone.slice(1)}`, auth: await phoneLogin(stack, phone) });
+    }
+  });
+  after(async () => {
+    await chain.send("evm_setAutomine", [true]);
+    chain.destroy();
+    await stack.close();
+  });
+
+  it("keeps one bundle in flight, a wallet's requests in order, and sends what came meanwhile once it is mined", async () => {
+    const [alice, bob] = users as [{ userId: string; auth: string }, { userId: string; auth: string }];
+    await chain.send("evm_setAutomine", [false]);
+    const first = await submit(alice, 1);
+    await until(async () => (await view(first)).status === "submitted", "the first request is sent");
+    const other = await submit(bob, 2);
+    const next = await submit(alice, 3);
+    // While the first bundle waits for a block, nothing else is broadcast, and alice's next request is not built.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await pendingRelayerTxs()).to.equal(1);
+    expect((await view(next)).status).to.equal("queued");
+
+    const mined = async () => {
+      await chain.send("evm_mine", []);
+      const views = await Promise.all([first, other, next].map(view));
+      return views.every((v) => v.status === "included");
+    };
+    await until(mined, "every request is included");
+    const [a, b, c] = await Promise.all([first, other, next].map(view));
+    for (const v of [a, b, c]) expect(v).to.include({ success: true });
+    // alice's second request runs after her first; bob's went in the bundle after hers, not with it.
+    expect(Number(c!.blockNumber)).to.be.greaterThan(Number(a!.blockNumber));
+    expect(Number(b!.blockNumber)).to.be.greaterThan(Number(a!.blockNumber));
+    const bundles = await Promise.all(
+      [a, b, c].map(async (v) => (await chain.getTransaction(String(v!.transactionHash)))!.nonce),
+    );
+    expect(bundles[1]).to.equal(bundles[0]! + 1);
   });
 });

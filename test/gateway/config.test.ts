@@ -37,6 +37,16 @@ describe("loadConfig", () => {
     expect(config.contracts.kernelFactory).to.equal("0xD5EcfF5E0576a247636CF1BC15859c8bAdCe375f");
   });
 
+  it("takes RPC and bundler URLs over HTTP(S) only", () => {
+    const message = configError({
+      ...REQUIRED,
+      RPC_URL_ARB_GOERLI: "ws://x.test",
+      BUNDLER_URL_ARB_GOERLI: "ftp://b.test",
+    });
+    expect(message).to.include("RPC_URL_ARB_GOERLI: must be an http:// or https:// URL");
+    expect(message).to.include("BUNDLER_URL_ARB_GOERLI: must be an http:// or https:// URL");
+  });
+
   it("is frozen", () => {
     const config = loadConfig(REQUIRED);
     expect(Object.isFrozen(config)).to.equal(true);

@@ -108,12 +108,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async due(chain: string, now: Date, limit: number): Promise<TxRecord[]> {
-    // The oldest due request of each wallet, so one wallet's backlog cannot crowd the others out of a bundle.
+    // The oldest due request of each wallet, so one wallet's backlog cannot crowd the others out of a bundle; none
+    // of a wallet with a request in flight, which the next one must follow (and be simulated after).
     const result = await sql<Selectable<TransactionsTable>>`
       select * from (
         select t.*, row_number() over (partition by t.sender order by t.created_at, t.id) as wallet_rank
         from transactions t
         where t.chain = ${chain} and t.status = 'queued' and t.next_attempt_at <= ${now.toISOString()}
+          and t.sender not in (select s.sender from transactions s where s.chain = ${chain} and s.status = 'submitted')
       )
       where wallet_rank = 1
       order by created_at, id

@@ -58,6 +58,42 @@ describe("storage: transactions repository", () => {
     await database.close();
   });
 
+  it("hands out nothing of a wallet whose earlier request is in flight, which the next one must follow", async () => {
+    const { database, repos, newTx, tick } = await fresh();
+    const first = (await repos.transactions.create(newTx("0xBusy"))).record;
+    const other = (await repos.transactions.create(newTx("0xOther"))).record;
+    tick(1000);
+    const second = (await repos.transactions.create(newTx("0xBusy"))).record;
+    const word = `0x${"00".repeat(32)}`;
+    await repos.transactions.markSubmitted({
+      txId: first.id,
+      userOpHash: `0x${"11".repeat(32)}`,
+      userOp: {
+        sender: "0xBusy",
+        nonce: 0n,
+        initCode: "0x",
+        callData: "0x",
+        accountGasLimits: word,
+        preVerificationGas: 0n,
+        gasFees: word,
+        paymasterAndData: "0x",
+        signature: "0x",
+      },
+    });
+    expect((await repos.transactions.due("localhost", LATER, 10)).map((tx) => tx.id)).to.deep.equal([other.id]);
+    await repos.transactions.settle(first.id, {
+      status: "included",
+      transactionHash: word,
+      blockNumber: 1,
+      success: true,
+    });
+    expect((await repos.transactions.due("localhost", LATER, 10)).map((tx) => tx.id)).to.deep.equal([
+      other.id,
+      second.id,
+    ]);
+    await database.close();
+  });
+
   it("never rewrites a final state, and parks a request to be closed when due", async () => {
     const { database, repos, newTx } = await fresh();
     const a = (await repos.transactions.create(newTx("0xA"))).record;
