@@ -10,6 +10,9 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Suffix of a chain's own settings (`RPC_URL_<suffix>`): its short name upper case, `-` as `_`. */
+const chainEnvSuffix = (chain: string): string => chain.toUpperCase().replace(/-/g, "_");
+
 /** Environment variable → path in the configuration object (lists are comma-separated). */
 const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = [
   ["HOST", ["host"]],
@@ -54,6 +57,11 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["WALLET_SIGNER_KEY", ["walletSignerKey"]],
   ["SPONSOR_SIGNER_KEY", ["sponsorSignerKey"]],
   ["RELAYER_KEY", ["relayerKey"]],
+  ["SAFE_OPERATOR_KEY", ["safe", "operatorKey"]],
+  ["CONTRACT_SAFE_SINGLETON", ["safe", "contracts", "singleton"]],
+  ["CONTRACT_SAFE_PROXY_FACTORY", ["safe", "contracts", "proxyFactory"]],
+  ["CONTRACT_SAFE_FALLBACK_HANDLER", ["safe", "contracts", "fallbackHandler"]],
+  ["CONTRACT_SAFE_MULTISEND_CALL_ONLY", ["safe", "contracts", "multiSendCallOnly"]],
   ["TX_WORKER", ["transactions", "worker"]],
   ["TX_MAX_CALLS", ["transactions", "maxCalls"]],
   ["TX_CONFIRMATIONS", ["transactions", "confirmations"]],
@@ -75,16 +83,24 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CCIP_REFRESH_MARGIN_SECONDS", ["ens", "refreshMarginSeconds"]],
   ["CCIP_RATE_LIMIT_PER_MINUTE", ["ens", "rateLimitPerMinute"]],
   ...CHAINS.flatMap((c) => {
-    const suffix = c.name.toUpperCase().replace(/-/g, "_");
-    return [
+    const suffix = chainEnvSuffix(c.name);
+    const connection = [
       [`RPC_URL_${suffix}`, ["chains", c.name, "rpcUrl"]],
       [`BUNDLER_URL_${suffix}`, ["chains", c.name, "bundlerUrl"]],
     ] as const;
+    // Safe contracts of one Safe chain, winning over the global CONTRACT_SAFE_* field by field.
+    const safe = [
+      [`CONTRACT_SAFE_SINGLETON_${suffix}`, ["safe", "chains", c.name, "singleton"]],
+      [`CONTRACT_SAFE_PROXY_FACTORY_${suffix}`, ["safe", "chains", c.name, "proxyFactory"]],
+      [`CONTRACT_SAFE_FALLBACK_HANDLER_${suffix}`, ["safe", "chains", c.name, "fallbackHandler"]],
+      [`CONTRACT_SAFE_MULTISEND_CALL_ONLY_${suffix}`, ["safe", "chains", c.name, "multiSendCallOnly"]],
+    ] as const;
+    return c.safe ? [...connection, ...safe] : connection;
   }),
 ];
 
 /** The variable that sets `issuePath`, or the longest one that sets a prefix of it (list items). */
-const envNameOf = (issuePath: readonly PropertyKey[]): string => {
+export const envNameOf = (issuePath: readonly PropertyKey[]): string => {
   for (let length = issuePath.length; length > 0; length--) {
     const key = issuePath.slice(0, length).join(".");
     const match = ENV_PATHS.find(([, p]) => p.join(".") === key);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ensNormalize } from "ethers";
+import { chainByName } from "../chains/registry";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
 
 const isNormalizedEnsName = (name: string): boolean => {
@@ -15,13 +16,28 @@ const flag = z
   .transform((v) => (typeof v === "boolean" ? v : ["true", "1", "yes", "on"].includes(v)));
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-/** One configured chain connection. */
 /** JSON-RPC over HTTP(S): the only transport the service speaks to nodes and bundlers. */
 const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
 
+/** One configured chain connection. */
 export const ChainConnectionConfig = z.object({
   rpcUrl: HttpUrl,
   bundlerUrl: HttpUrl.optional(),
+});
+
+/** Safe 1.5.0 contract addresses; any may be left to the global setting (gateway/safe/safeConfig.ts). */
+const SafeContractsConfig = z.object({
+  singleton: Address.optional(),
+  proxyFactory: Address.optional(),
+  fallbackHandler: Address.optional(),
+  multiSendCallOnly: Address.optional(),
+});
+
+/** Safe contract addresses by chain short name; only chains of the registry that serve Safe accounts. */
+const SafeChainsConfig = z.record(z.string(), SafeContractsConfig).superRefine((chains, ctx) => {
+  for (const name of Object.keys(chains)) {
+    if (chainByName(name)?.safe !== true) ctx.addIssue({ code: "custom", path: [name], message: "not a Safe chain" });
+  }
 });
 
 /** The whole service configuration; every field documented in .env.example. */
@@ -122,6 +138,16 @@ export const ConfigSchema = z.object({
   sponsorSignerKey: PrivateKey.optional(),
   /** The built-in bundler's key: sends EntryPoint.handleOps on chains without a bundler URL, and must hold gas. */
   relayerKey: PrivateKey.optional(),
+  safe: z
+    .object({
+      /** The operator's owner key, added to every Safe account the service creates. */
+      operatorKey: PrivateKey.optional(),
+      /** Addresses for every Safe chain that has none of its own. */
+      contracts: SafeContractsConfig.prefault({}),
+      /** Per chain: addresses that win over the global ones, field by field. */
+      chains: SafeChainsConfig.default({}),
+    })
+    .prefault({}),
   transactions: z
     .object({
       /** Run the transaction workers in this process (in cluster mode: in the primary). */

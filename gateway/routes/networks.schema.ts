@@ -1,5 +1,15 @@
 import { z } from "zod";
 
+/** Safe 1.5.0 contracts the service builds a chain's Safe accounts from. */
+const SafeContracts = z
+  .object({
+    singleton: z.string().meta({ description: "Safe singleton (not SafeL2) every Safe proxy delegates to" }),
+    proxyFactory: z.string().meta({ description: "SafeProxyFactory that creates the Safe accounts" }),
+    fallbackHandler: z.string().meta({ description: "CompatibilityFallbackHandler set on every Safe account" }),
+    multiSendCallOnly: z.string().meta({ description: "MultiSendCallOnly the Safe accounts batch calls through" }),
+  })
+  .meta({ id: "SafeContracts" });
+
 /** GET /v1/networks answer. */
 export const NetworksResponse = z
   .object({
@@ -14,6 +24,9 @@ export const NetworksResponse = z
         configured: z.boolean().meta({ description: "This deployment has an RPC connection to the chain" }),
         rpcUrl: z.string().optional().meta({ description: "Only for the local development chain" }),
         contractAddresses: z.record(z.string(), z.string()).nullable(),
+        safeContracts: SafeContracts.nullable().meta({
+          description: "Safe chains with all four Safe contracts configured; null elsewhere",
+        }),
       }),
     ),
     ens: z.object({
@@ -22,6 +35,9 @@ export const NetworksResponse = z
       registry: z.string().nullable().meta({ description: "ENS registry, when not the chain's standard one" }),
       resolver: z.string().nullable().meta({ description: "OffchainResolver of the domain" }),
       gateway: z.boolean().meta({ description: "This service answers the resolver's CCIP-read lookups" }),
+    }),
+    safeOperator: z.string().nullable().meta({
+      description: "Address of the operator's owner key, one owner of every Safe account on every chain; null: not set",
     }),
   })
   .meta({ id: "NetworksResponse" });

@@ -1,8 +1,10 @@
 import { Router } from "express";
+import { computeAddress } from "ethers";
 import { CHAINS } from "../chains/registry";
 import type { Config } from "../config/schema";
+import { safeContractsFor } from "../safe/safeConfig";
 
-/** GET /v1/networks: every chain of the registry with its status and idwallet's contract addresses. */
+/** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */
 export function networksRouter(deps: { config: Config }): Router {
   const { contracts, chains } = deps.config;
   const networks = CHAINS.map((chain) => {
@@ -19,9 +21,10 @@ export function networksRouter(deps: { config: Config }): Router {
       ...(chain.type === "local" && connection ? { rpcUrl: connection.rpcUrl } : {}),
       // Deterministic deployment: the same addresses on every chain where the contracts are deployed.
       contractAddresses: chain.contracts === "deployed" ? contracts : null,
+      safeContracts: chain.safe ? (safeContractsFor(deps.config, chain.name) ?? null) : null,
     };
   });
-  const { ens } = deps.config;
+  const { ens, safe } = deps.config;
   // Where names under the domain resolve: the registry of the ENS chain, the resolver, this gateway.
   const body = {
     networks,
@@ -32,6 +35,8 @@ export function networksRouter(deps: { config: Config }): Router {
       resolver: ens.resolver ?? contracts.offchainResolver ?? null,
       gateway: ens.signerKeys.length > 0,
     },
+    // The operator's owner key sits on every Safe account; its address lets anyone check a Safe's owners.
+    safeOperator: safe.operatorKey ? computeAddress(safe.operatorKey) : null,
   };
   return Router().get("/v1/networks", (_req, res) => {
     res.json(body);

@@ -1,4 +1,4 @@
-import { Interface, parseEther } from "ethers";
+import { Interface, computeAddress, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
 import { DEMO_PROVIDER } from "./demoApp";
@@ -20,6 +20,7 @@ export function demoTransaction(stack: LocalStack) {
 /** The start-up banner: where everything is, the demo credentials, and curl commands that work as printed. */
 export function banner(stack: LocalStack): string {
   const c = stack.deployment.contracts;
+  const operatorKey = stack.config.safe.operatorKey;
   const api = stack.apiUrl;
   return `
 idwallet local stack is running
@@ -38,6 +39,13 @@ idwallet local stack is running
     OffchainResolver      ${c.offchainResolver}
     ENS registry (test)   ${stack.ens.registry}
     Demo ERC-20 / ERC-721 ${stack.demoTokens.erc20} / ${stack.demoTokens.erc721} (anyone may mint)
+
+  Safe 1.5.0 (the same addresses on every start)
+    Safe singleton               ${stack.safe.singleton}
+    SafeProxyFactory             ${stack.safe.proxyFactory}
+    CompatibilityFallbackHandler ${stack.safe.fallbackHandler}
+    MultiSendCallOnly            ${stack.safe.multiSendCallOnly}
+    Operator (owner of every Safe account) ${operatorKey ? computeAddress(operatorKey) : "not set"}
 
   ENS names under ${stack.ens.domain}, e.g. alice.github.${stack.ens.domain}, 15551234567.tel.${stack.ens.domain},
   alice.at.example.com.email.${stack.ens.domain}. Point a wallet at the chain RPC with the ENS registry above, or (from this directory):

@@ -5,6 +5,7 @@ import { loadConfig } from "../../gateway/config/load";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
+import { type SafeContracts, deploySafeContracts } from "../deployment/deploySafe";
 import { deployTestEnsDomain } from "../deployment/ensDomain";
 import { OffchainResolver__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
@@ -29,18 +30,24 @@ export interface LocalStack {
   readonly apiUrl: string;
   readonly config: Config;
   readonly deployment: Deployment;
+  /** Safe 1.5.0 contracts of the local chain (the same on every start). */
+  readonly safe: SafeContracts;
   readonly demoApp: { clientId: string; clientSecret: string };
   readonly ens: { readonly domain: string; readonly registry: string };
   readonly demoTokens: DemoTokens;
   close(): Promise<void>;
 }
 
-/** Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer, relayer. */
+/**
+ * Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer, relayer,
+ * Safe operator (an owner of every Safe account).
+ */
 const DEV_ADMIN = 0;
 const DEV_WALLET_SIGNER = 1;
 const DEV_SPONSOR_SIGNER = 2;
 const DEV_CCIP_SIGNER = 3;
 const DEV_RELAYER = 4;
+const DEV_SAFE_OPERATOR = 5;
 
 /** ENS domain of the local stack unless ENS_DOMAIN says otherwise. */
 export const LOCAL_ENS_DOMAIN = "idwallet.eth";
@@ -66,6 +73,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const ensDomain = options.env?.ENS_DOMAIN || LOCAL_ENS_DOMAIN;
     const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.offchainResolver);
     const demoTokens = await deployDemoTokens(admin);
+    // After the test ENS registry: a plain CREATE, its address follows the admin's nonce and would move.
+    const safe = await deploySafeContracts(admin);
     const secrets = loadDevSecrets(options.dataDir);
     const config = loadConfig(options.env ?? {}, {
       host: options.host,
@@ -78,6 +87,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       walletSignerKey: devKey(DEV_WALLET_SIGNER),
       sponsorSignerKey: devKey(DEV_SPONSOR_SIGNER),
       relayerKey: devKey(DEV_RELAYER),
+      // Global, as on a real deployment: a chain's own CONTRACT_SAFE_*_LOCALHOST setting still wins.
+      safe: { operatorKey: devKey(DEV_SAFE_OPERATOR), contracts: safe },
       ens: {
         domain: ensDomain,
         chain: "localhost",
@@ -97,6 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       apiUrl: running.url,
       config,
       deployment,
+      safe,
       demoApp,
       ens: { domain: ensDomain, registry: ensRegistry },
       demoTokens,

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Contract, JsonRpcProvider, parseEther } from "ethers";
+import { Contract, JsonRpcProvider, computeAddress, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
@@ -40,13 +40,22 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
   it("shows the local chain's RPC and contract addresses in /v1/networks", async () => {
     stack = await startTestStack(dataDir);
     const res = await fetch(`${stack.apiUrl}/v1/networks`);
-    const { networks } = (await res.json()) as { networks: Record<string, unknown>[] };
+    const body = (await res.json()) as { networks: Record<string, unknown>[]; safeOperator: string };
+    const { networks } = body;
     const local = networks.find((n) => n.name === "localhost");
     expect(local).to.include({ chainId: 31337, configured: true, rpcUrl: stack.rpcUrl });
     expect(local?.contractAddresses).to.deep.include({
       entryPoint: stack.deployment.contracts.entryPoint,
       kernelFactory: stack.deployment.contracts.kernelFactory,
     });
+    // Safe 1.5.0: the deployed contracts, each with code on the chain, and the operator's owner address.
+    expect(local?.safeContracts).to.deep.equal(stack.safe);
+    const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    for (const address of Object.values(stack.safe)) expect(await chain.getCode(address)).to.not.equal("0x");
+    const safe = new Contract(stack.safe.singleton, ["function VERSION() view returns (string)"], chain);
+    expect(await safe.getFunction("VERSION")()).to.equal("1.5.0");
+    chain.destroy();
+    expect(body.safeOperator).to.equal(computeAddress(stack.config.safe.operatorKey!));
     const health = await fetch(`${stack.apiUrl}/health`);
     expect(health.status).to.equal(200);
   });
@@ -55,12 +64,14 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     stack = await startTestStack(dataDir);
     const first = {
       contracts: stack.deployment.contracts,
+      safe: stack.safe,
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
     await stack.close();
     stack = await startTestStack(dataDir);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
+    expect(stack.safe).to.deep.equal(first.safe);
     expect(stack.demoApp.clientId).to.equal(first.clientId);
     expect(stack.demoApp.clientSecret).to.not.equal(first.secret);
   });
@@ -70,6 +81,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     const printed = banner(stack);
     const body = demoTransaction(stack);
     expect(printed).to.contain(JSON.stringify(body));
+    for (const address of Object.values(stack.safe)) expect(printed).to.contain(address);
     const token = await demoAppToken(stack);
     const accepted = await postJson(`${stack.apiUrl}/v1/kernel/tx`, body, token);
     expect(accepted.status).to.equal(202);

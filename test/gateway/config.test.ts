@@ -3,12 +3,28 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../../gateway/config/load";
+import { safeContractsFor } from "../../gateway/safe/safeConfig";
 
 const REQUIRED = {
   AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
   CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
   CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
 };
+
+/** Safe 1.5.0 contracts as set by the CONTRACT_SAFE_* variables (any addresses will do). */
+const SAFE_ENV = {
+  CONTRACT_SAFE_SINGLETON: "0x3018905e1574bf4f0ac025302ec7887b3d5fef8f",
+  CONTRACT_SAFE_PROXY_FACTORY: "0x8E9D7590AA7c979C7f07158C03571Fa3676C420e",
+  CONTRACT_SAFE_FALLBACK_HANDLER: "0xC2BAB1eE3725aF1Aa350DA6Be9186720E2Bb94e4",
+  CONTRACT_SAFE_MULTISEND_CALL_ONLY: "0x7CE5B0cc8Bb8946F756C8E94280B4c2C9c9d3525",
+};
+const SAFE_CONTRACTS = {
+  singleton: "0x3018905E1574bf4F0aC025302eC7887B3d5FEf8F",
+  proxyFactory: "0x8E9D7590AA7c979C7f07158C03571Fa3676C420e",
+  fallbackHandler: "0xC2BAB1eE3725aF1Aa350DA6Be9186720E2Bb94e4",
+  multiSendCallOnly: "0x7CE5B0cc8Bb8946F756C8E94280B4c2C9c9d3525",
+};
+const OPERATOR_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 const configError = (env: Record<string, string>): string => {
   try {
@@ -85,5 +101,56 @@ describe("loadConfig", () => {
     const file = path.join(dir, "config.json");
     writeFileSync(file, "[1,2]");
     expect(configError({ ...REQUIRED, CONFIG_FILE: file })).to.match(/^CONFIG_FILE .*not a JSON object/);
+  });
+
+  it("has no Safe settings unless given, so existing configurations stay valid", () => {
+    const config = loadConfig(REQUIRED);
+    expect(config.safe).to.deep.equal({ contracts: {}, chains: {} });
+    expect(safeContractsFor(config, "matic")).to.equal(undefined);
+  });
+
+  it("reads the Safe operator key and contracts, a chain's own address winning over the global one", () => {
+    const override = "0xB29734302dEE8d6b0b42692355C190b79eb557B2";
+    const config = loadConfig({
+      ...REQUIRED,
+      ...SAFE_ENV,
+      SAFE_OPERATOR_KEY: OPERATOR_KEY,
+      CONTRACT_SAFE_FALLBACK_HANDLER_ARB1: override.toLowerCase(),
+    });
+    expect(config.safe.operatorKey).to.equal(OPERATOR_KEY);
+    expect(config.safe.contracts).to.deep.equal(SAFE_CONTRACTS);
+    expect(config.safe.chains).to.deep.equal({ arb1: { fallbackHandler: override } });
+    expect(safeContractsFor(config, "matic")).to.deep.equal(SAFE_CONTRACTS);
+    expect(safeContractsFor(config, "arb1")).to.deep.equal({ ...SAFE_CONTRACTS, fallbackHandler: override });
+  });
+
+  it("serves a chain's Safe contracts only when all four addresses are known", () => {
+    const { CONTRACT_SAFE_MULTISEND_CALL_ONLY: multiSend, ...three } = SAFE_ENV;
+    const config = loadConfig({ ...REQUIRED, ...three, CONTRACT_SAFE_MULTISEND_CALL_ONLY_GOR: multiSend });
+    expect(safeContractsFor(config, "matic")).to.equal(undefined);
+    expect(safeContractsFor(config, "gor")).to.deep.equal(SAFE_CONTRACTS);
+  });
+
+  it("names a bad Safe setting by its environment variable", () => {
+    const message = configError({
+      ...REQUIRED,
+      ...SAFE_ENV,
+      SAFE_OPERATOR_KEY: "0x1234",
+      CONTRACT_SAFE_PROXY_FACTORY: "0x8e9d7590aa7c979c7f07158c03571fa3676c420",
+      CONTRACT_SAFE_SINGLETON_LINEA_TESTNET: "0x3018905e1574bf4f0ac025302ec7887b3d5fef8f",
+      CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATICMUM: "multisend",
+    });
+    expect(message).to.include("SAFE_OPERATOR_KEY: a private key: 0x and 64 hex digits");
+    expect(message).to.include("CONTRACT_SAFE_PROXY_FACTORY: an EVM address: 0x and 40 hex digits");
+    expect(message).to.include("CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATICMUM: an EVM address");
+    // linea-testnet serves no Safe accounts: it has no Safe settings, and its variable is ignored.
+    expect(message).to.not.include("LINEA_TESTNET");
+  });
+
+  it("refuses Safe contracts for a chain that serves no Safe accounts", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-config-"));
+    const file = path.join(dir, "config.json");
+    writeFileSync(file, JSON.stringify({ safe: { chains: { base: { singleton: SAFE_CONTRACTS.singleton } } } }));
+    expect(configError({ ...REQUIRED, CONFIG_FILE: file })).to.include("safe.chains.base: not a Safe chain");
   });
 });

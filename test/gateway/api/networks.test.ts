@@ -1,7 +1,9 @@
 import { expect } from "chai";
+import { Wallet } from "ethers";
 import request from "supertest";
 import golden from "../../vectors/addresses.json";
 import { CHAINS } from "../../../gateway/chains/registry";
+import { NetworksResponse } from "../../../gateway/routes/networks.schema";
 import { buildTestApp } from "../../helpers/testApp";
 
 describe("GET /v1/networks", () => {
@@ -20,6 +22,7 @@ describe("GET /v1/networks", () => {
       safe: true,
       configured: false,
       contractAddresses: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
+      safeContracts: null,
     });
     expect(byName["zora-mainnet"]).to.include({ chainId: 7777777, api: "planned" });
     expect(byName.oeth).to.include({ contracts: "in-construction", api: "none", contractAddresses: null });
@@ -31,7 +34,33 @@ describe("GET /v1/networks", () => {
       resolver: null,
       gateway: false,
     });
+    expect(res.body.safeOperator).to.equal(null);
     // Production RPC URLs may carry API keys: never shown.
     expect(byName.matic).to.not.have.property("rpcUrl");
+  });
+
+  it("shows each Safe chain's Safe contracts, a chain's own addresses winning, and the operator's address", async () => {
+    const safe = {
+      singleton: "0x3018905E1574bf4F0aC025302eC7887B3d5FEf8F",
+      proxyFactory: "0x8E9D7590AA7c979C7f07158C03571Fa3676C420e",
+      fallbackHandler: "0xC2BAB1eE3725aF1Aa350DA6Be9186720E2Bb94e4",
+      multiSendCallOnly: "0x7CE5B0cc8Bb8946F756C8E94280B4c2C9c9d3525",
+    };
+    const gorHandler = "0xB29734302dEE8d6b0b42692355C190b79eb557B2";
+    const operator = Wallet.createRandom();
+    const { app, close } = buildTestApp({
+      safe: { operatorKey: operator.privateKey, contracts: safe, chains: { gor: { fallbackHandler: gorHandler } } },
+    });
+    const res = await request(app).get("/v1/networks").expect(200);
+    close();
+    // The answer is what the OpenAPI document says it is.
+    expect(() => NetworksResponse.parse(res.body)).to.not.throw();
+    const byName = Object.fromEntries(res.body.networks.map((n: { name: string }) => [n.name, n]));
+    expect(byName.matic.safeContracts).to.deep.equal(safe);
+    expect(byName.localhost.safeContracts).to.deep.equal(safe);
+    expect(byName.gor.safeContracts).to.deep.equal({ ...safe, fallbackHandler: gorHandler });
+    // Chains that serve no Safe accounts show none, even with global Safe settings.
+    expect(byName.base).to.include({ safe: false, safeContracts: null });
+    expect(res.body.safeOperator).to.equal(operator.address);
   });
 });
