@@ -1,5 +1,5 @@
 import cors from "cors";
-import { SigningKey } from "ethers";
+import { SigningKey, computeAddress } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
@@ -20,11 +20,14 @@ import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
+import { safesRouter } from "./routes/safes";
+import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
 import type { ProvidersRepository } from "./storage/providersRepository";
+import type { SafesRepository } from "./storage/safesRepository";
 import type { TransactionsRepository } from "./storage/transactionsRepository";
 
 /** Everything the app is built from; only the entry file reads the environment. */
@@ -41,6 +44,7 @@ export interface AppDeps {
   readonly userTokens: Pick<UserTokens, "verify">;
   readonly providers: Pick<ProvidersRepository, "find">;
   readonly transactions: TransactionsRepository;
+  readonly safes: SafesRepository;
   /** Chains whose transaction requests are accepted, and the nudge for a worker in this process. */
   readonly txWorkers: { readonly chains: ReadonlySet<string>; wake(chain: string): void };
 }
@@ -105,6 +109,31 @@ export function createApp(deps: AppDeps): Express {
         maxCalls: config.transactions.maxCalls,
         findApp,
         proof,
+        onAccepted: (chain) => deps.txWorkers.wake(chain),
+      },
+    }),
+  );
+
+  app.use(
+    safesRouter({
+      tokens: deps.tokens,
+      isAppActive,
+      bodyLimit: config.bodyLimit,
+      waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
+      safes: {
+        safes: deps.safes,
+        transactions: deps.transactions,
+        // Safe transactions are sent by the chain's built-in relayer, in turn with its bundles.
+        unavailableReason: (chain) =>
+          safeUnavailableReason(config, chain) ??
+          (config.chains[chain]?.bundlerUrl
+            ? `${chain} sends through an external bundler; Safe transactions need the built-in relayer`
+            : deps.txWorkers.chains.has(chain)
+              ? undefined
+              : `${chain} runs no transaction worker`),
+        contractsFor: (chain) => safeContractsFor(config, chain),
+        operator: config.safe.operatorKey ? computeAddress(config.safe.operatorKey) : undefined,
+        findApp,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
       },
     }),

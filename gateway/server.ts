@@ -82,6 +82,7 @@ export async function startServer(
       apps: repositories.apps,
       providers: repositories.providers,
       transactions: repositories.transactions,
+      safes: repositories.safes,
       txWorkers: workers,
       userTokens,
       // One OTP service for both ports, so they share its limits.

@@ -5,12 +5,13 @@ import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
 import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
 import { failureFromReason } from "../transactions/failureCodes";
 import { decodeEntryPointError, entryPointInterface } from "../userop/entryPoint";
-import type { Bundle, BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { Bundle, BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
+import { type SafeRelay, prepareSafeRelay, safeOutcomeOfReceipt } from "./safeRelay";
 import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */
@@ -37,9 +38,10 @@ const OWN_TX_HASHES_KEPT = 256;
 
 /** A bundle built and signed, not yet recorded. */
 interface Prepared {
+  readonly kind: "userops";
   /** When its preparation started (ms). */
   readonly at: number;
-  readonly ops: BuiltOp[];
+  readonly ops: BuiltUserOp[];
   readonly picked: readonly TxRecord[];
   readonly fees: Fees;
   readonly gasLimit: bigint;
@@ -47,8 +49,19 @@ interface Prepared {
   readonly simulatedAt: number;
 }
 
+/** A Safe request ready for the relayer (one per relayer transaction). */
+interface PreparedSafe {
+  readonly kind: "safe";
+  readonly at: number;
+  readonly tx: TxRecord;
+  readonly relay: SafeRelay;
+  readonly fees: Fees;
+  /** The block its check ran on. */
+  readonly checkedAt: number;
+}
+
 /** What preparing found: a bundle to send, requests only settled (closed or failed), or nothing due. */
-type Preparation = Prepared | "settled" | "idle";
+type Preparation = Prepared | PreparedSafe | "settled" | "idle";
 
 /** The last `size` strings added, for membership tests. */
 class RecentSet {
@@ -99,7 +112,9 @@ export class BuiltinBundler {
     if (pending) return this.track(pending);
     const prepared = await this.takePrepared();
     if (prepared === "idle") return false;
-    if (prepared !== "settled") await this.send(prepared);
+    if (prepared === "settled") return true;
+    if (prepared.kind === "safe") await this.sendSafe(prepared);
+    else await this.send(prepared);
     return true;
   }
 
@@ -156,6 +171,10 @@ export class BuiltinBundler {
     const events = operationEvents(logs, this.context.entryPoint);
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
+      if (tx.accountType === "safe") {
+        outcomes.set(tx.id, await safeOutcomeOfReceipt(this.context, tx, receipt));
+        continue;
+      }
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
       // An operation that ran passed validation, so its wallet exists now (deployed by it or before).
       if (event) this.knownDeployed.add(tx.sender);
@@ -220,8 +239,9 @@ export class BuiltinBundler {
   }
 
   /** Starts preparing the next bundle, from other wallets than `sending`'s, while that one is checked and sent. */
-  private prepareAhead(sending: Prepared): void {
-    const next = this.prepare(new Set(sending.ops.map((op) => op.userOp.sender)));
+  private prepareAhead(sending: Prepared | PreparedSafe): void {
+    const busy = sending.kind === "safe" ? [sending.tx.sender] : sending.ops.map((op) => op.userOp.sender);
+    const next = this.prepare(new Set(busy));
     // Awaited by the next tick (or close); marked handled so a failure in between is not reported twice.
     next.catch(() => undefined);
     this.next = next;
@@ -237,8 +257,12 @@ export class BuiltinBundler {
   private async prepare(busy?: ReadonlySet<string>): Promise<Preparation> {
     const { repository, maxOpsPerBundle } = this.context;
     const at = this.context.clock().getTime();
-    const picked = await takeDue(this.context, maxOpsPerBundle, busy);
-    if (picked === undefined) return "idle";
+    const due = await takeDue(this.context, maxOpsPerBundle, busy);
+    if (due === undefined) return "idle";
+    // A Safe request goes alone in a relayer transaction of its own, when it is the oldest due; wallet requests
+    // wait for the bundle after it.
+    if (due[0]?.accountType === "safe") return this.prepareSafe(due[0], at);
+    const picked = due.filter((tx) => tx.accountType !== "safe");
     if (picked.length === 0) return "settled";
     const [fees, deployed, simulatedAt] = await Promise.all([
       currentFees(this.provider),
@@ -250,7 +274,7 @@ export class BuiltinBundler {
       fees,
       this.context.builder,
     );
-    const ops: BuiltOp[] = [];
+    const ops: BuiltUserOp[] = [];
     let gasLimit = BUNDLE_GAS_OVERHEAD;
     for (const [i, result] of results.entries()) {
       const tx = picked[i]!;
@@ -264,7 +288,64 @@ export class BuiltinBundler {
       gasLimit += gas;
     }
     if (ops.length === 0) return "settled";
-    return { at, ops, picked, fees, gasLimit, simulatedAt: Number(simulatedAt) };
+    return { kind: "userops", at, ops, picked, fees, gasLimit, simulatedAt: Number(simulatedAt) };
+  }
+
+  /** Checks and signs a Safe request's relayer call, or settles it when it needs no sending (failed, deployed). */
+  private async prepareSafe(tx: TxRecord, at: number): Promise<Preparation> {
+    const [fees, checkedAt, prepared] = await Promise.all([
+      currentFees(this.provider),
+      this.provider.send("eth_blockNumber", []) as Promise<string>,
+      prepareSafeRelay(this.context, tx, this.settings.relayer.address),
+    ]);
+    if ("outcome" in prepared) {
+      await this.context.repository.settle(tx.id, prepared.outcome);
+      return "settled";
+    }
+    return { kind: "safe", at, tx, relay: prepared.relay, fees, checkedAt: Number(checkedAt) };
+  }
+
+  /**
+   * Sends a prepared Safe request like a bundle of one: checked again if blocks other than ours came since, then
+   * recorded with its signed relayer transaction before it is broadcast.
+   */
+  private async sendSafe(prepared: PreparedSafe): Promise<void> {
+    this.prepareAhead(prepared);
+    const [ownBlocks, latestNonce] = await Promise.all([
+      this.onlyOwnBlocksSince(prepared.checkedAt),
+      this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]) as Promise<string>,
+    ]);
+    let relay = prepared.relay;
+    if (!ownBlocks) {
+      const again = await prepareSafeRelay(this.context, prepared.tx, this.settings.relayer.address);
+      if ("outcome" in again) {
+        await this.context.repository.settle(prepared.tx.id, again.outcome);
+        return;
+      }
+      relay = again.relay;
+    }
+    const nonce = Number(latestNonce);
+    const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
+      chainId: this.context.chain.chainId,
+      nonce,
+      to: relay.to,
+      data: relay.data,
+      value: 0n,
+      gasLimit: relay.gasLimit,
+      ...prepared.fees,
+    });
+    const bundle = await this.context.repository.recordBundle(
+      {
+        chain: this.context.chain.name,
+        relayer: this.settings.relayer.address,
+        nonce,
+        txHash,
+        rawTx,
+        ...prepared.fees,
+      },
+      [relay.built],
+    );
+    await this.broadcast(bundle);
   }
 
   /**
@@ -313,7 +394,7 @@ export class BuiltinBundler {
    * storage and the owner account, which only its admin changes; the paymaster against its deposit, checked here
    * in sum. (No wallet has operations in two bundles at once: `due` holds back a wallet with one in flight.)
    */
-  private async unchangedSince(simulatedAt: number, ops: readonly BuiltOp[]): Promise<boolean> {
+  private async unchangedSince(simulatedAt: number, ops: readonly BuiltUserOp[]): Promise<boolean> {
     const paymaster = this.context.builder.paymaster;
     const [ownBlocks, deposit] = await Promise.all([
       this.onlyOwnBlocksSince(simulatedAt),
@@ -350,7 +431,7 @@ export class BuiltinBundler {
    * its code; the others lose no attempt. Returns the call data of what passes, or undefined if nothing does.
    */
   private async checkedBundle(
-    ops: BuiltOp[],
+    ops: BuiltUserOp[],
     picked: readonly TxRecord[],
     gasLimit: bigint,
   ): Promise<string | undefined> {

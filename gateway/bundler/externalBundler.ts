@@ -1,6 +1,6 @@
 import { FetchRequest, JsonRpcProvider } from "ethers";
 import { rpcErrorMessage } from "../chains/revertData";
-import type { BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import { type OperationFailure, failureFromReason } from "../transactions/failureCodes";
 import { buildUserOperation } from "../transactions/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
@@ -135,7 +135,7 @@ export class ExternalBundler {
    * (timeout, connection, an answer that is no JSON-RPC refusal) leaves its fate unknown: it stays submitted, and
    * tracking finds its receipt or, later, checks the chain and builds it again.
    */
-  private async submit(tx: TxRecord, built: BuiltOp): Promise<void> {
+  private async submit(tx: TxRecord, built: BuiltUserOp): Promise<void> {
     try {
       const hash: string = await this.bundler.send("eth_sendUserOperation", [
         toRpcUserOperation(built.userOp),

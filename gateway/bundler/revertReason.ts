@@ -7,6 +7,12 @@ const wallet = new Interface([
   "error KernelAccountValueInDelegateCall(uint256 value)",
   "error OwnedAccountCallFailed()",
   "error LegacyBaseAccountLengthMismatch(uint256 targets, uint256 values, uint256 datas)",
+  // ERC-6093 errors of common token contracts, so a payout's failure reads as what it is.
+  "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
+  "error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)",
+  "error ERC721NonexistentToken(uint256 tokenId)",
+  "error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)",
+  "error ERC1155InsufficientBalance(address sender, uint256 balance, uint256 needed, uint256 tokenId)",
 ]);
 const abi = AbiCoder.defaultAbiCoder();
 

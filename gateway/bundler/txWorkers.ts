@@ -66,6 +66,7 @@ export function startTxWorkers(
       retryDelayMs: t.retryDelayMs,
       clock: deps.clock,
       logger: deps.logger.child({ component: "bundler", chain: chain.name }),
+      ...(config.safe.operatorKey ? { safeOperator: createDigestSigner(config.safe.operatorKey) } : {}),
       builder: {
         provider: chain.provider,
         chainId: BigInt(chain.chainId),

@@ -5,6 +5,8 @@ import type { TransactionsRepository, TxError, TxOutcome, TxRecord } from "../st
 import type { OperationFailure } from "../transactions/failureCodes";
 import type { OpBuilderDeps } from "../transactions/userOpBuilder";
 import { executedOutcome, findExecutedOperation } from "./operationEvents";
+import { safeMissingOutcome } from "./safeRelay";
+import type { DigestSigner } from "../crypto/digestSigner";
 
 /** What a chain's worker (either bundler mode) works with. */
 export interface WorkerContext {
@@ -21,6 +23,8 @@ export interface WorkerContext {
   readonly retryDelayMs: number;
   readonly clock: () => Date;
   readonly logger: Logger;
+  /** The operator's owner key of the Safes created here (SAFE_OPERATOR_KEY), if set. */
+  readonly safeOperator?: DigestSigner;
 }
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
@@ -76,6 +80,12 @@ export const isExhausted = (context: WorkerContext, tx: TxRecord): boolean => tx
 
 /** Closes a request out of attempts whose builds can no longer execute: included if one did, else failed. */
 export async function closeExhausted(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+  if (tx.accountType === "safe") {
+    return {
+      status: "failed",
+      error: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` },
+    };
+  }
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return executedOutcome(executed);
   return {
@@ -95,6 +105,7 @@ function sponsorshipEnd(paymasterAndData: string): number | undefined {
  * dropped): included if any build of it executed, else back to the queue to be built again.
  */
 export async function outcomeOfMissingOperation(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+  if (tx.accountType === "safe") return safeMissingOutcome(context, tx);
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return executedOutcome(executed);
   if (tx.attempts >= context.maxAttempts) {

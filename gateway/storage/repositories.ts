@@ -2,11 +2,13 @@ import type { Kysely } from "kysely";
 import type { AppsRepository } from "./appsRepository";
 import type { OtpRepository } from "./otpRepository";
 import type { ProvidersRepository } from "./providersRepository";
+import type { SafesRepository } from "./safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
+import { SqliteSafesRepository } from "./sqlite/sqliteSafesRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
 import { SqliteTransactionsRepository } from "./sqlite/sqliteTransactionsRepository";
 import type { TransactionsRepository } from "./transactionsRepository";
@@ -18,6 +20,7 @@ export interface Repositories {
   readonly otp: OtpRepository;
   readonly providers: ProvidersRepository;
   readonly transactions: TransactionsRepository;
+  readonly safes: SafesRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -28,5 +31,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
     otp: new SqliteOtpRepository(db),
     providers: new SqliteProvidersRepository(db, clock),
     transactions: new SqliteTransactionsRepository(db, clock),
+    safes: new SqliteSafesRepository(db, clock),
   };
 }

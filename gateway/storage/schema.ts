@@ -52,8 +52,8 @@ export interface AppProvidersTable {
 export interface TransactionsTable {
   id: string;
   app_id: string;
-  account_type: "kernel" | "base";
-  /** Canonical user id. */
+  account_type: "kernel" | "base" | "safe";
+  /** Canonical user id; empty for a Safe request (a Safe belongs to an app, not to a user id). */
   user_id: string;
   chain: string;
   /** The wallet address. */
@@ -77,6 +77,27 @@ export interface TransactionsTable {
   next_attempt_at: string;
   created_at: string;
   updated_at: string;
+  /** Safe requests only: create, custom, transfer, disperse or disperseNFT. */
+  safe_action: "create" | "custom" | "transfer" | "disperse" | "disperseNFT" | null;
+  /** The Safe transaction's EIP-712 hash and nonce, once built (not for create). */
+  safe_tx_hash: string | null;
+  safe_nonce: number | null;
+}
+
+/** `safes`: a Safe account an app created (spec §4.10), with the exact call that deploys it. */
+export interface SafesTable {
+  chain: string;
+  address: string;
+  app_id: string;
+  /** JSON array of owner addresses (the operator's included); threshold 1. */
+  owners: string;
+  /** Decimal. */
+  salt_nonce: string;
+  singleton: string;
+  proxy_factory: string;
+  fallback_handler: string;
+  deployment_tx_id: string;
+  created_at: string;
 }
 
 /** `bundles`: one relayer transaction calling EntryPoint.handleOps, with every fee-bumped version sent. */
@@ -107,4 +128,5 @@ export interface DatabaseSchema {
   app_providers: AppProvidersTable;
   transactions: TransactionsTable;
   bundles: BundlesTable;
+  safes: SafesTable;
 }

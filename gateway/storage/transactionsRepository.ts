@@ -24,10 +24,15 @@ export interface TxError {
   readonly message: string;
 }
 
+/** Kind of account a request acts through: a user's wallet (kernel, base), or a Safe an app created. */
+export type TxAccountType = AccountType | "safe";
+/** What a Safe request asks for (spec §4.10). */
+export type SafeAction = "create" | "custom" | "transfer" | "disperse" | "disperseNFT";
+
 /** A request as accepted, before it is stored. */
 export interface NewTx {
   readonly appId: string;
-  readonly accountType: AccountType;
+  readonly accountType: TxAccountType;
   readonly userId: string;
   readonly chain: string;
   readonly sender: string;
@@ -35,6 +40,11 @@ export interface NewTx {
   readonly delegatecall: boolean;
   readonly idempotencyKey: string | undefined;
   readonly requestHash: string;
+  /**
+   * Safe requests only (`accountType` safe, `sender` the Safe): `create` deploys it (`calls[0]` is the relayer's
+   * call of the proxy factory); the others are one Safe transaction (`calls[0]`, DELEGATECALL if `delegatecall`).
+   */
+  readonly safeAction?: SafeAction;
 }
 
 /** A stored request and where it is in its lifecycle. */
@@ -54,14 +64,26 @@ export interface TxRecord extends NewTx {
   readonly nextAttemptAt: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The Safe transaction last built for a Safe request: its EIP-712 hash and the Safe nonce it was signed for. */
+  readonly safeTxHash: string | undefined;
+  readonly safeNonce: number | undefined;
 }
 
 /** A signed UserOperation about to be sent for a request. */
-export interface BuiltOp {
+export interface BuiltUserOp {
   readonly txId: string;
   readonly userOp: PackedUserOperation;
   readonly userOpHash: string;
 }
+
+/** A Safe request about to be sent by the relayer: its signed Safe transaction (none for a deployment). */
+export interface BuiltSafeTx {
+  readonly txId: string;
+  readonly safeTx: { readonly hash: string; readonly nonce: number } | undefined;
+}
+
+/** What a bundle carries for one request. */
+export type BuiltOp = BuiltUserOp | BuiltSafeTx;
 
 /** One handleOps transaction of the built-in bundler. */
 export interface Bundle {
@@ -128,7 +150,7 @@ export interface TransactionsRepository {
   /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */
   submitted(chain: string): Promise<TxRecord[]>;
   /** Records a request's signed UserOperation as submitted, before it is sent (external bundler). */
-  markSubmitted(op: BuiltOp): Promise<void>;
+  markSubmitted(op: BuiltUserOp): Promise<void>;
   /** Records a bundle and its operations as submitted in one transaction, before it is broadcast. */
   recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle>;
   /** A chain's pending bundles, oldest first. */

@@ -1,7 +1,7 @@
 import { concat } from "ethers";
 import { parseUserId } from "../identity/userId";
 import { walletSalt } from "../identity/walletAddress";
-import type { BuiltOp, TxRecord } from "../storage/transactionsRepository";
+import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
 import { requestNonce } from "../userop/entryPoint";
 import { packAccountGasLimits, packGasFees, packInitCode } from "../userop/packedUserOperation";
 import { preVerificationGas } from "../userop/preVerificationGas";
@@ -23,7 +23,7 @@ const VERIFICATION_GAS_MARGIN_MIN = 20_000n;
 const WORST_WORD = `0x${"ff".repeat(32)}`;
 
 /** A built, signed operation or the reason none can be built. */
-export type BuildResult = { readonly built: BuiltOp } | { readonly failure: OperationFailure };
+export type BuildResult = { readonly built: BuiltUserOp } | { readonly failure: OperationFailure };
 
 /**
  * Builds requests' ERC-4337 v0.7 UserOperations: initCode while the wallet has no code, the request's own
@@ -59,17 +59,17 @@ export async function buildUserOperation(
 }
 
 function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
+  const type = tx.accountType;
+  // Safe requests are relayer transactions, never UserOperations; the bundler keeps them apart.
+  if (type === "safe") throw new Error(`request ${tx.id} is a Safe request, not a UserOperation`);
   const initCode = deployed
     ? "0x"
-    : packInitCode(
-        deps.factories[tx.accountType],
-        createAccountCallData(walletSalt(tx.accountType, parseUserId(tx.userId))),
-      );
+    : packInitCode(deps.factories[type], createAccountCallData(walletSalt(type, parseUserId(tx.userId))));
   const base = {
     sender: tx.sender,
     nonce: requestNonce(tx.id),
     initCode,
-    callData: walletCallData(tx.accountType, tx.calls, tx.delegatecall),
+    callData: walletCallData(type, tx.calls, tx.delegatecall),
   };
   const pvg = preVerificationGas({
     ...base,

@@ -58,6 +58,8 @@ function request(id: string, userId: string, factory: string, target: string, da
     nextAttemptAt: "",
     createdAt: "",
     updatedAt: "",
+    safeTxHash: undefined,
+    safeNonce: undefined,
   };
 }
 

@@ -87,6 +87,7 @@ export function buildTestApp(
     userTokens,
     providers: deferred(repositories.then((r) => r.providers)),
     transactions: deferred(repositories.then((r) => r.transactions)),
+    safes: deferred(repositories.then((r) => r.safes)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
-import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
   type Bundle,
   type BuiltOp,
+  type BuiltUserOp,
   type NewBundle,
   type NewTx,
   type TransactionsRepository,
@@ -72,32 +73,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
         .executeTakeFirst();
       if (existing) return { record: toRecord(existing), created: false };
     }
-    const now = this.clock().toISOString();
-    const row: Selectable<TransactionsTable> = {
-      id: randomUUID(),
-      app_id: tx.appId,
-      account_type: tx.accountType,
-      user_id: tx.userId,
-      chain: tx.chain,
-      sender: tx.sender,
-      calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
-      delegatecall: tx.delegatecall ? 1 : 0,
-      status: "queued",
-      idempotency_key: tx.idempotencyKey ?? null,
-      request_hash: tx.requestHash,
-      user_op: null,
-      user_op_hash: null,
-      bundle_id: null,
-      transaction_hash: null,
-      block_number: null,
-      success: null,
-      error_code: null,
-      error_message: null,
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
-    };
+    const row = newTransactionRow(tx, this.clock().toISOString());
     await trx.insertInto("transactions").values(row).execute();
     return { record: toRecord(row), created: true };
   }
@@ -134,7 +110,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     return rows.map(toRecord);
   }
 
-  async markSubmitted(op: BuiltOp): Promise<void> {
+  async markSubmitted(op: BuiltUserOp): Promise<void> {
     await this.db.transaction().execute((trx) => this.submitOp(trx, op, null));
   }
 
@@ -238,8 +214,9 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       .updateTable("transactions")
       .set((eb) => ({
         status: "submitted",
-        user_op: serializeUserOp(op.userOp),
-        user_op_hash: op.userOpHash,
+        ...("userOp" in op
+          ? { user_op: serializeUserOp(op.userOp), user_op_hash: op.userOpHash }
+          : { safe_tx_hash: op.safeTx?.hash ?? null, safe_nonce: op.safeTx?.nonce ?? null }),
         bundle_id: bundleId,
         attempts: eb("attempts", "+", 1),
         updated_at: this.clock().toISOString(),

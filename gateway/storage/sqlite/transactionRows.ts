@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { Selectable } from "kysely";
 import { z } from "zod";
 import type { PackedUserOperation } from "../../userop/packedUserOperation";
 import type { BundlesTable, TransactionsTable } from "../schema";
-import type { Bundle, TxRecord } from "../transactionsRepository";
+import type { Bundle, NewTx, TxRecord } from "../transactionsRepository";
 
 /** Rows of `transactions` and `bundles` to domain records and back (JSON columns, bigints as text). */
 
@@ -31,11 +32,43 @@ function parseUserOp(json: string): PackedUserOperation {
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
+/** The row of a newly accepted request, queued and due at once. */
+export function newTransactionRow(tx: NewTx, now: string): Selectable<TransactionsTable> {
+  return {
+    id: randomUUID(),
+    app_id: tx.appId,
+    account_type: tx.accountType,
+    user_id: tx.userId,
+    chain: tx.chain,
+    sender: tx.sender,
+    calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
+    delegatecall: tx.delegatecall ? 1 : 0,
+    status: "queued",
+    idempotency_key: tx.idempotencyKey ?? null,
+    request_hash: tx.requestHash,
+    user_op: null,
+    user_op_hash: null,
+    bundle_id: null,
+    transaction_hash: null,
+    block_number: null,
+    success: null,
+    error_code: null,
+    error_message: null,
+    attempts: 0,
+    next_attempt_at: now,
+    created_at: now,
+    updated_at: now,
+    safe_action: tx.safeAction ?? null,
+    safe_tx_hash: null,
+    safe_nonce: null,
+  };
+}
+
 export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
   return {
     id: row.id,
     appId: row.app_id,
-    accountType: z.enum(["kernel", "base"]).parse(row.account_type),
+    accountType: z.enum(["kernel", "base", "safe"]).parse(row.account_type),
     userId: row.user_id,
     chain: row.chain,
     sender: row.sender,
@@ -55,6 +88,11 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     nextAttemptAt: row.next_attempt_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.safe_action === null
+      ? {}
+      : { safeAction: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).parse(row.safe_action) }),
+    safeTxHash: orUndefined(row.safe_tx_hash),
+    safeNonce: orUndefined(row.safe_nonce),
   };
 }
 

@@ -39,6 +39,7 @@ describe("storage: openDatabase", () => {
         "apps",
         "bundles",
         "otp_codes",
+        "safes",
         "settings",
         "transactions",
       ]);
@@ -119,6 +120,65 @@ describe("storage: openDatabase", () => {
         .and.include("boom");
       expect(await tableNames(db)).to.deep.equal([]);
       expect(await migrationRows(db)).to.deep.equal([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("keeps every transaction request across 005's rebuild of the table, and then takes Safe requests", async () => {
+    const db = new Kysely<unknown>({
+      dialect: new IdwalletSqliteDialect({ database: new BetterSqlite3(":memory:") }),
+    });
+    try {
+      const { "005_safes": _safes, ...before } = MIGRATIONS;
+      await runMigrations(db, before);
+      const at = "2025-01-01T00:00:00.000Z";
+      await sql`insert into apps (id, name, client_id, secret_hash, status, test_mode, created_at, updated_at, secret_rotated_at)
+          values ('a', 'n', 'c', 'h', 'active', 0, ${at}, ${at}, ${at})`.execute(db);
+      await sql`insert into transactions (id, app_id, account_type, user_id, chain, sender, calls, delegatecall, status,
+          idempotency_key, request_hash, attempts, next_attempt_at, created_at, updated_at, success)
+          values ('t1', 'a', 'kernel', 'tel:1', 'localhost', '0xS', '[]', 0, 'included', 'k', 'h', 1, ${at}, ${at}, ${at}, 1)`.execute(
+        db,
+      );
+      await runMigrations(db, MIGRATIONS);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select id, status, idempotency_key, success, safe_action from transactions`.execute(db);
+      expect(rows).to.deep.equal([
+        { id: "t1", status: "included", idempotency_key: "k", success: 1, safe_action: null },
+      ]);
+      const safeRequest = (id: string, action: string | null) =>
+        sql`insert into transactions (id, app_id, account_type, user_id, chain, sender, calls, delegatecall, status,
+            request_hash, attempts, next_attempt_at, created_at, updated_at, safe_action)
+            values (${id}, 'a', 'safe', '', 'localhost', '0xS', '[]', 0, 'queued', 'h', 0, ${at}, ${at}, ${at}, ${action})`.execute(
+          db,
+        );
+      await safeRequest("t2", "disperse");
+      // A Safe request names its action, and only Safe requests have one; the idempotency index survived.
+      expect(
+        await safeRequest("t3", null).then(
+          () => "stored",
+          () => "refused",
+        ),
+      ).to.equal("refused");
+      expect(
+        await safeRequest("t4", "burn").then(
+          () => "stored",
+          () => "refused",
+        ),
+      ).to.equal("refused");
+      const duplicateKey =
+        sql`insert into transactions (id, app_id, account_type, user_id, chain, sender, calls, delegatecall,
+          status, idempotency_key, request_hash, attempts, next_attempt_at, created_at, updated_at)
+          values ('t5', 'a', 'kernel', 'tel:1', 'localhost', '0xS', '[]', 0, 'queued', 'k', 'h', 0, ${at}, ${at}, ${at})`.execute(
+          db,
+        );
+      expect(
+        await duplicateKey.then(
+          () => "stored",
+          () => "refused",
+        ),
+      ).to.equal("refused");
     } finally {
       await db.destroy();
     }

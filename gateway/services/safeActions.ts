@@ -1,0 +1,56 @@
+import { ZeroAddress, getAddress } from "ethers";
+import { InvalidRequestError } from "../errors/apiError";
+import type { SafeContracts } from "../safe/safeConfig";
+import { type NftTransfer, type TokenTransfer, disperseCall, disperseNftCall, transferCall } from "../safe/payouts";
+import type { SafeCall, SafeOperation } from "../safe/safeTransaction";
+
+/** What a Safe transaction request asks for, as the routes parsed it (README "Safe accounts"). */
+export type SafeActionRequest =
+  | {
+      readonly action: "custom";
+      readonly to: string;
+      readonly value: bigint;
+      readonly data: string;
+      readonly operation: SafeOperation;
+    }
+  | ({ readonly action: "transfer" } & TokenTransfer)
+  | { readonly action: "disperse"; readonly transfers: readonly TokenTransfer[] }
+  | { readonly action: "disperseNFT"; readonly transfers: readonly NftTransfer[] };
+
+/**
+ * The one Safe transaction a request becomes: `custom` as given; a transfer as one CALL; disperse and disperseNFT
+ * as one DELEGATECALL to MultiSendCallOnly batching CALLs, so every transfer happens or none.
+ */
+export function safeCallOf(request: SafeActionRequest, safe: string, contracts: SafeContracts): SafeCall {
+  switch (request.action) {
+    case "custom":
+      if (request.operation === 1 && request.value !== 0n) {
+        throw new InvalidRequestError(
+          "A delegatecall cannot carry value",
+          [{ pointer: "/value", detail: "must be 0 with operation 1" }],
+          "VALUE_IN_DELEGATECALL",
+        );
+      }
+      return { to: request.to, value: request.value, data: request.data, operation: request.operation };
+    case "transfer":
+      checkRecipient(request.to, safe, "/to");
+      return transferCall(request);
+    case "disperse":
+      request.transfers.forEach((t, i) => checkRecipient(t.to, safe, `/transfers/${i}/to`));
+      return disperseCall(contracts.multiSendCallOnly, request.transfers);
+    case "disperseNFT":
+      request.transfers.forEach((t, i) => checkRecipient(t.to, safe, `/transfers/${i}/to`));
+      return disperseNftCall(contracts.multiSendCallOnly, safe, request.transfers);
+  }
+}
+
+/** A payout to the zero address burns it, and one to the Safe itself moves nothing: both are refused. */
+function checkRecipient(to: string, safe: string, pointer: string): void {
+  const address = getAddress(to);
+  if (address === ZeroAddress)
+    throw new InvalidRequestError("A payout cannot go to the zero address", [{ pointer, detail: "zero address" }]);
+  if (address === getAddress(safe))
+    throw new InvalidRequestError("A payout cannot go to the Safe itself", [
+      { pointer, detail: "the Safe's own address" },
+    ]);
+}

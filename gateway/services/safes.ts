@@ -1,0 +1,293 @@
+import { createHash, randomBytes } from "node:crypto";
+import { ZeroAddress, getAddress } from "ethers";
+import type { AppPrincipal } from "../auth/appTokens";
+import { chainByName } from "../chains/registry";
+import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
+import type { SafeContracts } from "../safe/safeConfig";
+import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
+import type { SafeCall } from "../safe/safeTransaction";
+import type { App } from "../storage/appsRepository";
+import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepository } from "../storage/safesRepository";
+import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
+import { actingApp } from "./requestChecks";
+import { type SafeActionRequest, safeCallOf } from "./safeActions";
+
+/** Most owners a Safe created here has, the operator included. */
+export const MAX_SAFE_OWNERS = 20;
+
+/** What the Safe routes need. */
+export interface SafesDeps {
+  readonly safes: SafesRepository;
+  readonly transactions: TransactionsRepository;
+  /** Why Safe accounts are not served on a chain (a missing setting), or undefined. */
+  readonly unavailableReason: (chain: string) => string | undefined;
+  /** The Safe contracts of a chain where Safe accounts are served. */
+  readonly contractsFor: (chain: string) => SafeContracts | undefined;
+  /** The operator's owner address, added to every Safe. */
+  readonly operator: string | undefined;
+  readonly findApp: (appId: string) => Promise<App | undefined>;
+  /** Told after a request is committed, so a worker in this process starts at once. */
+  readonly onAccepted: (chain: string) => void;
+}
+
+/** A chain where Safe accounts are served, with its contracts: 400 for unknown or non-Safe chains, 503 unconfigured. */
+function safeChain(name: string, deps: SafesDeps): SafeContracts {
+  const chain = chainByName(name);
+  if (!chain) throw new ApiError(400, "UNKNOWN_CHAIN", "Unknown chain", `No chain is named ${name}`);
+  if (!chain.safe) {
+    throw new ApiError(400, "CHAIN_NOT_AVAILABLE", "Chain not available", `${name} has no Safe accounts`);
+  }
+  const reason = deps.unavailableReason(name);
+  const contracts = deps.contractsFor(name);
+  if (reason !== undefined || !contracts || !deps.operator) {
+    throw new ApiError(
+      503,
+      "SAFE_NOT_CONFIGURED",
+      "Safe accounts unavailable",
+      `${name}: Safe accounts are not configured on this deployment`,
+    );
+  }
+  return contracts;
+}
+
+/** sha256 of a normalized request: the same Idempotency-Key with another request is a 409. */
+const requestHashOf = (parts: unknown): string =>
+  createHash("sha256")
+    .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)))
+    .digest("hex");
+
+function conflict(): ApiError {
+  return new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
+}
+
+/**
+ * Creates a 1-of-n Safe (spec §4.10): owners are `signers` and the operator, threshold 1, the compatibility
+ * fallback handler. Its address is computed at once (CREATE2 of the proxy factory) and the deployment is
+ * committed as a request before the answer.
+ */
+export async function createSafe(
+  chain: string,
+  request: { signers: readonly string[]; saltNonce?: bigint | undefined },
+  idempotencyKey: string | undefined,
+  principal: AppPrincipal,
+  deps: SafesDeps,
+): Promise<{ safe: SafeRecord; record: TxRecord; created: boolean }> {
+  const contracts = safeChain(chain, deps);
+  const app = await actingApp(principal, deps.findApp);
+  const owners = safeOwners(request.signers, deps.operator!);
+  const saltNonce = request.saltNonce ?? BigInt(`0x${randomBytes(16).toString("hex")}`);
+  const initializer = safeInitializer(owners, contracts.fallbackHandler);
+  const address = predictSafeAddress(contracts.proxyFactory, contracts.singleton, initializer, saltNonce);
+  const requestHash = requestHashOf(["safe-create", chain, owners, request.saltNonce ?? null]);
+  try {
+    const result = await deps.safes.create(
+      {
+        chain,
+        address,
+        appId: app.id,
+        owners,
+        saltNonce,
+        singleton: contracts.singleton,
+        proxyFactory: contracts.proxyFactory,
+        fallbackHandler: contracts.fallbackHandler,
+      },
+      {
+        appId: app.id,
+        accountType: "safe",
+        userId: "",
+        chain,
+        sender: address,
+        calls: [
+          {
+            to: contracts.proxyFactory,
+            value: 0n,
+            data: createProxyCallData(contracts.singleton, initializer, saltNonce),
+          },
+        ],
+        delegatecall: false,
+        idempotencyKey,
+        requestHash,
+        safeAction: "create",
+      },
+    );
+    if (!result.created && (result.record.requestHash !== requestHash || !result.safe)) throw conflict();
+    if (result.created) deps.onAccepted(chain);
+    return { safe: result.safe!, record: result.record, created: result.created };
+  } catch (error) {
+    if (!(error instanceof SafeExistsError)) throw error;
+    throw new ApiError(
+      409,
+      "SAFE_EXISTS",
+      "Conflict",
+      `A Safe with these owners and saltNonce already exists at ${address}`,
+      { address },
+    );
+  }
+}
+
+/** The owners of a new Safe: the signers (distinct, no zero address) and then the operator. */
+function safeOwners(signers: readonly string[], operator: string): string[] {
+  const owners = signers.map((s) => getAddress(s));
+  const seen = new Set<string>();
+  owners.forEach((owner, i) => {
+    if (owner === ZeroAddress)
+      throw new InvalidRequestError("A signer cannot be the zero address", [
+        { pointer: `/signers/${i}`, detail: "zero address" },
+      ]);
+    if (seen.has(owner))
+      throw new InvalidRequestError(`${owner} is listed twice`, [{ pointer: `/signers/${i}`, detail: "duplicate" }]);
+    if (owner === getAddress(operator)) {
+      throw new InvalidRequestError("The operator is added as an owner by the service; do not list it", [
+        { pointer: `/signers/${i}`, detail: "the operator's address" },
+      ]);
+    }
+    seen.add(owner);
+  });
+  if (owners.length + 1 > MAX_SAFE_OWNERS) {
+    throw new InvalidRequestError(
+      `A Safe has at most ${MAX_SAFE_OWNERS} owners, the operator included`,
+      [],
+      "TOO_MANY_SIGNERS",
+    );
+  }
+  return [...owners, getAddress(operator)];
+}
+
+/** A page of the app's Safes on a chain, oldest first, with the cursor of the next page. */
+export async function listSafes(
+  chain: string,
+  page: { limit: number; cursor?: string | undefined },
+  principal: AppPrincipal,
+  deps: SafesDeps,
+): Promise<{ safes: readonly SafeRecord[]; deployments: ReadonlyMap<string, TxRecord>; nextCursor: string | null }> {
+  safeChain(chain, deps);
+  const app = await actingApp(principal, deps.findApp);
+  const rows = await deps.safes.list(app.id, chain, page.limit + 1, page.cursor ? parseCursor(page.cursor) : undefined);
+  const safes = rows.slice(0, page.limit);
+  const last = safes.at(-1);
+  const deployments = new Map<string, TxRecord>();
+  for (const safe of safes) {
+    const record = await deps.transactions.find(safe.deploymentTxId);
+    if (record) deployments.set(safe.deploymentTxId, record);
+  }
+  return {
+    safes,
+    deployments,
+    nextCursor:
+      rows.length > page.limit && last ? encodeCursor({ createdAt: last.createdAt, address: last.address }) : null,
+  };
+}
+
+const encodeCursor = (cursor: SafesCursor): string => Buffer.from(JSON.stringify(cursor)).toString("base64url");
+
+function parseCursor(cursor: string): SafesCursor {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<SafesCursor>;
+    if (typeof value.createdAt === "string" && typeof value.address === "string") {
+      return { createdAt: value.createdAt, address: value.address };
+    }
+  } catch {
+    // falls through to the 400
+  }
+  throw new InvalidRequestError(
+    "cursor is not one this endpoint gave out",
+    [{ pointer: "/cursor", detail: "invalid" }],
+    "INVALID_CURSOR",
+  );
+}
+
+/** The Safe at `address` on `chain`, if this app created it: 404 if unknown, 403 if another app's. */
+async function ownSafe(chain: string, address: string, principal: AppPrincipal, deps: SafesDeps): Promise<SafeRecord> {
+  const safe = await deps.safes.find(chain, getAddress(address));
+  if (!safe) throw new NotFoundError(`No Safe at ${address} on ${chain} was created through this service`);
+  if (safe.appId !== principal.appId) {
+    throw new ApiError(403, "SAFE_NOT_OWNED", "Forbidden", "This Safe belongs to another app");
+  }
+  return safe;
+}
+
+/**
+ * Accepts a Safe transaction (custom call or payout) for a Safe this app created: builds its call, commits the
+ * request before the answer, Idempotency-Key as for wallet transactions.
+ */
+export async function submitSafeTransaction(
+  chain: string,
+  address: string,
+  request: SafeActionRequest,
+  idempotencyKey: string | undefined,
+  principal: AppPrincipal,
+  deps: SafesDeps,
+): Promise<{ record: TxRecord; created: boolean }> {
+  const contracts = safeChain(chain, deps);
+  const app = await actingApp(principal, deps.findApp);
+  const safe = await ownSafe(chain, address, principal, deps);
+  const call: SafeCall = safeCallOf(request, safe.address, contracts);
+  const action: SafeAction = request.action;
+  const requestHash = requestHashOf(["safe", chain, safe.address, request]);
+  const result = await deps.transactions.create({
+    appId: app.id,
+    accountType: "safe",
+    userId: "",
+    chain,
+    sender: safe.address,
+    calls: [{ to: call.to, value: call.value, data: call.data.toLowerCase() }],
+    delegatecall: call.operation === 1,
+    idempotencyKey,
+    requestHash,
+    safeAction: action,
+  });
+  if (!result.created && result.record.requestHash !== requestHash) throw conflict();
+  if (result.created) deps.onAccepted(chain);
+  return result;
+}
+
+/** A request of this Safe, as the API shows it: 403 for another app's Safe, 404 for an id not of this Safe. */
+export async function findSafeTransaction(
+  chain: string,
+  address: string,
+  txUuid: string,
+  principal: AppPrincipal,
+  deps: SafesDeps,
+): Promise<TxRecord> {
+  safeChain(chain, deps);
+  const safe = await ownSafe(chain, address, principal, deps);
+  const record = /^[0-9a-f-]{36}$/.test(txUuid) ? await deps.transactions.find(txUuid) : undefined;
+  if (!record || record.accountType !== "safe" || record.chain !== chain || record.sender !== safe.address) {
+    throw new NotFoundError(`No transaction ${txUuid} of this Safe`);
+  }
+  return record;
+}
+
+/** The API's view of a Safe request (SafeTxStatus). */
+export function safeTransactionView(record: TxRecord) {
+  return {
+    txUuid: record.id,
+    action: record.safeAction ?? null,
+    status: record.status,
+    chain: record.chain,
+    safe: record.sender,
+    safeTxHash: record.safeTxHash ?? null,
+    transactionHash: record.transactionHash ?? null,
+    blockNumber: record.blockNumber ?? null,
+    error: record.error ?? null,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/** The API's view of a Safe (SafeAccount). */
+export function safeView(safe: SafeRecord, deployment: TxRecord | undefined) {
+  return {
+    address: safe.address,
+    chain: safe.chain,
+    owners: safe.owners,
+    threshold: 1,
+    saltNonce: safe.saltNonce.toString(),
+    deployment: {
+      txUuid: safe.deploymentTxId,
+      status: deployment?.status ?? "queued",
+      transactionHash: deployment?.transactionHash ?? null,
+    },
+    createdAt: safe.createdAt,
+  };
+}

@@ -1,0 +1,111 @@
+import type { Kysely, Selectable } from "kysely";
+import { z } from "zod";
+import type { DatabaseSchema, SafesTable } from "../schema";
+import {
+  type NewSafe,
+  SafeExistsError,
+  type SafeRecord,
+  type SafesCursor,
+  type SafesRepository,
+} from "../safesRepository";
+import type { NewTx, TxRecord } from "../transactionsRepository";
+import { newTransactionRow, toRecord } from "./transactionRows";
+
+const StoredOwners = z.array(z.string()).min(1);
+
+function toSafe(row: Selectable<SafesTable>): SafeRecord {
+  return {
+    chain: row.chain,
+    address: row.address,
+    appId: row.app_id,
+    owners: StoredOwners.parse(JSON.parse(row.owners)),
+    saltNonce: BigInt(row.salt_nonce),
+    singleton: row.singleton,
+    proxyFactory: row.proxy_factory,
+    fallbackHandler: row.fallback_handler,
+    deploymentTxId: row.deployment_tx_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** SafesRepository over SQLite. */
+export class SqliteSafesRepository implements SafesRepository {
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly clock: () => Date,
+  ) {}
+
+  async create(
+    safe: NewSafe,
+    deployment: NewTx,
+  ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      if (deployment.idempotencyKey !== undefined) {
+        const earlier = await trx
+          .selectFrom("transactions")
+          .selectAll()
+          .where("app_id", "=", deployment.appId)
+          .where("idempotency_key", "=", deployment.idempotencyKey)
+          .executeTakeFirst();
+        if (earlier) {
+          const record = toRecord(earlier);
+          const earlierSafe = await trx
+            .selectFrom("safes")
+            .selectAll()
+            .where("deployment_tx_id", "=", record.id)
+            .executeTakeFirst();
+          // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
+          return { safe: earlierSafe && toSafe(earlierSafe), record, created: false };
+        }
+      }
+      const taken = await trx
+        .selectFrom("safes")
+        .select("address")
+        .where("chain", "=", safe.chain)
+        .where("address", "=", safe.address)
+        .executeTakeFirst();
+      if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
+      const now = this.clock().toISOString();
+      const row = newTransactionRow(deployment, now);
+      await trx.insertInto("transactions").values(row).execute();
+      const safeRow: Selectable<SafesTable> = {
+        chain: safe.chain,
+        address: safe.address,
+        app_id: safe.appId,
+        owners: JSON.stringify(safe.owners),
+        salt_nonce: safe.saltNonce.toString(),
+        singleton: safe.singleton,
+        proxy_factory: safe.proxyFactory,
+        fallback_handler: safe.fallbackHandler,
+        deployment_tx_id: row.id,
+        created_at: now,
+      };
+      await trx.insertInto("safes").values(safeRow).execute();
+      return { safe: toSafe(safeRow), record: toRecord(row), created: true };
+    });
+  }
+
+  async find(chain: string, address: string): Promise<SafeRecord | undefined> {
+    const row = await this.db
+      .selectFrom("safes")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("address", "=", address)
+      .executeTakeFirst();
+    return row && toSafe(row);
+  }
+
+  async list(appId: string, chain: string, limit: number, cursor?: SafesCursor): Promise<SafeRecord[]> {
+    let query = this.db.selectFrom("safes").selectAll().where("app_id", "=", appId).where("chain", "=", chain);
+    if (cursor) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", ">", cursor.createdAt),
+          eb.and([eb("created_at", "=", cursor.createdAt), eb("address", ">", cursor.address)]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy("created_at").orderBy("address").limit(limit).execute();
+    return rows.map(toSafe);
+  }
+}
