@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
 import { Problem } from "./problem.schema";
+import { registerSafePaths } from "./safePaths";
 
 const problem = (description: string) => ({
   description,
@@ -230,6 +231,8 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     request: { body: { content: { "application/json": { schema: CcipRequest } } } },
     responses: ccipResponses,
   });
+
+  registerSafePaths(registry, bearer.name);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -37,7 +37,7 @@ export const ListSafesBody = z
 export const CustomSafeTxBody = z
   .object({
     to: Address,
-    value: WeiAmount.default(0n),
+    value: WeiAmount.optional().meta({ description: "Wei sent with the call; 0 if omitted" }),
     data: Hex.default("0x"),
     operation: z
       .union([z.literal(0), z.literal(1)])
@@ -66,8 +66,9 @@ const NftTransferItem = z
     token: Address,
     to: Address,
     tokenId: Uint256,
-    amount: Uint256.default(1n).meta({ description: "ERC-1155 amount; 1 (the default) for ERC-721" }),
+    amount: Uint256.optional().meta({ description: "ERC-1155 amount; 1 (the default) for ERC-721" }),
   })
+  .transform((t) => ({ ...t, amount: t.amount ?? 1n }))
   .refine((t) => t.standard === "erc1155" || t.amount === 1n, {
     message: "an ERC-721 transfer moves exactly one token",
     path: ["amount"],

@@ -29,7 +29,13 @@ const WAIT_POLL_MS = 100;
 
 /** The Safe transaction routes: path under /v1/{chain}/account/{address} and how its body becomes a request. */
 const ACTIONS: { path: string; parse: (body: unknown) => SafeActionRequest }[] = [
-  { path: "custom", parse: (body) => ({ action: "custom", ...CustomSafeTxBody.parse(body) }) },
+  {
+    path: "custom",
+    parse: (body) => {
+      const { value, ...call } = CustomSafeTxBody.parse(body);
+      return { action: "custom", ...call, value: value ?? 0n };
+    },
+  },
   { path: "payout/transfer", parse: (body) => ({ action: "transfer", token: undefined, ...TransferBody.parse(body) }) },
   {
     path: "payout/disperse",

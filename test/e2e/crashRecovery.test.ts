@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Transaction, keccak256 } from "ethers";
+import { Transaction, Wallet, keccak256, parseEther } from "ethers";
 import { TestTarget__factory, type TestTarget } from "../../typechain-types";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
@@ -139,6 +139,55 @@ describe("Crash safety (e2e: the service process is killed mid-flight and restar
     const bundles = await allIncluded(second, ids);
     expect(await relayerNonce()).to.equal(bundles.size);
     expect(await executedOps()).to.equal(2);
+  });
+
+  it("killed after recording a Safe payout the node never got: the restart sends that same transaction, paid once", async () => {
+    const api = async (service: ServiceProcess, method: string, route: string, body?: unknown) => {
+      const res = await fetch(`${service.url}${route}`, {
+        method,
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await res.json()) as { address: string; txUuid: string; status: string; transactionHash: string | null };
+    };
+    const settled = async (service: ServiceProcess, safe: string, txUuid: string) => {
+      let view = await api(service, "GET", `/v1/localhost/account/${safe}/tx/${txUuid}`);
+      await until(async () => {
+        view = await api(service, "GET", `/v1/localhost/account/${safe}/tx/${txUuid}`);
+        return view.status === "included" || view.status === "failed";
+      }, "the Safe request");
+      return view;
+    };
+    const first = await start(setup.chain.rpcUrl);
+    const created = await api(first, "POST", "/v1/localhost/account", { signers: [Wallet.createRandom().address] });
+    expect((await settled(first, created.address, created.txUuid)).status).to.equal("included");
+    await (
+      await (await setup.chain.provider.getSigner(0)).sendTransaction({ to: created.address, value: parseEther("1") })
+    ).wait();
+    await first.kill();
+
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, (method) =>
+      method === "eth_sendRawTransaction" ? "hang" : "forward",
+    );
+    proxies.push(proxy);
+    const second = await start(proxy.url);
+    const payee = Wallet.createRandom().address;
+    const payout = await api(second, "POST", `/v1/localhost/account/${created.address}/payout/transfer`, {
+      to: payee,
+      amount: "12345",
+    });
+    await until(async () => proxy.seen.some((r) => r.method === "eth_sendRawTransaction"), "the broadcast");
+    await second.kill();
+    const held = proxy.seen.find((r) => r.method === "eth_sendRawTransaction")!.params[0] as string;
+    expect(await setup.chain.provider.getBalance(payee)).to.equal(0n);
+
+    const third = await start(setup.chain.rpcUrl);
+    const done = await settled(third, created.address, payout.txUuid);
+    expect(done.status).to.equal("included");
+    // The transaction recorded before the crash is the one mined, and the payee was paid exactly once.
+    expect(done.transactionHash).to.equal(keccak256(held));
+    expect(await setup.chain.provider.getBalance(payee)).to.equal(12345n);
+    expect(await relayerNonce()).to.equal(2);
   });
 
   it("replaces a bundle stuck in the mempool with higher fees, and only one version is mined", async () => {

@@ -9,6 +9,7 @@ import { createRepositories } from "../../gateway/storage/repositories";
 import { type Deployment, deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
 import { devKey } from "../../scripts/localStack/devKeys";
+import { deploySafeContracts } from "../../scripts/deployment/deploySafe";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
@@ -27,6 +28,7 @@ export async function prepareServiceOnChain() {
     sponsorSigners: [new Wallet(devKey(2)).address],
     paymasterDeposit: parseEther("10"),
   });
+  const safe = await deploySafeContracts(admin);
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-crash-"));
   const databasePath = path.join(dataDir, "idwallet.sqlite");
   const database = await openDatabase(databasePath);
@@ -57,11 +59,17 @@ export async function prepareServiceOnChain() {
     SPONSOR_SIGNER_KEY: devKey(2),
     RELAYER_KEY: relayer.privateKey,
     TX_POLL_INTERVAL_MS: "50",
+    SAFE_OPERATOR_KEY: devKey(5),
+    CONTRACT_SAFE_SINGLETON: safe.singleton,
+    CONTRACT_SAFE_PROXY_FACTORY: safe.proxyFactory,
+    CONTRACT_SAFE_FALLBACK_HANDLER: safe.fallbackHandler,
+    CONTRACT_SAFE_MULTISEND_CALL_ONLY: safe.multiSendCallOnly,
     ...extra,
   });
   return {
     chain,
     deployment,
+    safe,
     relayer: relayer.address,
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */

@@ -67,7 +67,15 @@ describe("Operations endpoints", () => {
       "/v1/kernel/tx/{id}",
       "/v1/base/tx",
       "/v1/base/tx/{id}",
+      "/v1/{chain}/account",
+      "/v1/{chain}/accounts",
+      "/v1/{chain}/account/{address}/custom",
+      "/v1/{chain}/account/{address}/payout/transfer",
+      "/v1/{chain}/account/{address}/payout/disperse",
+      "/v1/{chain}/account/{address}/payout/disperseNFT",
+      "/v1/{chain}/account/{address}/tx/{txUuid}",
     ]);
+    expect(doc.components.schemas.CreateSafeRequest.required).to.deep.equal(["signers"]);
     expect(doc.components.schemas.KernelTxRequest.required).to.include.members([
       "userId",
       "chain",
