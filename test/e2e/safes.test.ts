@@ -1,4 +1,8 @@
 import { expect } from "chai";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { JsonRpcProvider, type Signer, Wallet, getAddress, parseEther } from "ethers";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
@@ -317,5 +321,43 @@ describe("Safe accounts (e2e: /v1/{chain}/account… through the relayer on the 
     expect([duplicate.status, duplicate.body.code]).to.deep.equal([409, "SAFE_EXISTS"]);
     expect(getAddress(String(first.body.address))).to.equal(first.body.address);
     await final(String(first.body.address), String(first.body.txUuid));
+  });
+});
+
+describe("Safe accounts: the README's example (e2e: run as written against the local stack)", () => {
+  it("creates a Safe, funds it and pays two recipients in one Safe transaction", async function () {
+    this.timeout(60_000);
+    const readme = readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+    const block = /<!-- safe-example -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, "the README's safe-example block").to.be.a("string");
+    const stack = await startTestStack();
+    try {
+      // Asynchronously: the stack serves from this process, so blocking it would leave curl without answers.
+      const run = await promisify(execFile)("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", block!], {
+        env: {
+          PATH: process.env.PATH,
+          API: stack.apiUrl,
+          RPC: stack.rpcUrl,
+          CLIENT_ID: stack.demoApp.clientId,
+          CLIENT_SECRET: stack.demoApp.clientSecret,
+        },
+        encoding: "utf8",
+        timeout: 50_000,
+      });
+      const answers = run.stdout
+        .split(/\n|(?<=\})(?=\{)/)
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Json);
+      const created = answers[0]!;
+      expect(created).to.include({ status: "queued", threshold: 1 });
+      expect(answers[1]).to.include({ status: "included", action: "create" });
+      expect(answers.at(-1)).to.include({ status: "included", action: "disperse", safe: created.address });
+      const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+      expect(await chain.getBalance("0x1111111111111111111111111111111111111111")).to.equal(10n ** 15n);
+      expect(await chain.getBalance("0x2222222222222222222222222222222222222222")).to.equal(2n * 10n ** 15n);
+      chain.destroy();
+    } finally {
+      await stack.close();
+    }
   });
 });
