@@ -39,6 +39,8 @@ idwallet local stack is running
     OffchainResolver      ${c.offchainResolver}
     ENS registry (test)   ${stack.ens.registry}
     Demo ERC-20 / ERC-721 ${stack.demoTokens.erc20} / ${stack.demoTokens.erc721} (anyone may mint)
+    Multicall3            ${stack.dust.multicall3}
+    ETH/USD feed (test)   ${stack.dust.ethUsdFeed} (Chainlink-style, 8 decimals; anyone may setAnswer)
 
   Safe 1.5.0 (the same addresses on every start)
     Safe singleton               ${stack.safe.singleton}

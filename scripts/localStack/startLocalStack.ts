@@ -1,18 +1,20 @@
 import path from "node:path";
-import { computeAddress, parseEther } from "ethers";
+import { computeAddress, id, parseEther, parseUnits } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
 import { type SafeContracts, deploySafeContracts } from "../deployment/deploySafe";
+import { deployDeterministic } from "../deployment/deterministic";
 import { deployTestEnsDomain } from "../deployment/ensDomain";
-import { OffchainResolver__factory } from "../../typechain-types";
+import { OffchainResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { devKey } from "./devKeys";
 import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
+import { installMulticall3 } from "./multicall3";
 
 /** Where the local stack listens and keeps its data. */
 export interface LocalStackOptions {
@@ -35,6 +37,8 @@ export interface LocalStack {
   readonly demoApp: { clientId: string; clientSecret: string };
   readonly ens: { readonly domain: string; readonly registry: string };
   readonly demoTokens: DemoTokens;
+  /** What the dust-order interface reads: Multicall3 at its canonical address, a test ETH/USD feed (8 decimals). */
+  readonly dust: { readonly multicall3: string; readonly ethUsdFeed: string };
   close(): Promise<void>;
 }
 
@@ -48,6 +52,9 @@ const DEV_SPONSOR_SIGNER = 2;
 const DEV_CCIP_SIGNER = 3;
 const DEV_RELAYER = 4;
 const DEV_SAFE_OPERATOR = 5;
+
+/** Salt of the local test price feed: fixed, so it sits at the same address on every start. */
+const DUST_SALT = id("idwallet:dust:v1");
 
 /** ENS domain of the local stack unless ENS_DOMAIN says otherwise. */
 export const LOCAL_ENS_DOMAIN = "idwallet.eth";
@@ -75,6 +82,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const demoTokens = await deployDemoTokens(admin);
     // After the test ENS registry: a plain CREATE, its address follows the admin's nonce and would move.
     const safe = await deploySafeContracts(admin);
+    // Last, so that no earlier address moves. Multicall3 is placed without a transaction; the feed goes through
+    // the deterministic deployment proxy, starting at 3000 USD per ETH in Chainlink's 8 decimals.
+    const multicall3 = await installMulticall3(chain.provider);
+    const feedDeployment = await new TestPriceFeed__factory().getDeployTransaction(8, parseUnits("3000", 8));
+    const ethUsdFeed = await deployDeterministic(admin, feedDeployment.data, DUST_SALT);
     const secrets = loadDevSecrets(options.dataDir);
     const config = loadConfig(options.env ?? {}, {
       host: options.host,
@@ -112,6 +124,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       demoApp,
       ens: { domain: ensDomain, registry: ensRegistry },
       demoTokens,
+      dust: { multicall3, ethUsdFeed: ethUsdFeed.address },
       close: async () => {
         await running.close();
         await chain.close();

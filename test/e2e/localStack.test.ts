@@ -2,7 +2,9 @@ import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Contract, JsonRpcProvider, computeAddress, parseEther } from "ethers";
+import { Contract, JsonRpcProvider, computeAddress, parseEther, parseUnits } from "ethers";
+import { readPortfolio } from "../../gateway/dust/chainReads";
+import { MULTICALL3_ADDRESS } from "../../gateway/dust/multicall3";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
@@ -54,6 +56,14 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     for (const address of Object.values(stack.safe)) expect(await chain.getCode(address)).to.not.equal("0x");
     const safe = new Contract(stack.safe.singleton, ["function VERSION() view returns (string)"], chain);
     expect(await safe.getFunction("VERSION")()).to.equal("1.5.0");
+    // Dust interface: Multicall3 at its canonical address answers aggregate3 there, reading the test ETH/USD feed.
+    expect(stack.dust.multicall3).to.equal(MULTICALL3_ADDRESS);
+    expect(await chain.getCode(MULTICALL3_ADDRESS)).to.have.length.above(2);
+    const admin = (await chain.getSigner(0)).address;
+    const reads = await readPortfolio(chain, admin, [stack.demoTokens.erc20], [stack.dust.ethUsdFeed]);
+    expect(reads.nativeBalance).to.equal(await chain.getBalance(admin));
+    expect(reads.tokens.get(stack.demoTokens.erc20)).to.deep.equal({ balance: 0n, decimals: 18 });
+    expect(reads.feeds.get(stack.dust.ethUsdFeed)).to.include({ answer: parseUnits("3000", 8), decimals: 8 });
     chain.destroy();
     expect(body.safeOperator).to.equal(computeAddress(stack.config.safe.operatorKey!));
     const health = await fetch(`${stack.apiUrl}/health`);
@@ -65,6 +75,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     const first = {
       contracts: stack.deployment.contracts,
       safe: stack.safe,
+      dust: stack.dust,
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
@@ -72,6 +83,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     stack = await startTestStack(dataDir);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.safe).to.deep.equal(first.safe);
+    expect(stack.dust).to.deep.equal(first.dust);
     expect(stack.demoApp.clientId).to.equal(first.clientId);
     expect(stack.demoApp.clientSecret).to.not.equal(first.secret);
   });
@@ -82,6 +94,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     const body = demoTransaction(stack);
     expect(printed).to.contain(JSON.stringify(body));
     for (const address of Object.values(stack.safe)) expect(printed).to.contain(address);
+    for (const address of Object.values(stack.dust)) expect(printed).to.contain(address);
     const token = await demoAppToken(stack);
     const accepted = await postJson(`${stack.apiUrl}/v1/kernel/tx`, body, token);
     expect(accepted.status).to.equal(202);

@@ -10,6 +10,7 @@ import { type Deployment, deployIdwallet } from "../../scripts/deployment/deploy
 import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { deploySafeContracts } from "../../scripts/deployment/deploySafe";
+import { installMulticall3 } from "../../scripts/localStack/multicall3";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
@@ -29,6 +30,8 @@ export async function prepareServiceOnChain() {
     paymasterDeposit: parseEther("10"),
   });
   const safe = await deploySafeContracts(admin);
+  // As on the local stack: placed without a transaction, so no deployment above moves.
+  await installMulticall3(chain.provider);
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-crash-"));
   const databasePath = path.join(dataDir, "idwallet.sqlite");
   const database = await openDatabase(databasePath);
