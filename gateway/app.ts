@@ -20,12 +20,16 @@ import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
+import { dustRouter } from "./routes/dust";
+import { LastTransferCache } from "./dust/chainReads";
+import type { DustDeps } from "./dust/dustService";
 import { safesRouter } from "./routes/safes";
 import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
+import type { DustRepository } from "./storage/dustRepository";
 import type { ProvidersRepository } from "./storage/providersRepository";
 import type { SafesRepository } from "./storage/safesRepository";
 import type { TransactionsRepository } from "./storage/transactionsRepository";
@@ -45,6 +49,7 @@ export interface AppDeps {
   readonly providers: Pick<ProvidersRepository, "find">;
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
+  readonly dust: DustRepository;
   /** Chains whose transaction requests are accepted, and the nudge for a worker in this process. */
   readonly txWorkers: { readonly chains: ReadonlySet<string>; wake(chain: string): void };
 }
@@ -139,6 +144,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(dustRouter({ dust: dustDeps(deps) }));
+
   // Always up, maintenance or not: operations and the API reference (after the API, which is
   // matched more often and should not walk these routers first).
   app.use(
@@ -152,6 +159,36 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
+  return app;
+}
+
+/** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
+const LAST_TRANSFER_TTL_MS = 60_000;
+
+/** What the dust routes read from. */
+function dustDeps(deps: AppDeps): DustDeps {
+  const { dust } = deps.config;
+  return {
+    repository: deps.dust,
+    chains: deps.chains,
+    defaultChain: dust.chain,
+    lookbackBlocks: dust.lookbackBlocks,
+    priceMaxAgeSeconds: dust.priceMaxAgeSeconds,
+    multicall3: dust.multicall3,
+    lastTransfers: new LastTransferCache(LAST_TRANSFER_TTL_MS),
+    clock: deps.clock,
+  };
+}
+
+/** The dust-order interface alone ({dust_base_url}): /api/*, for serving on DUST_PORT too. */
+export function createDustApp(deps: AppDeps): Express {
+  const metrics = createMetrics();
+  const app = express();
+  baseMiddleware(app, deps, metrics);
+  app.use("/api", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
+  app.use(dustRouter({ dust: dustDeps(deps) }));
+  app.use(notFound);
+  app.use(problemHandler(deps.config.bodyLimit));
   return app;
 }
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { type Server, createServer } from "node:http";
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import { type AppDeps, createApp, createAuthApp } from "./app";
+import { type AppDeps, createApp, createAuthApp, createDustApp } from "./app";
 import { createOtpService } from "./auth/otp/otpService";
 import { createSmsSender } from "./auth/sms";
 import { createUserTokens } from "./auth/userTokens";
@@ -23,6 +23,8 @@ export interface RunningServer {
   readonly port: number;
   /** Where the auth server listens on its own port, when AUTH_PORT is set. */
   readonly authUrl?: string;
+  /** Where the dust interface listens on its own port, when DUST_PORT is set. */
+  readonly dustUrl?: string;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startServer(
       providers: repositories.providers,
       transactions: repositories.transactions,
       safes: repositories.safes,
+      dust: repositories.dust,
       txWorkers: workers,
       userTokens,
       // One OTP service for both ports, so they share its limits.
@@ -112,17 +115,21 @@ export async function startServer(
       config.authServer.port === undefined
         ? undefined
         : await listen(createAuthApp(deps), config.authServer.port, config.host);
+    const dustServer =
+      config.dust.port === undefined ? undefined : await listen(createDustApp(deps), config.dust.port, config.host);
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
     const authUrl = authServer && `http://${config.host}:${(authServer.address() as AddressInfo).port}`;
-    logger.info({ url, ...(authUrl ? { authUrl } : {}) }, "idwallet listening");
+    const dustUrl = dustServer && `http://${config.host}:${(dustServer.address() as AddressInfo).port}`;
+    logger.info({ url, ...(authUrl ? { authUrl } : {}), ...(dustUrl ? { dustUrl } : {}) }, "idwallet listening");
     return {
       url,
       port,
       ...(authUrl ? { authUrl } : {}),
+      ...(dustUrl ? { dustUrl } : {}),
       close: async () => {
         maintenance.stop();
-        await Promise.all([server, authServer].map((s) => s && closeServer(s)));
+        await Promise.all([server, authServer, dustServer].map((s) => s && closeServer(s)));
         await workers.stop();
         for (const chain of chains.values()) chain.provider.destroy();
         await database.close();

@@ -118,6 +118,14 @@ export class ExternalBundler {
     if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
     await mapLimit(due, CONCURRENCY, async (tx) => {
+      if (tx.accountType === "safe") {
+        // Accepted while this chain had no bundler URL: Safe requests need the built-in relayer.
+        await repository.settle(tx.id, {
+          status: "failed",
+          error: { code: "SAFE_NOT_CONFIGURED", message: "this chain now sends through an external bundler" },
+        });
+        return;
+      }
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
       const result = await buildUserOperation(tx, { deployed, fees }, this.context.builder);
       if ("failure" in result) {

@@ -138,6 +138,20 @@ export const ConfigSchema = z.object({
   sponsorSignerKey: PrivateKey.optional(),
   /** The built-in bundler's key: sends EntryPoint.handleOps on chains without a bundler URL, and must hold gas. */
   relayerKey: PrivateKey.optional(),
+  dust: z
+    .object({
+      /** The chain whose wallets the dust interface shows when a request names none. */
+      chain: ChainName.default("eth"),
+      /** Serve /api/* on its own port too ({dust_base_url}); unset: only on the main port. */
+      port: int(0, 65535).optional(),
+      /** Blocks searched back for a token's last Transfer of a wallet. */
+      lookbackBlocks: int(1, 10_000_000).default(100_000),
+      /** A Chainlink answer older than this is not used (the token shows as unsupported). */
+      priceMaxAgeSeconds: int(60, 30 * 86_400).default(86_400),
+      /** Multicall3; its canonical address unless a chain has it elsewhere. */
+      multicall3: Address.default("0xcA11bde05977b3631167028862bE2a173976CA11"),
+    })
+    .prefault({}),
   safe: z
     .object({
       /** The operator's owner key, added to every Safe account the service creates. */

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isError } from "ethers";
 import { ZodError } from "zod";
+import { Multicall3Error } from "../dust/multicall3";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
 import { zodProblems } from "./zodProblems";
 
@@ -23,6 +24,10 @@ export function toApiError(error: unknown, bodyLimit: string): ApiError | undefi
     return new ApiError(504, "RPC_TIMEOUT", "Chain RPC timed out", "The chain's RPC did not answer in time");
   if (isError(error, "NETWORK_ERROR") || isError(error, "SERVER_ERROR")) {
     return new ApiError(502, "RPC_UNAVAILABLE", "Chain RPC unavailable", "The chain's RPC could not be reached");
+  }
+  // The node answered, but not as the contract read expects (no Multicall3 there, a malformed answer).
+  if (isError(error, "BAD_DATA") || error instanceof Multicall3Error) {
+    return new ApiError(502, "CHAIN_READ_FAILED", "Chain read failed", "The chain's answer could not be read");
   }
   const parserError = error as BodyParserError;
   switch (parserError?.type) {

@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
 import { Problem } from "./problem.schema";
+import { registerDustPaths } from "./dustPaths";
 import { registerSafePaths } from "./safePaths";
 
 const problem = (description: string) => ({
@@ -233,6 +234,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
   });
 
   registerSafePaths(registry, bearer.name);
+  registerDustPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

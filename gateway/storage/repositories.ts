@@ -1,11 +1,13 @@
 import type { Kysely } from "kysely";
 import type { AppsRepository } from "./appsRepository";
+import type { DustRepository } from "./dustRepository";
 import type { OtpRepository } from "./otpRepository";
 import type { ProvidersRepository } from "./providersRepository";
 import type { SafesRepository } from "./safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
+import { SqliteDustRepository } from "./sqlite/sqliteDustRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
 import { SqliteSafesRepository } from "./sqlite/sqliteSafesRepository";
@@ -21,6 +23,7 @@ export interface Repositories {
   readonly providers: ProvidersRepository;
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
+  readonly dust: DustRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -32,5 +35,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
     providers: new SqliteProvidersRepository(db, clock),
     transactions: new SqliteTransactionsRepository(db, clock),
     safes: new SqliteSafesRepository(db, clock),
+    dust: new SqliteDustRepository(db, clock),
   };
 }

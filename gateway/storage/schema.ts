@@ -120,6 +120,46 @@ export interface BundlesTable {
   sent_at: string;
 }
 
+/** `dust_tokens`: a chain's token list of the dust interface. */
+export interface DustTokensTable {
+  chain: string;
+  address: string;
+  symbol: string;
+  decimals: number;
+  listing: "sweepable" | "unsupported";
+  created_at: string;
+}
+
+/** `dust_prices`: where an asset's USD price comes from (a fixed price or a Chainlink feed). */
+export interface DustPricesTable {
+  chain: string;
+  /** Token contract, or `native`. */
+  asset: string;
+  usd: string | null;
+  feed: string | null;
+  updated_at: string;
+}
+
+/** `dust_orders`: a maker's approved tokens waiting to be swept, and the sweep once done. */
+export interface DustOrdersTable {
+  id: string;
+  chain: string;
+  maker: string;
+  token: string;
+  /** Raw token units, decimal. */
+  amount: string;
+  tx: string;
+  created_at: string;
+  status: "open" | "swept" | "cancelled";
+  sweep_tx: string | null;
+  block_number: number | null;
+  /** Wei, decimal. */
+  eth_amount: string | null;
+  usd_value: number | null;
+  eth_price: number | null;
+  swept_at: string | null;
+}
+
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 export interface DatabaseSchema {
   apps: AppsTable;
@@ -129,4 +169,7 @@ export interface DatabaseSchema {
   transactions: TransactionsTable;
   bundles: BundlesTable;
   safes: SafesTable;
+  dust_tokens: DustTokensTable;
+  dust_prices: DustPricesTable;
+  dust_orders: DustOrdersTable;
 }

@@ -3,6 +3,14 @@ import { parseArgs } from "node:util";
 import { ProviderName, ProviderVerification } from "../../gateway/storage/providersRepository";
 import { AppName } from "../../gateway/storage/appsRepository";
 import { MaintenanceMessage } from "../../gateway/storage/settingsRepository";
+import {
+  DUST_OPTIONS,
+  DUST_USAGE,
+  type DustCommand,
+  type DustOptions,
+  DustUsageError,
+  parseDustCommand,
+} from "./dustArgs";
 
 /** Where the database lives when neither `--db` nor DATABASE_PATH says otherwise (relative to the cwd). */
 export const DEFAULT_DATABASE_PATH = "data/idwallet.sqlite";
@@ -25,6 +33,7 @@ Commands:
   maintenance on [--message <text>]  API routes answer 503 (health and CCIP keep working)
   maintenance off
   maintenance status
+${DUST_USAGE}
 
 Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.`;
 
@@ -46,7 +55,8 @@ export type AdminCommand =
   | { readonly kind: "providers remove"; readonly provider: string }
   | { readonly kind: "maintenance on"; readonly message?: string }
   | { readonly kind: "maintenance off" }
-  | { readonly kind: "maintenance status" };
+  | { readonly kind: "maintenance status" }
+  | { readonly kind: "dust"; readonly command: DustCommand };
 
 /** The outcome of reading the command line: a command and database path, or what was wrong with it. */
 export type ParsedAdminArgs =
@@ -71,6 +81,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         issuer: { type: "string" },
         audience: { type: "string" },
         help: { type: "boolean", short: "h" },
+        ...DUST_OPTIONS,
       },
     });
   } catch (error) {
@@ -89,12 +100,15 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     const stray = providerOptions.find((o) => values[o] !== undefined);
     if (stray && command.kind !== "providers add")
       throw new UsageError(`option --${stray} applies only to providers add`);
+    const dustStray = (Object.keys(DUST_OPTIONS) as (keyof DustOptions)[]).find((o) => values[o] !== undefined);
+    if (dustStray && command.kind !== "dust")
+      throw new UsageError(`option --${dustStray} applies only to dust commands`);
     if (values.message !== undefined && command.kind !== "maintenance on") {
       throw new UsageError("option --message applies only to maintenance on");
     }
     return { ok: true, dbPath, command };
   } catch (error) {
-    if (error instanceof UsageError) return { ok: false, error: error.message };
+    if (error instanceof UsageError || error instanceof DustUsageError) return { ok: false, error: error.message };
     throw error;
   }
 }
@@ -147,9 +161,10 @@ function providerVerification(values: ProviderOptions): ProviderVerification {
 
 function toCommand(
   positionals: string[],
-  values: { message?: string; "test-mode"?: boolean } & ProviderOptions,
+  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions,
 ): AdminCommand {
   const [group, action, ...rest] = positionals;
+  if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
     if (rest.length !== count) throw new UsageError(`"${line}" takes ${count} argument(s), got ${rest.length}`);

@@ -25,7 +25,7 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
   }
   const database = await (deps.openDatabase ?? openDatabase)(parsed.dbPath);
   try {
-    return await runAdminCommand(parsed.command, createRepositories(database.db, deps.clock), deps.output);
+    return await runAdminCommand(parsed.command, createRepositories(database.db, deps.clock), deps.output, deps.clock);
   } finally {
     await database.close();
   }

@@ -3,6 +3,8 @@ import { NotFoundError } from "../../gateway/storage/errors";
 import { ProviderTakenError } from "../../gateway/storage/providersRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import { USAGE, type AdminCommand } from "./args";
+import { DustUsageError } from "./dustArgs";
+import { runDustCommand } from "./dustCommands";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -43,12 +45,14 @@ export async function runAdminCommand(
   command: AdminCommand,
   repos: Repositories,
   output: AdminOutput,
+  clock: () => Date = () => new Date(),
 ): Promise<number> {
   try {
-    await execute(command, repos, output);
+    if (command.kind === "dust") await runDustCommand(command.command, repos.dust, output, clock, formatTable);
+    else await execute(command, repos, output);
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof ProviderTakenError) {
+    if (error instanceof ProviderTakenError || error instanceof DustUsageError) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
@@ -59,7 +63,7 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: AdminCommand,
+  command: Exclude<AdminCommand, { kind: "dust" }>,
   { apps, settings, providers }: Repositories,
   output: AdminOutput,
 ): Promise<void> {

@@ -11,6 +11,7 @@ import { deployTestEnsDomain } from "../deployment/ensDomain";
 import { OffchainResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
+import { prepareDemoDust } from "./demoDust";
 import { devKey } from "./devKeys";
 import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
@@ -101,6 +102,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       relayerKey: devKey(DEV_RELAYER),
       // Global, as on a real deployment: a chain's own CONTRACT_SAFE_*_LOCALHOST setting still wins.
       safe: { operatorKey: devKey(DEV_SAFE_OPERATOR), contracts: safe },
+      // The dust interface shows the local chain's wallets unless DUST_CHAIN says otherwise.
+      dust: { chain: options.env?.DUST_CHAIN || "localhost" },
       ens: {
         domain: ensDomain,
         chain: "localhost",
@@ -110,6 +113,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     });
     const demoApp = await prepareDemoApp(config.databasePath!);
+    await prepareDemoDust(config.databasePath!, "localhost", {
+      erc20: demoTokens.erc20,
+      ethUsdFeed: ethUsdFeed.address,
+    });
     server = await startServer(config, { logger: options.logger });
     const running = server;
     // The gateway's URL is known only now that the API listens.

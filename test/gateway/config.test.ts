@@ -63,6 +63,19 @@ describe("loadConfig", () => {
     expect(message).to.include("BUNDLER_URL_ARB_GOERLI: must be an http:// or https:// URL");
   });
 
+  it("reads the dust interface's settings, naming a bad one by its variable", () => {
+    const config = loadConfig({ ...REQUIRED, DUST_CHAIN: "matic", DUST_PORT: "3002", DUST_LOOKBACK_BLOCKS: "5000" });
+    expect(config.dust).to.deep.include({
+      chain: "matic",
+      port: 3002,
+      lookbackBlocks: 5000,
+      priceMaxAgeSeconds: 86_400,
+    });
+    expect(config.dust.multicall3).to.equal("0xcA11bde05977b3631167028862bE2a173976CA11");
+    const message = configError({ ...REQUIRED, DUST_CHAIN: "nowhere", CONTRACT_MULTICALL3: "0x12" });
+    expect(message).to.include("DUST_CHAIN:").and.include("CONTRACT_MULTICALL3:");
+  });
+
   it("is frozen", () => {
     const config = loadConfig(REQUIRED);
     expect(Object.isFrozen(config)).to.equal(true);

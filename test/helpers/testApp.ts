@@ -88,6 +88,7 @@ export function buildTestApp(
     providers: deferred(repositories.then((r) => r.providers)),
     transactions: deferred(repositories.then((r) => r.transactions)),
     safes: deferred(repositories.then((r) => r.safes)),
+    dust: deferred(repositories.then((r) => r.dust)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {

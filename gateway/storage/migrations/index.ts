@@ -5,6 +5,7 @@ import * as m002 from "./002_otp_codes";
 import * as m003 from "./003_app_providers";
 import * as m004 from "./004_transactions";
 import * as m005 from "./005_safes";
+import * as m006 from "./006_dust";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -16,6 +17,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "003_app_providers": m003,
   "004_transactions": m004,
   "005_safes": m005,
+  "006_dust": m006,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

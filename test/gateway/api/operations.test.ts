@@ -74,6 +74,9 @@ describe("Operations endpoints", () => {
       "/v1/{chain}/account/{address}/payout/disperse",
       "/v1/{chain}/account/{address}/payout/disperseNFT",
       "/v1/{chain}/account/{address}/tx/{txUuid}",
+      "/api/{address}",
+      "/api/all-orders",
+      "/api/orders",
     ]);
     expect(doc.components.schemas.CreateSafeRequest.required).to.deep.equal(["signers"]);
     expect(doc.components.schemas.KernelTxRequest.required).to.include.members([
