@@ -11,7 +11,13 @@ import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
-import { type SafeRelay, prepareSafeRelay, safeOutcomeOfReceipt } from "./safeRelay";
+import {
+  type SafePreparation,
+  type SafeRelay,
+  SafeUnreadableError,
+  prepareSafeRelay,
+  safeOutcomeOfReceipt,
+} from "./safeRelay";
 import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */
@@ -261,7 +267,7 @@ export class BuiltinBundler {
     if (due === undefined) return "idle";
     // A Safe request goes alone in a relayer transaction of its own, when it is the oldest due; wallet requests
     // wait for the bundle after it.
-    if (due[0]?.accountType === "safe") return this.prepareSafe(due[0], at);
+    if (due[0]?.accountType === "safe") return this.prepareSafe(due[0], at, busy !== undefined);
     const picked = due.filter((tx) => tx.accountType !== "safe");
     if (picked.length === 0) return "settled";
     const [fees, deployed, simulatedAt] = await Promise.all([
@@ -291,18 +297,33 @@ export class BuiltinBundler {
     return { kind: "userops", at, ops, picked, fees, gasLimit, simulatedAt: Number(simulatedAt) };
   }
 
-  /** Checks and signs a Safe request's relayer call, or settles it when it needs no sending (failed, deployed). */
-  private async prepareSafe(tx: TxRecord, at: number): Promise<Preparation> {
+  /**
+   * Checks and signs a Safe request's relayer call, or settles it when it needs no sending. Looked at ahead of the
+   * transaction in flight, a failure is not final: it is checked again once that transaction is settled. A Safe
+   * that no longer answers as one fails alone instead of stopping the chain's queue.
+   */
+  private async prepareSafe(tx: TxRecord, at: number, ahead: boolean): Promise<Preparation> {
     const [fees, checkedAt, prepared] = await Promise.all([
       currentFees(this.provider),
       this.provider.send("eth_blockNumber", []) as Promise<string>,
-      prepareSafeRelay(this.context, tx, this.settings.relayer.address),
+      this.safeRelay(tx, ahead),
     ]);
+    if ("later" in prepared) return "idle";
     if ("outcome" in prepared) {
       await this.context.repository.settle(tx.id, prepared.outcome);
       return "settled";
     }
     return { kind: "safe", at, tx, relay: prepared.relay, fees, checkedAt: Number(checkedAt) };
+  }
+
+  /** prepareSafeRelay, with a Safe that no longer answers as one settled as failed. */
+  private async safeRelay(tx: TxRecord, ahead: boolean): Promise<SafePreparation> {
+    try {
+      return await prepareSafeRelay(this.context, tx, this.settings.relayer.address, { ahead });
+    } catch (error) {
+      if (!(error instanceof SafeUnreadableError)) throw error;
+      return { outcome: { status: "failed", error: { code: "SAFE_UNREADABLE", message: error.message } } };
+    }
   }
 
   /**
@@ -317,11 +338,12 @@ export class BuiltinBundler {
     ]);
     let relay = prepared.relay;
     if (!ownBlocks) {
-      const again = await prepareSafeRelay(this.context, prepared.tx, this.settings.relayer.address);
+      const again = await this.safeRelay(prepared.tx, false);
       if ("outcome" in again) {
         await this.context.repository.settle(prepared.tx.id, again.outcome);
         return;
       }
+      if ("later" in again) return;
       relay = again.relay;
     }
     const nonce = Number(latestNonce);

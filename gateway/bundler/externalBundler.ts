@@ -69,7 +69,10 @@ export class ExternalBundler {
   }
 
   private async track(): Promise<boolean> {
-    const submitted = await this.context.repository.submitted(this.context.chain.name);
+    // Safe requests are the built-in relayer's (a chain switched to an external bundler leaves them be).
+    const submitted = (await this.context.repository.submitted(this.context.chain.name)).filter(
+      (tx) => tx.accountType !== "safe",
+    );
     const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx));
     return settled.some(Boolean);
   }
@@ -119,11 +122,14 @@ export class ExternalBundler {
     const fees = await currentFees(chain.provider);
     await mapLimit(due, CONCURRENCY, async (tx) => {
       if (tx.accountType === "safe") {
-        // Accepted while this chain had no bundler URL: Safe requests need the built-in relayer.
-        await repository.settle(tx.id, {
-          status: "failed",
-          error: { code: "SAFE_NOT_CONFIGURED", message: "this chain now sends through an external bundler" },
-        });
+        // Accepted while this chain had no bundler URL: Safe requests need the built-in relayer. One never sent
+        // can fail; one sent before holds a signature that may still run, so it waits for the relayer's return.
+        if (tx.safeNonce === undefined) {
+          await repository.settle(tx.id, {
+            status: "failed",
+            error: { code: "SAFE_NOT_CONFIGURED", message: "this chain now sends through an external bundler" },
+          });
+        }
         return;
       }
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";

@@ -80,12 +80,6 @@ export const isExhausted = (context: WorkerContext, tx: TxRecord): boolean => tx
 
 /** Closes a request out of attempts whose builds can no longer execute: included if one did, else failed. */
 export async function closeExhausted(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
-  if (tx.accountType === "safe") {
-    return {
-      status: "failed",
-      error: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` },
-    };
-  }
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return executedOutcome(executed);
   return {
@@ -144,8 +138,10 @@ export async function takeDue(
   if (due.length === 0) return undefined;
   const buildable: TxRecord[] = [];
   for (const tx of due) {
-    if (isExhausted(context, tx)) await context.repository.settle(tx.id, await closeExhausted(context, tx));
-    else buildable.push(tx);
+    // A Safe request decides running out itself: an earlier build's signature may first need cancelling.
+    if (isExhausted(context, tx) && tx.accountType !== "safe") {
+      await context.repository.settle(tx.id, await closeExhausted(context, tx));
+    } else buildable.push(tx);
   }
   return buildable.slice(0, limit);
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { Address, Hex } from "../schemas/common";
-import { MAX_SAFE_OWNERS } from "../services/safes";
 import { WeiAmount } from "./transactions.schema";
 
 /** Most transfers one disperse or disperseNFT request carries (one Safe transaction, one block's gas). */
@@ -8,8 +7,10 @@ export const MAX_PAYOUT_TRANSFERS = 200;
 /** Default and largest page of POST .../accounts. */
 export const SAFES_PAGE = { default: 50, max: 200 };
 
-/** A uint256 as a decimal or 0x-hex string (token amounts, token ids, salt nonces). */
+/** A uint256 as a decimal or 0x-hex string (token ids, salt nonces). */
 const Uint256 = WeiAmount;
+/** An amount to pay out: a transfer of nothing would still use a Safe nonce. */
+const Amount = WeiAmount.refine((v) => v > 0n, "more than 0");
 
 /** POST /v1/{chain}/account body. */
 export const CreateSafeBody = z
@@ -17,7 +18,8 @@ export const CreateSafeBody = z
     signers: z
       .array(Address)
       .min(1)
-      .max(MAX_SAFE_OWNERS - 1)
+      // A static bound for parsing; the owner limit itself answers TOO_MANY_SIGNERS.
+      .max(256)
       .meta({ description: "The customer's owner keys; the operator's key is added by the service. Threshold 1 of n" }),
     saltNonce: Uint256.optional().meta({
       description: "CREATE2 salt nonce; the same signers and saltNonce give the same address. Random if omitted",
@@ -49,7 +51,7 @@ export const CustomSafeTxBody = z
 const FungibleTransfer = z.object({
   token: Address.optional().meta({ description: "ERC-20 contract; omitted for the chain's native coin" }),
   to: Address,
-  amount: Uint256.meta({ description: "In the token's smallest unit (wei for the native coin)" }),
+  amount: Amount.meta({ description: "In the token's smallest unit (wei for the native coin)" }),
 });
 
 /** POST .../payout/transfer body. */
@@ -66,7 +68,7 @@ const NftTransferItem = z
     token: Address,
     to: Address,
     tokenId: Uint256,
-    amount: Uint256.optional().meta({ description: "ERC-1155 amount; 1 (the default) for ERC-721" }),
+    amount: Amount.optional().meta({ description: "ERC-1155 amount; 1 (the default) for ERC-721" }),
   })
   .transform((t) => ({ ...t, amount: t.amount ?? 1n }))
   .refine((t) => t.standard === "erc1155" || t.amount === 1n, {

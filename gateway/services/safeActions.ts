@@ -24,6 +24,11 @@ export type SafeActionRequest =
 export function safeCallOf(request: SafeActionRequest, safe: string, contracts: SafeContracts): SafeCall {
   switch (request.action) {
     case "custom":
+      if (request.operation === 0 && getAddress(request.to) === ZeroAddress) {
+        throw new InvalidRequestError("A call cannot go to the zero address", [
+          { pointer: "/to", detail: "zero address" },
+        ]);
+      }
       if (request.operation === 1 && request.value !== 0n) {
         throw new InvalidRequestError(
           "A delegatecall cannot carry value",

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { ZeroAddress, getAddress } from "ethers";
+import { AbiCoder, ZeroAddress, getAddress, keccak256 } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import { chainByName } from "../chains/registry";
 import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
@@ -77,7 +77,12 @@ export async function createSafe(
   const owners = safeOwners(request.signers, deps.operator!);
   const saltNonce = request.saltNonce ?? BigInt(`0x${randomBytes(16).toString("hex")}`);
   const initializer = safeInitializer(owners, contracts.fallbackHandler);
-  const address = predictSafeAddress(contracts.proxyFactory, contracts.singleton, initializer, saltNonce);
+  const address = predictSafeAddress(
+    contracts.proxyFactory,
+    contracts.singleton,
+    initializer,
+    appSaltNonce(app.id, saltNonce),
+  );
   const requestHash = requestHashOf(["safe-create", chain, owners, request.saltNonce ?? null]);
   try {
     const result = await deps.safes.create(
@@ -101,7 +106,7 @@ export async function createSafe(
           {
             to: contracts.proxyFactory,
             value: 0n,
-            data: createProxyCallData(contracts.singleton, initializer, saltNonce),
+            data: createProxyCallData(contracts.singleton, initializer, appSaltNonce(app.id, saltNonce)),
           },
         ],
         delegatecall: false,
@@ -125,15 +130,30 @@ export async function createSafe(
   }
 }
 
-/** The owners of a new Safe: the signers (distinct, no zero address) and then the operator. */
+/**
+ * The salt nonce the factory gets: the app's own, bound to the app. The same app gets the same address for the same
+ * signers and saltNonce on every Safe chain; another app cannot claim that address on a chain where it is not
+ * created yet (the owners and salt are public once deployed somewhere).
+ */
+export function appSaltNonce(appId: string, saltNonce: bigint): bigint {
+  return BigInt(
+    keccak256(AbiCoder.defaultAbiCoder().encode(["string", "string", "uint256"], ["idwallet:safe", appId, saltNonce])),
+  );
+}
+
+/** Safe's sentinel of its owner list (OwnerManager SENTINEL_OWNERS): never an owner. */
+const SENTINEL = "0x0000000000000000000000000000000000000001";
+
+/** The owners of a new Safe: the signers (distinct, no zero or sentinel address) and then the operator. */
 function safeOwners(signers: readonly string[], operator: string): string[] {
   const owners = signers.map((s) => getAddress(s));
   const seen = new Set<string>();
   owners.forEach((owner, i) => {
-    if (owner === ZeroAddress)
-      throw new InvalidRequestError("A signer cannot be the zero address", [
-        { pointer: `/signers/${i}`, detail: "zero address" },
+    if (owner === ZeroAddress || owner === SENTINEL) {
+      throw new InvalidRequestError("A signer cannot be the zero or sentinel address", [
+        { pointer: `/signers/${i}`, detail: "not an owner address" },
       ]);
+    }
     if (seen.has(owner))
       throw new InvalidRequestError(`${owner} is listed twice`, [{ pointer: `/signers/${i}`, detail: "duplicate" }]);
     if (owner === getAddress(operator)) {

@@ -80,6 +80,8 @@ export interface BuiltUserOp {
 export interface BuiltSafeTx {
   readonly txId: string;
   readonly safeTx: { readonly hash: string; readonly nonce: number } | undefined;
+  /** For a cancellation (the request's nonce used up by a no-op): why the request fails once it ran. */
+  readonly error?: TxError;
 }
 
 /** What a bundle carries for one request. */

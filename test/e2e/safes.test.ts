@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { JsonRpcProvider, type Signer, Wallet, getAddress, parseEther } from "ethers";
+import { JsonRpcProvider, type Signer, Wallet, getAddress, parseEther, parseUnits } from "ethers";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 import { safeInterface } from "../../gateway/safe/safeArtifacts";
@@ -359,5 +359,140 @@ describe("Safe accounts: the README's example (e2e: run as written against the l
     } finally {
       await stack.close();
     }
+  });
+});
+
+describe("Safe accounts: exactly once when others race the relayer (e2e: blocks mined by hand)", () => {
+  let stack: LocalStack;
+  let chain: JsonRpcProvider;
+  let appToken: string;
+
+  const api = async (method: "GET" | "POST", route: string, body?: unknown) => {
+    const res = await fetch(`${stack.apiUrl}${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${appToken}`, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return (await res.json()) as Json;
+  };
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    for (let i = 0; i < 200; i++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`timed out waiting until ${what}`);
+  };
+  const final = async (safe: string, txUuid: string) => {
+    let view: Json = {};
+    await until(async () => {
+      view = await api("GET", `/v1/localhost/account/${safe}/tx/${txUuid}`);
+      return view.status === "included" || view.status === "failed";
+    }, `request ${txUuid} is final`);
+    return view;
+  };
+  /** The relayer's pending transaction to `safe`, once it is in the mempool. */
+  const pendingRelay = async (safe: string) => {
+    let found: { hash: string; input: string } | undefined;
+    await until(async () => {
+      const block = (await chain.send("eth_getBlockByNumber", ["pending", true])) as {
+        transactions: { hash: string; to: string; input: string }[];
+      };
+      found = block.transactions.find((t) => t.to?.toLowerCase() === safe.toLowerCase());
+      return found !== undefined;
+    }, "the relayer's transaction is pending");
+    return found!;
+  };
+  const readNonce = async (safe: string) =>
+    BigInt(await chain.call({ to: safe, data: safeInterface.encodeFunctionData("nonce") }));
+  /** A funded Safe, deployed. */
+  const deployedSafe = async () => {
+    const created = await api("POST", "/v1/localhost/account", { signers: [Wallet.createRandom().address] });
+    expect(await final(String(created.address), String(created.txUuid))).to.include({ status: "included" });
+    return String(created.address);
+  };
+
+  beforeEach(async () => {
+    stack = await startTestStack();
+    chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    appToken = await demoAppToken(stack);
+  });
+  afterEach(async () => {
+    chain.destroy();
+    await stack.close();
+  });
+
+  it("counts a payout once when someone else submits its signed transaction first", async () => {
+    const safe = await deployedSafe();
+    await (await (await chain.getSigner(0)).sendTransaction({ to: safe, value: parseEther("1") })).wait();
+    const payee = Wallet.createRandom().address;
+    await chain.send("evm_setAutomine", [false]);
+    const payout = await api("POST", `/v1/localhost/account/${safe}/payout/transfer`, { to: payee, amount: "1000" });
+    const relayed = await pendingRelay(safe);
+    // Anyone may send the operator-signed execTransaction; with a higher tip it runs first.
+    const copy = await (
+      await chain.getSigner(7)
+    ).sendTransaction({
+      to: safe,
+      data: relayed.input,
+      // Set, not estimated: estimation would run after the pending relayer transaction and fail.
+      gasLimit: 500_000n,
+      maxPriorityFeePerGas: parseUnits("100", "gwei"),
+      maxFeePerGas: parseUnits("200", "gwei"),
+    });
+    await chain.send("evm_mine", []);
+    await chain.send("evm_setAutomine", [true]);
+    const done = await final(safe, String(payout.txUuid));
+    expect(done).to.include({ status: "included", transactionHash: copy.hash });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await chain.getBalance(payee)).to.equal(1000n);
+    expect(await readNonce(safe)).to.equal(1n);
+  });
+
+  it("uses up the nonce of a payout that can no longer run before reporting it failed", async () => {
+    const safe = await deployedSafe();
+    const funder = await chain.getSigner(0);
+    const token = await new TestToken__factory(funder).deploy();
+    await token.waitForDeployment();
+    await (await token.mint(safe, 1000n)).wait();
+    const spender = await chain.getSigner(8);
+    const approval = await api("POST", `/v1/localhost/account/${safe}/custom`, {
+      to: await token.getAddress(),
+      data: token.interface.encodeFunctionData("approve", [await spender.getAddress(), 900n]),
+    });
+    expect(await final(safe, String(approval.txUuid))).to.include({ status: "included" });
+
+    const payee = Wallet.createRandom().address;
+    await chain.send("evm_setAutomine", [false]);
+    const payout = await api("POST", `/v1/localhost/account/${safe}/payout/transfer`, {
+      token: await token.getAddress(),
+      to: payee,
+      amount: "500",
+    });
+    const relayed = await pendingRelay(safe);
+    // The spender pulls most of the balance first: the relayer's transaction reverts, the Safe's nonce unused.
+    await token.connect(spender).transferFrom(safe, await spender.getAddress(), 900n, {
+      gasLimit: 200_000n,
+      maxPriorityFeePerGas: parseUnits("100", "gwei"),
+      maxFeePerGas: parseUnits("200", "gwei"),
+    });
+    await chain.send("evm_mine", []);
+    await chain.send("evm_setAutomine", [true]);
+    const done = await final(safe, String(payout.txUuid));
+    expect(done).to.include({ status: "failed" });
+    expect(done.error).to.deep.include({ code: "INSUFFICIENT_BALANCE" });
+    // Its nonce was used up by the service's cancellation: topped up, the old signed transaction cannot run.
+    expect(await readNonce(safe)).to.equal(2n);
+    await (await token.mint(safe, 1000n)).wait();
+    const replay = await chain
+      .getSigner(7)
+      .then((s) => s.sendTransaction({ to: safe, data: relayed.input, gasLimit: 500_000n }))
+      .then((t) => t.wait())
+      .then(
+        () => "ran",
+        () => "reverted",
+      );
+    expect(replay).to.equal("reverted");
+    expect(await token.balanceOf(payee)).to.equal(0n);
+    expect(await final(safe, String(payout.txUuid))).to.include({ status: "failed" });
   });
 });

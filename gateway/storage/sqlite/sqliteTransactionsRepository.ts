@@ -84,16 +84,17 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async due(chain: string, now: Date, limit: number): Promise<TxRecord[]> {
-    // The oldest due request of each wallet, so one wallet's backlog cannot crowd the others out of a bundle; none
-    // of a wallet with a request in flight, which the next one must follow (and be simulated after).
+    // The oldest queued request of each wallet, if it is due: one wallet's backlog cannot crowd the others out of a
+    // bundle, and its requests run in order (a newer one waits while an older one waits for its retry). None of
+    // a wallet with a request in flight, which the next one must follow (and be simulated after).
     const result = await sql<Selectable<TransactionsTable>>`
       select * from (
         select t.*, row_number() over (partition by t.sender order by t.created_at, t.id) as wallet_rank
         from transactions t
-        where t.chain = ${chain} and t.status = 'queued' and t.next_attempt_at <= ${now.toISOString()}
+        where t.chain = ${chain} and t.status = 'queued'
           and t.sender not in (select s.sender from transactions s where s.chain = ${chain} and s.status = 'submitted')
       )
-      where wallet_rank = 1
+      where wallet_rank = 1 and next_attempt_at <= ${now.toISOString()}
       order by created_at, id
       limit ${limit}`.execute(this.db);
     return result.rows.map(toRecord);
@@ -216,7 +217,11 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
         status: "submitted",
         ...("userOp" in op
           ? { user_op: serializeUserOp(op.userOp), user_op_hash: op.userOpHash }
-          : { safe_tx_hash: op.safeTx?.hash ?? null, safe_nonce: op.safeTx?.nonce ?? null }),
+          : {
+              safe_tx_hash: op.safeTx?.hash ?? null,
+              safe_nonce: op.safeTx?.nonce ?? null,
+              ...(op.error ? { error_code: op.error.code, error_message: op.error.message } : {}),
+            }),
         bundle_id: bundleId,
         attempts: eb("attempts", "+", 1),
         updated_at: this.clock().toISOString(),

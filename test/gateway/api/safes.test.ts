@@ -3,6 +3,7 @@ import { Interface, JsonRpcProvider, Wallet, computeAddress } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/safeCreation";
+import { appSaltNonce } from "../../../gateway/services/safes";
 import { buildTestApp } from "../../helpers/testApp";
 
 const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
@@ -40,12 +41,17 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
   };
 
   it("commits a Safe's deployment and answers 202 with the address CREATE2 gives, owners and threshold 1", async () => {
-    const { post, repositories, close } = await setup();
+    const { post, repositories, appId, close } = await setup();
     const res = await post("/v1/localhost/account", { signers: [SIGNER.toLowerCase()], saltNonce: "7" });
     expect(res.status).to.equal(202);
     const owners = [SIGNER, OPERATOR];
     const initializer = safeInitializer(owners, CONTRACTS.fallbackHandler);
-    const address = predictSafeAddress(CONTRACTS.proxyFactory, CONTRACTS.singleton, initializer, 7n);
+    const address = predictSafeAddress(
+      CONTRACTS.proxyFactory,
+      CONTRACTS.singleton,
+      initializer,
+      appSaltNonce(appId, 7n),
+    );
     expect(res.body).to.deep.include({
       address,
       chain: "localhost",
@@ -58,7 +64,11 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
     const stored = (await (await repositories).transactions.find(res.body.txUuid))!;
     expect(stored).to.deep.include({ accountType: "safe", safeAction: "create", sender: address, status: "queued" });
     expect(stored.calls).to.deep.equal([
-      { to: CONTRACTS.proxyFactory, value: 0n, data: createProxyCallData(CONTRACTS.singleton, initializer, 7n) },
+      {
+        to: CONTRACTS.proxyFactory,
+        value: 0n,
+        data: createProxyCallData(CONTRACTS.singleton, initializer, appSaltNonce(appId, 7n)),
+      },
     ]);
     close();
   });
@@ -108,8 +118,9 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
         "/v1/localhost/account",
         { signers: Array.from({ length: 20 }, () => Wallet.createRandom().address) },
         400,
-        "INVALID_REQUEST",
+        "TOO_MANY_SIGNERS",
       ],
+      ["/v1/localhost/account", { signers: ["0x0000000000000000000000000000000000000001"] }, 400, "INVALID_REQUEST"],
       ["/v1/localhost/account", { signers: [SIGNER], saltNonce: "-1" }, 400, "INVALID_REQUEST"],
       ["/v1/nowhere/account", { signers: [SIGNER] }, 400, "UNKNOWN_CHAIN"],
       ["/v1/base/account", { signers: [SIGNER] }, 400, "CHAIN_NOT_AVAILABLE"],
@@ -173,6 +184,15 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
     expect([peeking.status, peeking.body.code]).to.deep.equal([403, "SAFE_NOT_OWNED"]);
     const listed = await asOther("post", "/v1/localhost/accounts");
     expect(listed.body).to.deep.equal({ accounts: [], nextCursor: null });
+    // The salt is bound to the app: the same signers and saltNonce give another app another Safe, so no app can
+    // claim a Safe's address on a chain where its creator has not deployed it yet.
+    const mine = await built.post("/v1/localhost/account", { signers: [SIGNER], saltNonce: "5" });
+    const theirs = await request(built.app)
+      .post("/v1/localhost/account")
+      .set("Authorization", `Bearer ${other.token}`)
+      .send({ signers: [SIGNER], saltNonce: "5" });
+    expect([mine.status, theirs.status]).to.deep.equal([202, 202]);
+    expect(theirs.body.address).to.not.equal(mine.body.address);
     // A txUuid of another Safe (its deployment) is not found under this one.
     const { body: second } = await built.post("/v1/localhost/account", { signers: [SIGNER], saltNonce: "99" });
     const elsewhere = await request(built.app)

@@ -94,6 +94,18 @@ describe("storage: transactions repository", () => {
     await database.close();
   });
 
+  it("keeps a wallet's requests in order: a newer one waits while an older one waits for its retry", async () => {
+    const { database, repos, newTx, tick } = await fresh();
+    const older = (await repos.transactions.create(newTx("0xW"))).record;
+    tick(1000);
+    const newer = (await repos.transactions.create(newTx("0xW"))).record;
+    await repos.transactions.settle(older.id, { status: "queued", nextAttemptAt: LATER });
+    expect(await repos.transactions.due("localhost", NOW, 10)).to.have.length(0);
+    expect((await repos.transactions.due("localhost", LATER, 10)).map((tx) => tx.id)).to.deep.equal([older.id]);
+    expect(newer.status).to.equal("queued");
+    await database.close();
+  });
+
   it("never rewrites a final state, and parks a request to be closed when due", async () => {
     const { database, repos, newTx } = await fresh();
     const a = (await repos.transactions.create(newTx("0xA"))).record;
