@@ -10,7 +10,10 @@ const TOKEN = "0x00000000000000000000000000000000000000C3";
 
 /** A stored Safe request carrying `call`. */
 const request = (call: { to: string; value: bigint; data: string; operation: 0 | 1 }) =>
-  ({ calls: [{ to: call.to, value: call.value, data: call.data }], delegatecall: call.operation === 1 }) as TxRecord;
+  ({
+    calls: [{ to: call.to, value: call.value, data: call.data }],
+    delegatecall: call.operation === 1,
+  }) as unknown as TxRecord;
 
 describe("Safe relay: the native coin a request sends", () => {
   it("is a transfer's value, and the sum of a disperse's native entries (ERC-20 entries add nothing)", () => {
