@@ -2,11 +2,15 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isError } from "ethers";
 import { ZodError } from "zod";
 import { Multicall3Error } from "../dust/multicall3";
+import { isStorageUnavailable } from "../storage/errors";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
 import { zodProblems } from "./zodProblems";
 
 /** RFC 9457 media type of every error body. */
 export const PROBLEM_JSON = "application/problem+json";
+
+/** Seconds a client is told to wait before retrying a request the storage could not take. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** Errors thrown by body-parser carry these fields. */
 interface BodyParserError {
@@ -28,6 +32,18 @@ export function toApiError(error: unknown, bodyLimit: string): ApiError | undefi
   // The node answered, but not as the contract read expects (no Multicall3 there, a malformed answer).
   if (isError(error, "BAD_DATA") || error instanceof Multicall3Error) {
     return new ApiError(502, "CHAIN_READ_FAILED", "Chain read failed", "The chain's answer could not be read");
+  }
+  // Read-only, full, failing or locked storage: the failed write rolled back and the request may succeed later (a
+  // transaction submission safely so with its Idempotency-Key); a 500 would blame the request.
+  if (isStorageUnavailable(error)) {
+    return new ApiError(
+      503,
+      "STORAGE_UNAVAILABLE",
+      "Storage unavailable",
+      "The service could not read or write its storage; try again later",
+      {},
+      { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
   }
   const parserError = error as BodyParserError;
   switch (parserError?.type) {

@@ -1,3 +1,5 @@
+import { isSqliteUnavailable } from "./sqlite/sqliteErrors";
+
 /**
  * Storage-level errors. They carry no HTTP status: the HTTP layer maps them to problem details
  * (conventions 6), and the admin CLI maps them to exit codes.
@@ -30,3 +32,10 @@ export class MigrationError extends Error {
     super(`Database migration failed in ${where}: ${detail}. No pending migration was applied.`, { cause });
   }
 }
+
+/**
+ * Whether `error` says the database cannot serve the request now (read-only, full, failing I/O, locked by another
+ * writer, cannot be opened) rather than that the request is wrong: the failed write was rolled back, and a retry
+ * may succeed.
+ */
+export const isStorageUnavailable = (error: unknown): boolean => isSqliteUnavailable(error);

@@ -1,10 +1,11 @@
 import { expect } from "chai";
 import express from "express";
 import request from "supertest";
+import BetterSqlite3 from "better-sqlite3";
 import { makeError } from "ethers";
 import { z } from "zod";
 import { ApiError } from "../../gateway/errors/apiError";
-import { problemHandler } from "../../gateway/errors/problemHandler";
+import { problemHandler, toApiError } from "../../gateway/errors/problemHandler";
 
 /** A bare app with one throwing route and the real error middleware. */
 function appThrowing(error: unknown) {
@@ -70,5 +71,42 @@ describe("problemHandler", () => {
     const unreachable = await request(appThrowing(down)).get("/boom").expect(502);
     expect(unreachable.body).to.include({ code: "RPC_UNAVAILABLE", status: 502 });
     expect(unreachable.text).to.not.include("10.0.0.5");
+  });
+
+  it("answers storage that cannot take the request (read-only, full, I/O, locked, unopenable) with 503 STORAGE_UNAVAILABLE and Retry-After", async () => {
+    const codes = [
+      "SQLITE_READONLY",
+      "SQLITE_READONLY_DBMOVED",
+      "SQLITE_FULL",
+      "SQLITE_IOERR",
+      "SQLITE_IOERR_WRITE",
+      "SQLITE_IOERR_FSYNC",
+      "SQLITE_BUSY",
+      "SQLITE_BUSY_TIMEOUT",
+      "SQLITE_CANTOPEN",
+    ];
+    for (const code of codes) {
+      const error = new BetterSqlite3.SqliteError(`${code} at /var/lib/idwallet/idwallet.sqlite`, code);
+      const res = await request(appThrowing(error)).get("/boom").expect(503);
+      expect(res.headers["retry-after"], code).to.equal("5");
+      expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+      expect(res.body, code).to.deep.equal({
+        type: "about:blank",
+        title: "Storage unavailable",
+        status: 503,
+        code: "STORAGE_UNAVAILABLE",
+        detail: "The service could not read or write its storage; try again later",
+        instance: "/boom",
+      });
+      expect(res.text).to.not.include("idwallet.sqlite");
+    }
+  });
+
+  it("keeps other SQLite errors (a broken statement or constraint, corruption) a bare 500", () => {
+    for (const code of ["SQLITE_ERROR", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CORRUPT", "SQLITE_MISMATCH"]) {
+      expect(toApiError(new BetterSqlite3.SqliteError("x", code), "1mb"), code).to.equal(undefined);
+    }
+    // Only better-sqlite3's own errors: a look-alike is not trusted.
+    expect(toApiError(Object.assign(new Error("x"), { code: "SQLITE_FULL" }), "1mb")).to.equal(undefined);
   });
 });

@@ -22,6 +22,9 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/** SQLite's answer to a ROLLBACK outside a transaction. */
+const NO_TRANSACTION = /no transaction is active/;
+
 /**
  * A deferred `begin` that later writes fails at once with SQLITE_BUSY (busy_timeout does not apply to lock
  * upgrades in WAL mode). `begin immediate` takes the write lock up front, so concurrent writers (the gateway and
@@ -30,6 +33,19 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+
+  /**
+   * SQLite may have rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM:
+   * https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction); ROLLBACK then fails with
+   * "no transaction is active", which would replace the error that says what went wrong.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(CompiledQuery.raw("rollback"));
+    } catch (error) {
+      if (!(error instanceof Error && NO_TRANSACTION.test(error.message))) throw error;
+    }
   }
 }
 
