@@ -102,7 +102,7 @@ export function startTxWorkers(
 }
 
 /** Longest pause after a failed step (RPC down): doubles from the poll interval up to this. */
-const MAX_ERROR_BACKOFF_MS = 30_000;
+const MAX_ERROR_BACKOFF_MS = 5_000;
 
 /** Runs a stepper until stopped: at once after a productive step, after the poll interval otherwise. */
 class Loop {
