@@ -52,11 +52,19 @@ export function toApiError(error: unknown, bodyLimit: string): ApiError | undefi
     case "entity.parse.failed":
       return new InvalidRequestError("The body is not valid JSON", [], "MALFORMED_JSON");
     case "encoding.unsupported":
+      return new InvalidRequestError("The body's Content-Encoding is not supported", [], "UNSUPPORTED_ENCODING");
     case "charset.unsupported":
       return new InvalidRequestError("The body's character set is not supported", [], "UNSUPPORTED_ENCODING");
     case "request.aborted":
     case "request.size.invalid":
       return new InvalidRequestError("The body ended early or its length is wrong");
+  }
+  // The router's URIError for a malformed %-escape in the path, a body that does not inflate as its
+  // Content-Encoding says, and any other client error the HTTP layer marked with a 4xx status.
+  if (error instanceof URIError) return new InvalidRequestError("The path has a malformed %-escape");
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new InvalidRequestError("The request could not be read (its body or encoding is malformed)");
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
-import express, { type Request, Router } from "express";
+import express, { type ErrorRequestHandler, type Request, type Response, Router } from "express";
+import { toApiError } from "../errors/problemHandler";
 import type { AppTokens } from "../auth/appTokens";
 import type { AppsRepository } from "../storage/appsRepository";
 import { type ClientCredentials, OAuthError, issueAppToken } from "../services/appAuth";
@@ -22,6 +23,18 @@ function basicCredentials(req: Request): ClientCredentials | undefined {
 }
 
 /** POST /v1/auth: an app's client id and secret → a 60-minute bearer token (spec §4.1, §5.1). */
+/** RFC 6749 §5.2: every refusal of the token endpoint carries `error`, validation and body errors too. */
+function oauthErrors(bodyLimit: string): ErrorRequestHandler {
+  return (error, _req, _res, next) => {
+    const known = toApiError(error, bodyLimit);
+    if (known && !(known instanceof OAuthError) && known.status === 400) {
+      next(new OAuthError(400, "invalid_request", known.message));
+      return;
+    }
+    next(error);
+  };
+}
+
 export function authRouter(deps: {
   apps: Pick<AppsRepository, "verifySecret">;
   tokens: AppTokens;
@@ -30,7 +43,7 @@ export function authRouter(deps: {
   return Router().post(
     "/v1/auth",
     express.urlencoded({ extended: false, limit: deps.bodyLimit, parameterLimit: 20 }),
-    async (req, res) => {
+    async (req: Request, res: Response) => {
       if (
         !req.is("application/x-www-form-urlencoded") &&
         req.headers["content-length"] !== "0" &&
@@ -57,5 +70,6 @@ export function authRouter(deps: {
       // RFC 6749 §5.1: token responses must not be cached.
       res.set({ "Cache-Control": "no-store", Pragma: "no-cache" }).json(body);
     },
+    oauthErrors(deps.bodyLimit),
   );
 }

@@ -59,33 +59,7 @@ const undecodable = (segment: string) => {
  * Reported defects (see the skipped tests in badInput.test.ts, which fail until they are fixed). Each matches only its
  * own signature: a 500 INTERNAL for exactly that input, or the one body shape; anything else still fails.
  */
-export const KNOWN_DEFECTS: readonly KnownDefect[] = [
-  {
-    // express's router throws URIError (status 400) for a path parameter with a malformed %-escape; the problem
-    // handler maps it to 500.
-    id: "malformed %-escape in a path parameter → 500",
-    matches: (request, answer, body) =>
-      answer.status === 500 && body?.code === "INTERNAL" && request.target.split("?")[0]!.split("/").some(undecodable),
-  },
-  {
-    // body-parser's zlib error (status 400, no `type`) for a gzip/deflate/br body that does not inflate → 500.
-    id: "Content-Encoding gzip/deflate/br with a body that does not inflate → 500",
-    matches: (request, answer, body) =>
-      answer.status === 500 &&
-      body?.code === "INTERNAL" &&
-      /^\s*(x-gzip|gzip|deflate|br)\s*$/i.test(headerOf(request, "content-encoding") ?? ""),
-  },
-  {
-    // Validation and body-parser errors of POST /v1/auth skip the OAuth error mapping: no `error` member.
-    id: "POST /v1/auth 400 without RFC 6749 `error`",
-    matches: (request, answer, body) =>
-      request.target.split("?")[0] === "/v1/auth" &&
-      answer.status === 400 &&
-      body !== undefined &&
-      body.error === undefined &&
-      ["INVALID_REQUEST", "UNSUPPORTED_ENCODING"].includes(String(body.code)),
-  },
-];
+export const KNOWN_DEFECTS: readonly KnownDefect[] = [];
 
 /** How one answer was classed. */
 export type Verdict =
