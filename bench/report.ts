@@ -17,10 +17,15 @@ const TS_NODE = path.join(ROOT, "node_modules", ".bin", "ts-node");
 
 /** The benchmarks, in the order they run and appear in the report. */
 const BENCHMARKS = [
-  { name: "resolver", command: TS_NODE, args: ["bench/resolver.ts"] },
-  { name: "ccip", command: TS_NODE, args: ["bench/ccip.ts"] },
-  { name: "userops", command: HARDHAT, args: ["run", "bench/userops.ts"] },
-  { name: "gas", command: HARDHAT, args: ["run", "bench/gas.ts"] },
+  { name: "resolver", title: "Resolver", command: TS_NODE, args: ["bench/resolver.ts"] },
+  { name: "ccip", title: "CCIP-read gateway", command: TS_NODE, args: ["bench/ccip.ts"] },
+  { name: "userops", title: "UserOperations", command: HARDHAT, args: ["run", "bench/userops.ts"] },
+  {
+    name: "gas",
+    title: "Gas of UserOperations: our accounts against SimpleAccount",
+    command: HARDHAT,
+    args: ["run", "bench/gas.ts"],
+  },
 ] as const;
 
 /** Runs one benchmark, echoing its output, and returns what it printed on stdout. */
@@ -60,7 +65,9 @@ async function main(): Promise<void> {
   const sections: string[] = [];
   for (const bench of selected) {
     console.error(`\n=== ${bench.name} ===`);
-    sections.push((await run(bench.command, bench.args)).trim());
+    const output = (await run(bench.command, bench.args)).trim();
+    // Every section under a heading, for benchmarks that print only their table.
+    sections.push(output.startsWith("#") ? output : `## ${bench.title}\n\n${output}`);
   }
   const report = [
     "# Benchmark results",
