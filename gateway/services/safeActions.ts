@@ -39,12 +39,19 @@ export function safeCallOf(request: SafeActionRequest, safe: string, contracts: 
       return { to: request.to, value: request.value, data: request.data, operation: request.operation };
     case "transfer":
       checkRecipient(request.to, safe, "/to");
+      checkToken(request.token, "/token");
       return transferCall(request);
     case "disperse":
-      request.transfers.forEach((t, i) => checkRecipient(t.to, safe, `/transfers/${i}/to`));
+      request.transfers.forEach((t, i) => {
+        checkRecipient(t.to, safe, `/transfers/${i}/to`);
+        checkToken(t.token, `/transfers/${i}/token`);
+      });
       return disperseCall(contracts.multiSendCallOnly, request.transfers);
     case "disperseNFT":
-      request.transfers.forEach((t, i) => checkRecipient(t.to, safe, `/transfers/${i}/to`));
+      request.transfers.forEach((t, i) => {
+        checkRecipient(t.to, safe, `/transfers/${i}/to`);
+        checkToken(t.token, `/transfers/${i}/token`);
+      });
       return disperseNftCall(contracts.multiSendCallOnly, safe, request.transfers);
   }
 }
@@ -58,4 +65,13 @@ function checkRecipient(to: string, safe: string, pointer: string): void {
     throw new InvalidRequestError("A payout cannot go to the Safe itself", [
       { pointer, detail: "the Safe's own address" },
     ]);
+}
+
+/** A token contract cannot be the zero address (there is no contract to call; a batch would read it as the Safe). */
+function checkToken(token: string | undefined, pointer: string): void {
+  if (token !== undefined && getAddress(token) === ZeroAddress) {
+    throw new InvalidRequestError("A token cannot be the zero address (omit `token` for the native coin)", [
+      { pointer, detail: "zero address" },
+    ]);
+  }
 }

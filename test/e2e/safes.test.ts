@@ -228,6 +228,10 @@ describe("Safe accounts (e2e: /v1/{chain}/account… through the relayer on the 
       transfers: [{ token: await nft.getAddress(), to: customer.address, tokenId: "1", amount: "2" }],
     });
     expect([erc721Amount.status, erc721Amount.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
+    const zeroToken = await bad("payout/disperse", {
+      transfers: [{ token: "0x0000000000000000000000000000000000000000", to: customer.address, amount: "1" }],
+    });
+    expect([zeroToken.status, zeroToken.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
     const toSelf = await bad("payout/transfer", { to: safe, amount: "1" });
     expect([toSelf.status, toSelf.body.code]).to.deep.equal([400, "INVALID_REQUEST"]);
     const empty = await bad("payout/disperse", { transfers: [] });
