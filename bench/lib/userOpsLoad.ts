@@ -6,7 +6,7 @@
  * Requests go through node:http with kept-alive connections rather than fetch: the load generator shares the
  * machine (and the chain's process) with what it measures, and fetch costs several times the CPU per request.
  */
-import { Agent, request as httpRequest } from "node:http";
+import { KeepAliveClient } from "./keepAliveClient";
 
 /** One request: a single call of `data` on `to`, value 0, for `userId` with its proof `auth`. */
 export interface UserOpRequest {
@@ -90,7 +90,8 @@ export async function runUserOps(
   requests: readonly UserOpRequest[],
   options: UserOpsLoadOptions,
 ): Promise<UserOpsRun> {
-  const client = new HttpClient(url, appToken, options.concurrency + options.pollers);
+  const client = new KeepAliveClient(url, options.concurrency + options.pollers);
+  const auth = { Authorization: `Bearer ${appToken}` };
   const accepted = requests.map(() => deferred<Accepted>());
   // The pollers await submissions that failed too; mark those rejections handled so only the first one surfaces.
   for (const d of accepted) d.promise.catch(() => undefined);
@@ -110,14 +111,15 @@ export async function runUserOps(
         const response = await client.send(
           "POST",
           "/v1/kernel/tx",
-          JSON.stringify({
+          {
             userId: request.userId,
             chain: "localhost",
             auth: request.auth,
             to: [request.to],
             value: ["0"],
             data: [request.data],
-          }),
+          },
+          auth,
         );
         const text = response.text;
         if (response.status !== 202) {
@@ -140,7 +142,7 @@ export async function runUserOps(
     while (nextPoll < requests.length && failure === undefined) {
       const index = nextPoll++;
       const op = await accepted[index]!.promise;
-      const final = await waitFinal(client, op.id, deadline);
+      const final = await waitFinal(client, auth, op.id, deadline);
       if (final.status !== "included" || final.success !== true || !final.transactionHash) {
         failure ??= new UserOpsFailure(`request #${index} (${op.id}) ended ${JSON.stringify(final)}`);
         throw failure;
@@ -168,59 +170,18 @@ export async function runUserOps(
 }
 
 /** GET with ?wait=true (the service holds it up to its wait timeout) until final or `deadline`. */
-async function waitFinal(client: HttpClient, id: string, deadline: number): Promise<TxView> {
+async function waitFinal(
+  client: KeepAliveClient,
+  auth: Record<string, string>,
+  id: string,
+  deadline: number,
+): Promise<TxView> {
   for (;;) {
-    const { status, text } = await client.send("GET", `/v1/kernel/tx/${id}?wait=true`);
+    const { status, text } = await client.send("GET", `/v1/kernel/tx/${id}?wait=true`, undefined, auth);
     if (status !== 200) throw new UserOpsFailure(`GET /v1/kernel/tx/${id} answered ${status}: ${text}`);
     const view = JSON.parse(text) as TxView;
     if (view.status === "included" || view.status === "failed") return view;
     if (Date.now() > deadline) throw new UserOpsFailure(`request ${id} still ${view.status} at the deadline`);
-  }
-}
-
-/** Requests to the service over kept-alive connections, each answer read whole. */
-class HttpClient {
-  private readonly agent: Agent;
-  private readonly base: URL;
-
-  constructor(
-    url: string,
-    private readonly appToken: string,
-    connections: number,
-  ) {
-    this.base = new URL(url);
-    this.agent = new Agent({ keepAlive: true, maxSockets: connections });
-  }
-
-  send(method: "GET" | "POST", path: string, body?: string): Promise<{ status: number; text: string }> {
-    const payload = body === undefined ? undefined : Buffer.from(body);
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          agent: this.agent,
-          host: this.base.hostname,
-          port: this.base.port,
-          method,
-          path,
-          headers: {
-            Authorization: `Bearer ${this.appToken}`,
-            ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-          res.on("error", reject);
-        },
-      );
-      req.on("error", reject);
-      req.end(payload);
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
   }
 }
 

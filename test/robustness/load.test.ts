@@ -19,7 +19,8 @@ import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
 import { type BenchLookup, LookupSource, benchLookup, lookupPath } from "../../bench/lib/ccipLookups";
 import { demoAppToken } from "../helpers/stackClients";
-import { type LoadAnswer, type LoadRequest, LoadHttpClient, runMixedLoad } from "./lib/loadMix";
+import { KeepAliveClient } from "../../bench/lib/keepAliveClient";
+import { type LoadAnswer, type LoadRequest, runMixedLoad } from "./lib/loadMix";
 import { SOAK, bySoak } from "./soak";
 
 const DURATION_MS = bySoak(10_000, 60_000);
@@ -195,7 +196,7 @@ describe("Load: a bounded mixed load on the local stack (e2e over loopback HTTP)
       return accepted.length > 0 ? status() : resolve();
     };
 
-    const client = new LoadHttpClient(stack.apiUrl, CONCURRENCY);
+    const client = new KeepAliveClient(stack.apiUrl, CONCURRENCY);
     try {
       const rssStart = settledRss();
       const heapStart = process.memoryUsage().heapUsed;

@@ -4,14 +4,11 @@
  * and the service under load shares this process). Every answer is checked as it arrives; the run records each
  * kind's latencies and every failure, and never stops early, so that one failure does not hide the others.
  */
-import { Agent, request as httpRequest } from "node:http";
+import type { HttpAnswer, KeepAliveClient } from "../../../bench/lib/keepAliveClient";
 import { percentile } from "../../../bench/lib/userOpsLoad";
 
 /** An answer, read whole. */
-export interface LoadAnswer {
-  readonly status: number;
-  readonly text: string;
-}
+export type LoadAnswer = HttpAnswer;
 
 /** One request of the mix: what to send and how to tell that the answer is right (throws if not). */
 export interface LoadRequest {
@@ -42,56 +39,9 @@ export interface LoadRun {
   readonly firstErrors: readonly string[];
 }
 
-/** Requests to one base URL over at most `connections` kept-alive connections. */
-export class LoadHttpClient {
-  private readonly agent: Agent;
-  private readonly base: URL;
-
-  constructor(url: string, connections: number) {
-    this.base = new URL(url);
-    this.agent = new Agent({ keepAlive: true, maxSockets: connections });
-  }
-
-  send(
-    method: "GET" | "POST",
-    path: string,
-    body?: unknown,
-    headers: Readonly<Record<string, string>> = {},
-  ): Promise<LoadAnswer> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          agent: this.agent,
-          host: this.base.hostname,
-          port: this.base.port,
-          method,
-          path,
-          headers: {
-            ...headers,
-            ...(payload ? { "Content-Type": "application/json", "Content-Length": payload.length } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-          res.on("error", reject);
-        },
-      );
-      req.on("error", reject);
-      req.end(payload);
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
 /** Runs `concurrency` lanes, each taking `next()` and sending it, until `durationMs` have passed. */
 export async function runMixedLoad(
-  client: LoadHttpClient,
+  client: KeepAliveClient,
   options: { durationMs: number; concurrency: number; next: () => LoadRequest },
 ): Promise<LoadRun> {
   const latencies = new Map<string, number[]>();
