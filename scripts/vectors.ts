@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const file = {
     description:
       "Golden vectors: user id → wallet address for the factories of the reference deployment " +
-      "(admin = Hardhat account 0). Address = CREATE2(factory, keccak256('idwallet:<type>:v1:<canonical id>'), EIP-1167 clone of the factory's implementation).",
+      "(admin = Hardhat account 0). Address = CREATE2(factory, keccak256('idwallet:<type>:v1:<canonical id>'), ERC1967Proxy(implementation, '') creation code, implementation = CREATE(factory, nonce 1)). Frozen: account version 2.0.0.",
     admin: admin!.address,
     kernelFactory: contracts.kernelFactory,
     baseFactory: contracts.baseFactory,

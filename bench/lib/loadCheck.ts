@@ -1,20 +1,21 @@
-import { getCreate2Address, getCreateAddress, keccak256, solidityPacked, toUtf8Bytes } from "ethers";
+import { AbiCoder, concat, getCreate2Address, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
 import vectors from "../../test/vectors/addresses.json";
+import { ERC1967Proxy__factory } from "../../typechain-types";
 import { LoadFailure } from "./loadRun";
 
 interface ResolverAnswer {
   readonly users: readonly { userId: string; canonicalUserId: string; accountAddress: string }[];
 }
 
-// EIP-1167 creation code around the implementation, spelled out here so the check does not reuse the service's code.
-const cloneInitCodeHash = (implementation: string): string =>
+// The compiled ERC1967Proxy with its constructor arguments, so the check does not reuse the service's code.
+const proxyInitCodeHash = (implementation: string): string =>
   keccak256(
-    solidityPacked(
-      ["bytes", "address", "bytes"],
-      ["0x3d602d80600a3d3981f3363d3d373d3d3d363d73", implementation, "0x5af43d82803e903d91602b57fd5bf3"],
-    ),
+    concat([
+      ERC1967Proxy__factory.bytecode,
+      AbiCoder.defaultAbiCoder().encode(["address", "bytes"], [implementation, "0x"]),
+    ]),
   );
-const KERNEL_INIT_CODE_HASH = cloneInitCodeHash(getCreateAddress({ from: vectors.kernelFactory, nonce: 1 }));
+const KERNEL_INIT_CODE_HASH = proxyInitCodeHash(getCreateAddress({ from: vectors.kernelFactory, nonce: 1 }));
 
 /** The kernel wallet address of a canonical id, computed with plain ethers as the golden vectors define it. */
 export const referenceAddress = (canonicalUserId: string): string =>

@@ -9,7 +9,8 @@ import {OwnedAccount} from "./OwnedAccount.sol";
 
 /// @title KernelAccount
 /// @notice idwallet's default account type: an ERC-4337 v0.7 wallet that runs calls, batches and
-///         delegatecalls for its owner and signs for it under EIP-1271.
+///         delegatecalls for its owner and signs for it under EIP-1271. The first implementation of every
+///         kernel wallet's ERC-1967 proxy; frozen (its creation code is part of every wallet's address).
 /// @dev EIP-1271 signatures are over a replay-safe EIP-712 wrapping of the hash whose domain names this
 ///      account but no chain: one owner holds many accounts, so the account must be in the domain, and
 ///      the wallet has the same address on every chain, so one signature serves them all (the sign
@@ -43,7 +44,8 @@ contract KernelAccount is OwnedAccount, IERC1271, IERC5267 {
     error KernelAccountBatchCallFailed(uint256 index, bytes reason);
 
     /// @param entryPoint_ The ERC-4337 v0.7 EntryPoint this account trusts.
-    constructor(IEntryPoint entryPoint_) OwnedAccount(entryPoint_) {}
+    /// @param custodian_ The operator's OwnerAccount, owner of every account until handed over.
+    constructor(IEntryPoint entryPoint_, address custodian_) OwnedAccount(entryPoint_, custodian_) {}
 
     /// @notice Makes one call or delegatecall; a revert bubbles up with the callee's reason.
     /// @param target The address called.
@@ -59,7 +61,7 @@ contract KernelAccount is OwnedAccount, IERC1271, IERC5267 {
         if (operation == Operation.Call) {
             _call(target, value, data);
         } else {
-            _delegateCall(target, value, data);
+            _executeDelegateCall(target, value, data);
         }
     }
 
@@ -71,7 +73,7 @@ contract KernelAccount is OwnedAccount, IERC1271, IERC5267 {
             if (c.operation == Operation.DelegateCall && c.value != 0) revert KernelAccountValueInDelegateCall(c.value);
             (bool success, bytes memory result) = c.operation == Operation.Call
                 ? c.target.call{value: c.value}(c.data)
-                : c.target.delegatecall(c.data);
+                : _delegateCall(c.target, c.data);
             if (!success) revert KernelAccountBatchCallFailed(i, result);
         }
     }
@@ -112,12 +114,12 @@ contract KernelAccount is OwnedAccount, IERC1271, IERC5267 {
 
     /// @notice ERC-7579-style identifier of this implementation: vendor, account, version.
     function accountId() external pure returns (string memory) {
-        return "idwallet.kernel.1.0.0";
+        return "idwallet.kernel.2.0.0";
     }
 
-    function _delegateCall(address target, uint256 value, bytes calldata data) private {
+    function _executeDelegateCall(address target, uint256 value, bytes calldata data) private {
         if (value != 0) revert KernelAccountValueInDelegateCall(value);
-        (bool success, bytes memory result) = target.delegatecall(data);
+        (bool success, bytes memory result) = _delegateCall(target, data);
         if (!success) _revertWith(result);
     }
 }

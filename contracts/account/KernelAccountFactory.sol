@@ -2,16 +2,16 @@
 pragma solidity 0.8.28;
 
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
-import {CloneAccountFactory} from "./CloneAccountFactory.sol";
+import {ProxyAccountFactory} from "./ProxyAccountFactory.sol";
 import {KernelAccount} from "./KernelAccount.sol";
 
 /// @title KernelAccountFactory
-/// @notice Deterministic factory of KernelAccount clones, one per user id.
-contract KernelAccountFactory is CloneAccountFactory {
+/// @notice Deterministic factory of KernelAccount wallets (ERC-1967 proxies), one per user id.
+contract KernelAccountFactory is ProxyAccountFactory {
     /// @param entryPoint The ERC-4337 v0.7 EntryPoint the accounts trust.
-    /// @param initialOwner_ The owner of every new account.
+    /// @param custodian The operator's OwnerAccount, owner of every new account (need not be deployed yet).
     constructor(
         IEntryPoint entryPoint,
-        address initialOwner_
-    ) CloneAccountFactory(address(new KernelAccount(entryPoint)), initialOwner_) {}
+        address custodian
+    ) ProxyAccountFactory(address(new KernelAccount(entryPoint, custodian))) {}
 }

@@ -12,7 +12,8 @@ contract LegacyBaseAccount is OwnedAccount {
     error LegacyBaseAccountLengthMismatch(uint256 targets, uint256 values, uint256 datas);
 
     /// @param entryPoint_ The ERC-4337 v0.7 EntryPoint this account trusts.
-    constructor(IEntryPoint entryPoint_) OwnedAccount(entryPoint_) {}
+    /// @param custodian_ The operator's OwnerAccount, owner of every account until handed over.
+    constructor(IEntryPoint entryPoint_, address custodian_) OwnedAccount(entryPoint_, custodian_) {}
 
     /// @notice Makes one call; a revert bubbles up with the callee's reason.
     /// @param target The address called.
@@ -41,6 +42,6 @@ contract LegacyBaseAccount is OwnedAccount {
 
     /// @notice ERC-7579-style identifier of this implementation: vendor, account, version.
     function accountId() external pure returns (string memory) {
-        return "idwallet.base.1.0.0";
+        return "idwallet.base.2.0.0";
     }
 }

@@ -2,16 +2,16 @@
 pragma solidity 0.8.28;
 
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
-import {CloneAccountFactory} from "./CloneAccountFactory.sol";
+import {ProxyAccountFactory} from "./ProxyAccountFactory.sol";
 import {LegacyBaseAccount} from "./LegacyBaseAccount.sol";
 
 /// @title LegacyBaseAccountFactory
-/// @notice Deterministic factory of the deprecated LegacyBaseAccount clones, one per user id.
-contract LegacyBaseAccountFactory is CloneAccountFactory {
+/// @notice Deterministic factory of the deprecated LegacyBaseAccount wallets (ERC-1967 proxies), one per user id.
+contract LegacyBaseAccountFactory is ProxyAccountFactory {
     /// @param entryPoint The ERC-4337 v0.7 EntryPoint the accounts trust.
-    /// @param initialOwner_ The owner of every new account.
+    /// @param custodian The operator's OwnerAccount, owner of every new account (need not be deployed yet).
     constructor(
         IEntryPoint entryPoint,
-        address initialOwner_
-    ) CloneAccountFactory(address(new LegacyBaseAccount(entryPoint)), initialOwner_) {}
+        address custodian
+    ) ProxyAccountFactory(address(new LegacyBaseAccount(entryPoint, custodian))) {}
 }

@@ -5,11 +5,16 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {OwnedAccount} from "../account/OwnedAccount.sol";
+import {ProxyAccountFactory} from "../account/ProxyAccountFactory.sol";
 
 /// @title OwnerAccount
 /// @notice The operator's rotatable owner of every wallet: an ERC-1271 contract that accepts a
 ///         signature from any of its signer keys. Rotating the operator key is one `addSigner` and one
 ///         `removeSigner` per chain, and no wallet address moves, since wallets name this contract.
+///         It is also every custodial wallet's governor: only its admin, through it, changes a wallet's code
+///         (`upgradeWallets`) or hands a wallet to another owner (`transferWalletOwnership`); the hot signers
+///         can do neither, so a stolen signer key stops working for good once it is removed.
 /// @dev Its address depends only on its admin, not on any signer key. The hashes it is asked about are
 ///      already bound to one wallet and chain (ERC-4337 userOpHash) or to one wallet (KernelAccount's
 ///      replay-safe hash), so it checks the raw digest. The admin is a cold key; signers are hot.
@@ -20,6 +25,9 @@ contract OwnerAccount is IERC1271, Ownable2Step {
     event SignerAdded(address indexed signer);
     /// @notice Emitted when `signer` may no longer sign for the wallets.
     event SignerRemoved(address indexed signer);
+
+    /// @notice Emitted when `count` wallets of `factory` were moved to `implementation`.
+    event WalletsUpgraded(address indexed factory, address indexed implementation, uint256 count);
 
     /// @notice `signer` is the zero address, already a signer (add), or not a signer (remove).
     error OwnerAccountInvalidSigner(address signer);
@@ -41,6 +49,32 @@ contract OwnerAccount is IERC1271, Ownable2Step {
         if (!_signers[signer]) revert OwnerAccountInvalidSigner(signer);
         _signers[signer] = false;
         emit SignerRemoved(signer);
+    }
+
+    /// @notice Moves the wallets of `factory` for `salts` to `implementation` (UUPS `upgradeToAndCall` with
+    ///         `data`, empty for none), creating each one that is not deployed yet first: one admin transaction
+    ///         per chain for many wallets. Reverts as a whole if any wallet refuses (e.g. one handed over).
+    /// @param factory The factory whose wallets these are.
+    /// @param salts The wallets' salts (derived off chain from the user ids).
+    /// @param implementation The new implementation; it must answer ERC-1822 `proxiableUUID`.
+    /// @param data A call made on each wallet in the new implementation's context, or empty.
+    function upgradeWallets(
+        ProxyAccountFactory factory,
+        bytes32[] calldata salts,
+        address implementation,
+        bytes calldata data
+    ) external onlyOwner {
+        for (uint256 i = 0; i < salts.length; ++i) {
+            OwnedAccount(payable(factory.createAccount(salts[i]))).upgradeToAndCall(implementation, data);
+        }
+        emit WalletsUpgraded(address(factory), implementation, salts.length);
+    }
+
+    /// @notice Hands `wallet` to `newOwner` (for example the user's own key), which then governs it alone.
+    /// @param wallet A wallet this contract owns.
+    /// @param newOwner Its new owner (EOA or ERC-1271 contract).
+    function transferWalletOwnership(OwnedAccount wallet, address newOwner) external onlyOwner {
+        wallet.transferOwnership(newOwner);
     }
 
     /// @notice Whether `signer` may sign for the wallets.

@@ -1,6 +1,7 @@
-import { concat, getAddress, getBytes, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
+import { AbiCoder, concat, getAddress, getBytes, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
 import { keccak256Bytes } from "./keccak";
 import { type UserId, formatUserId } from "./userId";
+import { ERC1967_PROXY_CREATION_CODE } from "./walletProxyCode";
 
 /** Account types a user id has a wallet of; `kernel` is the default, `base` is deprecated. */
 export const ACCOUNT_TYPES = ["kernel", "base"] as const;
@@ -20,13 +21,17 @@ export const walletSalt = (type: AccountType, userId: UserId): string =>
 /** The account implementation a factory creates in its constructor: its first CREATE (EIP-161 nonce 1). */
 export const factoryImplementation = (factory: string): string => getCreateAddress({ from: factory, nonce: 1 });
 
-// EIP-1167 minimal proxy creation code around the implementation address, as OpenZeppelin Clones builds it.
-const CLONE_PREFIX = "0x3d602d80600a3d3981f3363d3d373d3d3d363d73";
-const CLONE_SUFFIX = "0x5af43d82803e903d91602b57fd5bf3";
-
-/** keccak256 of the EIP-1167 creation code of a clone of `implementation`. */
-export const cloneInitCodeHash = (implementation: string): string =>
-  keccak256(concat([CLONE_PREFIX, implementation, CLONE_SUFFIX]));
+/**
+ * keccak256 of a wallet's creation code: ERC1967Proxy's, with its constructor arguments `(implementation, "")`
+ * (the first implementation, no setup call), as ProxyAccountFactory deploys it.
+ */
+export const proxyInitCodeHash = (implementation: string): string =>
+  keccak256(
+    concat([
+      ERC1967_PROXY_CREATION_CODE,
+      AbiCoder.defaultAbiCoder().encode(["address", "bytes"], [implementation, "0x"]),
+    ]),
+  );
 
 // The hot path works on bytes with a native keccak and a reusable CREATE2 preimage: ethers' hex-string
 // helpers cost more than the hashing itself. The golden vectors pin the result.
@@ -43,7 +48,7 @@ function create2Preimage(factory: string): Buffer {
     preimage[0] = 0xff;
     // getAddress: the same validation (and error) as ethers' getCreate2Address.
     preimage.set(getBytes(getAddress(factory)), 1);
-    preimage.set(getBytes(cloneInitCodeHash(factoryImplementation(factory))), SALT_OFFSET + 32);
+    preimage.set(getBytes(proxyInitCodeHash(factoryImplementation(factory))), SALT_OFFSET + 32);
     create2Preimages.set(factory, preimage);
   }
   return preimage;

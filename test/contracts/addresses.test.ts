@@ -59,12 +59,12 @@ describe("Wallet addresses", () => {
     await expect(f.kernelFactory.createAccount(salt)).to.not.emit(f.kernelFactory, "AccountCreated");
   });
 
-  it("refuses a factory without an initial owner", async () => {
+  it("refuses a factory without a custodian", async () => {
     const factory = await ethers.getContractFactory("KernelAccountFactory");
-    await expect(factory.deploy(ENTRY_POINT_V07, ethers.ZeroAddress)).to.be.revertedWithCustomError(
-      factory,
-      "CloneAccountFactoryInvalidOwner",
-    );
+    const account = await ethers.getContractFactory("KernelAccount");
+    await expect(factory.deploy(ENTRY_POINT_V07, ethers.ZeroAddress))
+      .to.be.revertedWithCustomError(account, "OwnedAccountInvalidOwner")
+      .withArgs(ethers.ZeroAddress);
   });
 
   it("puts the contracts and a wallet at the same addresses on two fresh chains with different chain ids", async () => {

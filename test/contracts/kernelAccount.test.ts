@@ -9,7 +9,8 @@ import { userOperationHash, type PackedUserOperation } from "../../gateway/usero
 import { kernelReplaySafeHash } from "../../gateway/accounts/kernelMessage";
 import { KernelAccount__factory } from "../../typechain-types";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
-import { buildUserOp, handleOps, signUserOp } from "../helpers/userOps";
+import { buildUserOp } from "../helpers/userOps";
+import { walletRunner } from "../helpers/walletOps";
 
 const CALL = 0;
 const DELEGATECALL = 1;
@@ -25,19 +26,10 @@ async function fixture() {
   );
   const entryPointAddress = await base.entryPoint.getAddress();
   const nonceOf = (sender: string): Promise<bigint> => base.entryPoint.getFunction("getNonce")(sender, 0);
-  /** Signs and submits one op for the wallet, deploying it first if it has no code. */
-  const run = async (callData: string, signer: Signer = base.walletKey, extra: Partial<PackedUserOperation> = {}) => {
-    const deployed = (await ethers.provider.getCode(wallet)) !== "0x";
-    const op = buildUserOp({
-      sender: wallet,
-      nonce: await nonceOf(wallet),
-      callData,
-      initCode: deployed ? "0x" : initCode,
-      ...extra,
-    });
-    const signed = await signUserOp(op, signer, entryPointAddress, base.chainId);
-    return handleOps(base.entryPoint, [signed], base.admin.address);
-  };
+  const runAs = walletRunner({ ...base, beneficiary: base.admin.address }, wallet, initCode);
+  /** Signs (by default with the operator's wallet key) and submits one op for the wallet. */
+  const run = (callData: string, signer: Signer = base.walletKey, extra: Partial<PackedUserOperation> = {}) =>
+    runAs(callData, signer, extra);
   return { ...base, ...test, userId, wallet, initCode, entryPointAddress, nonceOf, run };
 }
 
@@ -176,7 +168,7 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
     await expect(account.transferOwnership(f.stranger.address))
       .to.be.revertedWithCustomError(account, "OwnedAccountUnauthorized")
       .withArgs(f.stranger.address);
-    await expect(account.initialize(f.stranger.address))
+    await expect(account.upgradeToAndCall(f.stranger.address, "0x"))
       .to.be.revertedWithCustomError(account, "OwnedAccountUnauthorized")
       .withArgs(f.stranger.address);
   });
@@ -191,17 +183,12 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
       .withArgs(anyValue, f.wallet, 0n, reason);
   });
 
-  it("rotates its owner by a self-call; the old key stops working at once", async () => {
+  it("is handed to the user's key by the owner account's admin; that key then governs it alone", async () => {
     const f = await loadFixture(fixture);
+    await f.kernelFactory.createAccount(walletSalt("kernel", f.userId));
     await f.admin.sendTransaction({ to: f.wallet, value: parseEther("1") });
-    const rotate = kernel.encodeFunctionData("execute", [
-      f.wallet,
-      0,
-      kernel.encodeFunctionData("transferOwnership", [f.alice.address]),
-      CALL,
-    ]);
     const account = KernelAccount__factory.connect(f.wallet, ethers.provider);
-    await expect(f.run(rotate))
+    await expect(f.ownerAccount.transferWalletOwnership(f.wallet, f.alice.address))
       .to.emit(account, "OwnershipTransferred")
       .withArgs(await f.ownerAccount.getAddress(), f.alice.address);
     expect(await account.owner()).to.equal(f.alice.address);
@@ -211,6 +198,24 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
       .to.be.revertedWithCustomError(f.entryPoint, "FailedOp")
       .withArgs(0, "AA24 signature error");
     await expect(f.run(noop, f.alice)).to.emit(f.entryPoint, "UserOperationEvent");
+
+    // The custodian no longer governs it; its own key does, by a UserOperation calling itself.
+    await expect(f.ownerAccount.transferWalletOwnership(f.wallet, f.stranger.address))
+      .to.be.revertedWithCustomError(account, "OwnedAccountUnauthorized")
+      .withArgs(await f.ownerAccount.getAddress());
+    const rotate = kernel.encodeFunctionData("execute", [
+      f.wallet,
+      0,
+      kernel.encodeFunctionData("transferOwnership", [f.bob.address]),
+      CALL,
+    ]);
+    await expect(f.run(rotate, f.alice))
+      .to.emit(account, "OwnershipTransferred")
+      .withArgs(f.alice.address, f.bob.address);
+    expect(await account.owner()).to.equal(f.bob.address);
+    await expect(f.run(noop, f.alice))
+      .to.be.revertedWithCustomError(f.entryPoint, "FailedOp")
+      .withArgs(0, "AA24 signature error");
   });
 
   it("stops accepting a wallet key the owner account removed, and accepts its replacement", async () => {
@@ -298,7 +303,7 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
       expect(await account.supportsInterface(id), id).to.equal(true);
     }
     expect(await account.supportsInterface("0xffffffff")).to.equal(false);
-    expect(await account.accountId()).to.equal("idwallet.kernel.1.0.0");
+    expect(await account.accountId()).to.equal("idwallet.kernel.2.0.0");
   });
 
   it("owner account refuses bad signer changes and non-admin callers", async () => {

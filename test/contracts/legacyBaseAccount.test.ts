@@ -50,7 +50,7 @@ describe("LegacyBaseAccount (deprecated `base` type)", () => {
     expect((await ethers.provider.getBalance(f.bob.address)) - bobBefore).to.equal(parseEther("0.25"));
     const account = LegacyBaseAccount__factory.connect(f.wallet, ethers.provider);
     expect(await account.owner()).to.equal(f.deployment.contracts.ownerAccount);
-    expect(await account.accountId()).to.equal("idwallet.base.1.0.0");
+    expect(await account.accountId()).to.equal("idwallet.base.2.0.0");
   });
 
   it("makes a single call and reports its revert reason", async () => {

@@ -1,22 +1,32 @@
 import { expect } from "chai";
-import { getCreate2Address, keccak256, randomBytes, toUtf8Bytes } from "ethers";
+import { AbiCoder, concat, getCreate2Address, keccak256, randomBytes, toUtf8Bytes } from "ethers";
 import golden from "../vectors/addresses.json";
 import { keccak256Bytes } from "../../gateway/identity/keccak";
 import { parseUserId } from "../../gateway/identity/userId";
-import {
-  cloneInitCodeHash,
-  deriveWalletAddress,
-  factoryImplementation,
-  walletSalt,
-} from "../../gateway/identity/walletAddress";
+import { deriveWalletAddress, factoryImplementation, walletSalt } from "../../gateway/identity/walletAddress";
+import { ERC1967_PROXY_CREATION_CODE } from "../../gateway/identity/walletProxyCode";
+import { ERC1967Proxy__factory } from "../../typechain-types";
 
-/** The derivation written the plain way, with ethers only: the reference the fast path must equal. */
+/** The derivation written the plain way, with ethers and the compiled proxy: the reference the fast path must equal. */
 const reference = (factory: string, type: "kernel" | "base", input: string) =>
-  getCreate2Address(factory, walletSalt(type, parseUserId(input)), cloneInitCodeHash(factoryImplementation(factory)));
+  getCreate2Address(
+    factory,
+    walletSalt(type, parseUserId(input)),
+    keccak256(
+      concat([
+        ERC1967Proxy__factory.bytecode,
+        AbiCoder.defaultAbiCoder().encode(["address", "bytes"], [factoryImplementation(factory), "0x"]),
+      ]),
+    ),
+  );
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-ÄéßΔ名前😀";
 
 describe("Wallet address derivation (fast path)", () => {
+  it("holds the proxy creation code this project compiles (the frozen wallet proxy)", () => {
+    expect(ERC1967_PROXY_CREATION_CODE).to.equal(ERC1967Proxy__factory.bytecode);
+  });
+
   it("keccak256Bytes equals ethers' keccak256 on random inputs of every length up to 300 bytes", () => {
     for (let length = 0; length <= 300; length++) {
       const data = randomBytes(length);
