@@ -14,13 +14,20 @@ import { installMulticall3 } from "../../scripts/localStack/multicall3";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
+/** What a test may do to the fresh chain before the operator deploys idwallet on it. */
+export interface ServiceOnChainOptions {
+  /** Runs first, on the empty chain: e.g. an outsider deploying some of our contracts ahead of the operator. */
+  readonly beforeDeploy?: (chain: ChainNode) => Promise<void>;
+}
+
 /**
  * A fresh chain with idwallet deployed, a database with a test-mode app, and the environment that runs the
  * service against them (pointing RPC_URL_LOCALHOST wherever the caller says): for tests that run the service in
  * its own process, kill it and start it again.
  */
-export async function prepareServiceOnChain() {
+export async function prepareServiceOnChain(options: ServiceOnChainOptions = {}) {
   const chain: ChainNode = await startChainNode("127.0.0.1", 0);
+  await options.beforeDeploy?.(chain);
   const admin = await chain.provider.getSigner(0);
   const relayer = new Wallet(devKey(4));
   const deployment: Deployment = await deployIdwallet(admin, {
