@@ -1,0 +1,138 @@
+import { expect } from "chai";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { Wallet, parseEther } from "ethers";
+import { parseUserId } from "../../gateway/identity/userId";
+import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
+import { devKey } from "../../scripts/localStack/devKeys";
+import { TestKernelAccountV2__factory, TestToken__factory, type TestToken } from "../../typechain-types";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+
+type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
+const ROOT = path.join(__dirname, "..", "..");
+
+describe("Wallet upgrade by the admin command (e2e: npm run upgrade-wallets against the local chain)", function () {
+  this.timeout(180_000);
+  const alice = "tel:14155550181";
+  const bob = "tel:14155550182";
+  let setup: Setup;
+  let service: ServiceProcess;
+  let token: TestToken;
+  let v2: string;
+  const walletOf = (userId: string) =>
+    deriveWalletAddress(setup.deployment.contracts.kernelFactory, "kernel", parseUserId(userId));
+
+  /** Sends a token transfer from `userId`'s wallet through the service and waits until it is final. */
+  const transfer = async (userId: string, to: string, amount: bigint) => {
+    const res = await fetch(`${service.url}/v1/kernel/tx`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
+      body: JSON.stringify({
+        userId,
+        chain: "localhost",
+        to: [await token.getAddress()],
+        value: ["0"],
+        data: [token.interface.encodeFunctionData("transfer", [to, amount])],
+        auth: await setup.userToken(userId),
+      }),
+    });
+    expect(res.status).to.equal(202);
+    const { id } = (await res.json()) as { id: string };
+    let final = { status: "queued", success: null as boolean | null };
+    for (let i = 0; i < 5 && !["included", "failed"].includes(final.status); i++) {
+      const answer = await fetch(`${service.url}/v1/kernel/tx/${id}?wait=true`, {
+        headers: { Authorization: `Bearer ${setup.appToken}` },
+      });
+      final = (await answer.json()) as typeof final;
+    }
+    expect(final, `${userId}'s transfer`).to.include({ status: "included", success: true });
+  };
+
+  /** Runs the admin command as an operator would, in its own process; returns what it printed. */
+  const upgradeCommand = async (userIds: readonly string[]) => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-upgrade-"));
+    const idsFile = path.join(dir, "ids.txt");
+    writeFileSync(idsFile, `# wallets to move\n${userIds.join("\n")}\n`);
+    const c = setup.deployment.contracts;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [require.resolve("hardhat/internal/cli/cli"), "run", "--network", "localhost", "scripts/upgradeWallets.ts"],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? dir,
+          RPC_URL_LOCALHOST: setup.chain.rpcUrl,
+          DEPLOYER_PRIVATE_KEY: devKey(0),
+          CONTRACT_OWNER_ACCOUNT: c.ownerAccount,
+          CONTRACT_KERNEL_FACTORY: c.kernelFactory,
+          UPGRADE_IMPLEMENTATION: v2,
+          UPGRADE_USER_IDS_FILE: idsFile,
+        },
+      },
+    );
+    return stdout;
+  };
+
+  before(async () => {
+    setup = await prepareServiceOnChain();
+    const admin = await setup.chain.provider.getSigner(0);
+    token = await new TestToken__factory(admin).deploy();
+    const c = setup.deployment.contracts;
+    const second = await new TestKernelAccountV2__factory(admin).deploy(c.entryPoint, c.ownerAccount);
+    v2 = await second.getAddress();
+    service = await startServiceProcess(setup.env(setup.chain.rpcUrl));
+    await (await token.mint(walletOf(alice), 1000n)).wait();
+    await (await admin.sendTransaction({ to: walletOf(alice), value: parseEther("1") })).wait();
+    // Alice's wallet is deployed by her first transaction, on the frozen first implementation; Bob's is not.
+    await transfer(alice, walletOf(bob), 100n);
+  });
+  after(async () => {
+    await service.kill();
+    await setup.chain.close();
+  });
+
+  it("moves a deployed and a not yet deployed wallet; address, owner and balances stay", async () => {
+    const provider = setup.chain.provider;
+    const c = setup.deployment.contracts;
+    const aliceWallet = TestKernelAccountV2__factory.connect(walletOf(alice), provider);
+    expect(await aliceWallet.implementation()).to.equal(c.kernelImplementation);
+    expect(await provider.getCode(walletOf(bob))).to.equal("0x");
+    const ether = await provider.getBalance(walletOf(alice));
+
+    const printed = await upgradeCommand([alice, bob]);
+    expect(printed).to.contain("2 wallet(s) to move in 1 transaction(s)");
+    expect(printed).to.contain("moved 2 wallet(s)");
+
+    for (const userId of [alice, bob]) {
+      const wallet = TestKernelAccountV2__factory.connect(walletOf(userId), provider);
+      expect(await wallet.implementation(), userId).to.equal(v2);
+      expect(await wallet.upgradedGreeting(), userId).to.equal("running the second implementation");
+      expect(await wallet.owner(), userId).to.equal(c.ownerAccount);
+    }
+    expect(await provider.getBalance(walletOf(alice))).to.equal(ether);
+    expect(await token.balanceOf(walletOf(alice))).to.equal(900n);
+    expect(await token.balanceOf(walletOf(bob))).to.equal(100n);
+  });
+
+  it("leaves the upgraded wallets transacting through the service", async () => {
+    const payee = Wallet.createRandom().address;
+    await transfer(alice, payee, 400n);
+    await transfer(bob, payee, 60n);
+    expect(await token.balanceOf(payee)).to.equal(460n);
+  });
+
+  it("skips wallets already moved when run again, and sends nothing", async () => {
+    const admin = new Wallet(devKey(0)).address;
+    const nonce = await setup.chain.provider.getTransactionCount(admin);
+    const printed = await upgradeCommand([alice, bob]);
+    expect(printed).to.contain(`skipped ${alice}`);
+    expect(printed).to.contain("already on the implementation");
+    expect(printed).to.contain("0 wallet(s) to move in 0 transaction(s)");
+    expect(await setup.chain.provider.getTransactionCount(admin)).to.equal(nonce);
+  });
+});
