@@ -1,5 +1,7 @@
 import hre, { ethers } from "hardhat";
-import { dataSlice, getAddress, id, parseEther, resolveAddress } from "ethers";
+import { dataSlice, getAddress, id, parseEther } from "ethers";
+import { parseUserId } from "../gateway/identity/userId";
+import { walletSalt } from "../gateway/identity/walletAddress";
 import { deployIdwalletFixture } from "../test/helpers/deployment";
 import { buildUserOp, handleOps, signUserOp } from "../test/helpers/userOps";
 import { type BenchAccount, kernelAccount, simpleAccount, simpleAccountSolcVersion } from "./lib/accounts";
@@ -23,23 +25,23 @@ type Scenario = (typeof SCENARIOS)[number];
 const AMOUNT = 1n;
 const OWNER_ABI = ["function owner() view returns (address)"];
 
-/** Deploys everything as the deploy script does, adds an EOA-owned Kernel factory and SimpleAccount, funds all three. */
+/** The wallet handed to an EOA: deployed and handed over before the bench, so it has no row (a). */
+const HANDED_USER_ID = parseUserId("github:gas-bench-handed");
+
+/** Deploys everything as the deploy script does, hands one Kernel to an EOA, adds SimpleAccount, funds all three. */
 async function setUp() {
   const f = await deployIdwalletFixture();
   // Not deployTestContracts(): its parallel deployments give the token a different address from run to run,
   // which changes calldata bytes and signatures and so moves the results by a few dozen gas.
   const token = await ethers.deployContract("TestToken");
   const entryPointAddress = await f.entryPoint.getAddress();
-  const eoa = f.walletKey.address;
-  const eoaFactory = await ethers.deployContract("KernelAccountFactory", [entryPointAddress, eoa]);
+  const factory = f.deployment.contracts.kernelFactory;
+  const handed = kernelAccount("Kernel (EOA owner)", factory, f.alice, f.alice.address, HANDED_USER_ID);
+  await (await f.kernelFactory.createAccount(walletSalt("kernel", HANDED_USER_ID))).wait();
+  await (await f.ownerAccount.transferWalletOwnership(handed.address, f.alice.address)).wait();
   const accounts = [
-    kernelAccount(
-      "Kernel (owner account)",
-      f.deployment.contracts.kernelFactory,
-      f.walletKey,
-      f.deployment.contracts.ownerAccount,
-    ),
-    kernelAccount("Kernel (EOA owner)", await resolveAddress(eoaFactory), f.walletKey, eoa),
+    kernelAccount("Kernel (owner account)", factory, f.walletKey, f.deployment.contracts.ownerAccount),
+    handed,
     await simpleAccount(entryPointAddress, f.admin, f.walletKey),
   ];
   // No paymaster: each wallet pays its own prefund, and holds the tokens before its first op, so the
@@ -74,10 +76,13 @@ async function submit(bench: Bench, account: BenchAccount, callData: string, ini
 }
 
 /** Runs one scenario for one account, checking the state before and every transfer and the owner after. */
-async function measure(bench: Bench, account: BenchAccount, scenario: Scenario): Promise<Measurement> {
+async function measure(bench: Bench, account: BenchAccount, scenario: Scenario): Promise<Measurement | undefined> {
   const where = `${account.label} ${scenario.key}`;
   const isDeployed = async () => (await ethers.provider.getCode(account.address)) !== "0x";
-  if ((await isDeployed()) === scenario.deploy) throw new Error(`${where}: unexpected deployment state`);
+  if ((await isDeployed()) === scenario.deploy) {
+    if (account === bench.accounts[1] && scenario.deploy) return undefined; // handed over before the bench
+    throw new Error(`${where}: unexpected deployment state`);
+  }
   const recipients = freshRecipients(account.label, scenario.key, scenario.transfers);
   for (const to of recipients) {
     if ((await bench.token.balanceOf(to)) !== 0n) throw new Error(`${where}: recipient ${to} is not fresh`);
@@ -93,22 +98,27 @@ async function measure(bench: Bench, account: BenchAccount, scenario: Scenario):
   return result;
 }
 
-/** `a / b` with three decimals. */
-const ratio = (a: bigint, b: bigint): string => (Number(a) / Number(b)).toFixed(3);
+/** `a / b` with three decimals ("–" where `a` was not measured). */
+const ratio = (a: bigint | undefined, b: bigint): string =>
+  a === undefined ? "–" : (Number(a) / Number(b)).toFixed(3);
 
 /** Markdown table: per scenario, the receipt's gasUsed and the event's actualGasUsed, with ratios to SimpleAccount. */
-function table(results: readonly Measurement[][]): string {
-  const [ownerKernel, eoaKernel, simple] = results as [Measurement[], Measurement[], Measurement[]];
+function table(results: readonly (Measurement | undefined)[][]): string {
+  const [ownerKernel, eoaKernel, simple] = results as [Measurement[], (Measurement | undefined)[], Measurement[]];
   const lines = [
     "| Scenario | Metric | Kernel (owner account) | Kernel (EOA owner) | SimpleAccount | Kernel(EOA)/SimpleAccount | Kernel(owner account)/SimpleAccount |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
   ];
   SCENARIOS.forEach((scenario, row) => {
     for (const metric of ["gasUsed", "actualGasUsed"] as const) {
-      const [k1, k2, s] = [ownerKernel, eoaKernel, simple].map((m) => m[row]![metric]) as [bigint, bigint, bigint];
+      const [k1, k2, s] = [ownerKernel, eoaKernel, simple].map((m) => m[row]?.[metric]) as [
+        bigint,
+        bigint | undefined,
+        bigint,
+      ];
       const name = metric === "gasUsed" ? "handleOps tx gasUsed" : "UserOperationEvent actualGasUsed";
       lines.push(
-        `| ${scenario.key} ${scenario.label} | ${name} | ${k1} | ${k2} | ${s} | ${ratio(k2, s)} | ${ratio(k1, s)} |`,
+        `| ${scenario.key} ${scenario.label} | ${name} | ${k1} | ${k2 ?? "–"} | ${s} | ${ratio(k2, s)} | ${ratio(k1, s)} |`,
       );
     }
   });
@@ -127,12 +137,24 @@ function settingsLine(): string {
 /** Measures every scenario for every account and prints the table. */
 async function main(): Promise<void> {
   const bench = await setUp();
-  const results: Measurement[][] = bench.accounts.map(() => []);
+  const results: (Measurement | undefined)[][] = bench.accounts.map(() => []);
+  // The handed-over wallet has no row (a): one op first, so that its nonce and token balance are warm as the others'.
+  const handed = bench.accounts[1]!;
+  const warmUp = handed.encodeTransfers(bench.tokenAddress, [
+    { to: freshRecipients(handed.label, "warm-up", 1)[0]!, amount: AMOUNT },
+  ]);
+  await submit(bench, handed, warmUp, "0x");
   for (const scenario of SCENARIOS) {
     for (const [i, account] of bench.accounts.entries()) results[i]!.push(await measure(bench, account, scenario));
   }
   console.log(table(results));
   console.log(`\n${settingsLine()}`);
+  // Target: the production wallet (owner account) costs at most 1.10× SimpleAccount v0.7 in every row.
+  const over = SCENARIOS.filter(
+    (_, row) => Number(results[0]![row]!.gasUsed) > 1.1 * Number(results[2]![row]!.gasUsed),
+  );
+  if (over.length > 0)
+    throw new Error(`production rows over 1.10× SimpleAccount: ${over.map((s) => s.key).join(", ")}`);
 }
 
 main().catch((err: unknown) => {

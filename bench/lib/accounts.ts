@@ -48,12 +48,18 @@ function encodeSimpleTransfers(token: string, transfers: readonly Transfer[]): s
   return simple.encodeFunctionData("executeBatch", [transfers.map(() => token), transfers.map(() => 0n), data]);
 }
 
-/** Our KernelAccount for the bench user id, from the KernelAccountFactory at `factory`, owned by `owner`. */
-export function kernelAccount(label: string, factory: string, signer: Signer, owner: string): BenchAccount {
-  const factoryData = kernelFactory.encodeFunctionData("createAccount", [walletSalt("kernel", BENCH_USER_ID)]);
+/** Our KernelAccount for `userId` (the bench's own by default), from the KernelAccountFactory at `factory`, owned by `owner`. */
+export function kernelAccount(
+  label: string,
+  factory: string,
+  signer: Signer,
+  owner: string,
+  userId = BENCH_USER_ID,
+): BenchAccount {
+  const factoryData = kernelFactory.encodeFunctionData("createAccount", [walletSalt("kernel", userId)]);
   return {
     label,
-    address: deriveWalletAddress(factory, "kernel", BENCH_USER_ID),
+    address: deriveWalletAddress(factory, "kernel", userId),
     initCode: packInitCode(factory, factoryData),
     signer,
     expectedOwner: owner,
