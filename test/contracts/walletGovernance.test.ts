@@ -142,6 +142,21 @@ describe("Wallet governance: a thief holding the hot wallet key", () => {
   });
 });
 
+describe("Wallet governance: what the thief signed off chain", () => {
+  it("stops counting once his key is removed: EIP-1271 asks the owner account at check time", async () => {
+    const f = await loadFixture(fixture);
+    const hash = ethers.id("permit: let the thief spend everything");
+    const signature = await f.walletKey.signTypedData(
+      { name: "idwallet Kernel", version: "1", verifyingContract: f.first.wallet },
+      { KernelMessage: [{ name: "hash", type: "bytes32" }] },
+      { hash },
+    );
+    expect(await f.account.isValidSignature(hash, signature)).to.equal("0x1626ba7e");
+    await f.ownerAccount.removeSigner(f.walletKey.address);
+    expect(await f.account.isValidSignature(hash, signature)).to.equal("0xffffffff");
+  });
+});
+
 describe("Wallet upgrades by the owner account's admin", () => {
   it("moves a deployed and a not yet deployed wallet to a second implementation in one transaction", async () => {
     const f = await loadFixture(fixture);
