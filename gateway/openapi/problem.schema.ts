@@ -11,5 +11,15 @@ export const Problem = z
     instance: z.string().optional(),
     requestId: z.string().optional(),
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+    calls: z
+      .array(
+        z.object({
+          index: z.number().int().meta({ description: "The call's index in to / value / data" }),
+          to: z.string().meta({ description: "Its target (EIP-55)" }),
+          reason: z.enum(["SELF_CALL", "OWNER_ACCOUNT_CALL", "DELEGATECALL_NOT_GRANTED"]),
+        }),
+      )
+      .optional()
+      .meta({ description: "CALL_NOT_ALLOWED: each refused call and why" }),
   })
   .meta({ id: "Problem" });
