@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CallRefusalReason } from "../services/callPolicy";
 
 /** RFC 9457 problem details, as every error is answered. */
 export const Problem = z
@@ -16,7 +17,7 @@ export const Problem = z
         z.object({
           index: z.number().int().meta({ description: "The call's index in to / value / data" }),
           to: z.string().meta({ description: "Its target (EIP-55)" }),
-          reason: z.enum(["SELF_CALL", "OWNER_ACCOUNT_CALL", "DELEGATECALL_NOT_GRANTED"]),
+          reason: CallRefusalReason,
         }),
       )
       .optional()

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ApiError } from "../errors/apiError";
 import type { TxCall } from "../storage/transactionsRepository";
 
@@ -8,9 +9,11 @@ import type { TxCall } from "../storage/transactionsRepository";
  * - `DELEGATECALL_NOT_GRANTED`: the request is a delegatecall (the target's code runs as the wallet and can rewrite
  *   its owner slot) and the operator has not granted this app delegatecall.
  */
-export type CallRefusalReason = "SELF_CALL" | "OWNER_ACCOUNT_CALL" | "DELEGATECALL_NOT_GRANTED";
+export const CallRefusalReason = z.enum(["SELF_CALL", "OWNER_ACCOUNT_CALL", "DELEGATECALL_NOT_GRANTED"]);
+/** See {@link CallRefusalReason}. */
+export type CallRefusalReason = z.infer<typeof CallRefusalReason>;
 
-/** One refused call: its index in `to` / `value` / `data`, its target as sent, and why. */
+/** One refused call: its index in `to` / `value` / `data`, its target as the request was parsed (EIP-55), and why. */
 export interface RefusedCall {
   readonly index: number;
   readonly to: string;
