@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
         chains: deps.chains,
         acceptingChains: deps.txWorkers.chains,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        ownerAccount: config.contracts.ownerAccount,
         maxCalls: config.transactions.maxCalls,
         findApp,
         proof,

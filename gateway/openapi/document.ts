@@ -145,7 +145,11 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     401: problem(
       "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
     ),
-    403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
+    403: problem(
+      "PROOF_MISMATCH, PROVIDER_NOT_OWNED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
+        "delegatecall the app was not granted; `calls` lists each with its reason: SELF_CALL, OWNER_ACCOUNT_CALL, " +
+        "DELEGATECALL_NOT_GRANTED)",
+    ),
     409: problem("IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for another request"),
     413: problem("PAYLOAD_TOO_LARGE"),
     503: problem("MAINTENANCE, TX_NOT_CONFIGURED"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CallRefusalReason } from "../services/callPolicy";
 
 /** RFC 9457 problem details, as every error is answered. */
 export const Problem = z
@@ -11,5 +12,15 @@ export const Problem = z
     instance: z.string().optional(),
     requestId: z.string().optional(),
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+    calls: z
+      .array(
+        z.object({
+          index: z.number().int().meta({ description: "The call's index in to / value / data" }),
+          to: z.string().meta({ description: "Its target (EIP-55)" }),
+          reason: CallRefusalReason,
+        }),
+      )
+      .optional()
+      .meta({ description: "CALL_NOT_ALLOWED: each refused call and why" }),
   })
   .meta({ id: "Problem" });

@@ -31,7 +31,8 @@ export const KernelTxRequestBody = z
       .meta({
         description:
           "1: every call of the request is a DELEGATECALL from the wallet (the target's code runs on the wallet's " +
-          "storage and balance; value must be 0). 0: ordinary calls",
+          "storage and balance; value must be 0); only for an app the operator granted delegatecall, else 403 " +
+          "CALL_NOT_ALLOWED. 0: ordinary calls",
       }),
     auth: z.string().max(10_000).meta({ description: "The user proof (see Authentication); blank only in test mode" }),
   })

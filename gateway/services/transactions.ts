@@ -12,6 +12,7 @@ import {
   type TxCall,
   type TxRecord,
 } from "../storage/transactionsRepository";
+import { checkCallRules } from "./callPolicy";
 import { actingApp, requestUserId, servedChain } from "./requestChecks";
 
 /** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
@@ -32,6 +33,8 @@ export interface TransactionsDeps {
   /** Chains whose requests are accepted (a worker and its keys are configured). */
   readonly acceptingChains: ReadonlySet<string>;
   readonly factories: Readonly<Record<AccountType, string>>;
+  /** The operator's OwnerAccount (holds every wallet): no request may call it. */
+  readonly ownerAccount: string | undefined;
   readonly maxCalls: number;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
@@ -40,8 +43,9 @@ export interface TransactionsDeps {
 }
 
 /**
- * Accepts a transaction request: validates it, checks the user proof (invariant 3), and commits it as `queued`
- * before answering (invariant 4). With an Idempotency-Key the app's earlier request with that key is returned
+ * Accepts a transaction request: validates it, checks the user proof (invariant 3) and the call rules (no call to the
+ * wallet itself or its owner account, delegatecall only when granted), and commits it as `queued` before answering
+ * (invariant 4). With an Idempotency-Key the app's earlier request with that key is returned
  * instead (`created` false); the same key with another request is 409.
  */
 export async function submitTransaction(
@@ -64,9 +68,19 @@ export async function submitTransaction(
   }
   const app = await actingApp(principal, deps.findApp);
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, deps.proof);
+  // The call rules come after the proof: an app without a valid proof gets the same proof error whatever its calls,
+  // so a refusal here tells only a caller already entitled to act for this user id. Both run before anything is
+  // stored, so a refused request leaves no row and its Idempotency-Key stays free.
+  const sender = deriveWalletAddress(deps.factories[type], type, userId);
+  const delegatecall = request.delegatecall === 1;
+  checkCallRules(calls, {
+    wallet: sender,
+    ownerAccount: deps.ownerAccount,
+    delegatecall,
+    delegatecallGranted: app.delegatecallGranted,
+  });
 
   const canonical = formatUserId(userId);
-  const delegatecall = request.delegatecall === 1;
   const requestHash = createHash("sha256")
     .update(
       JSON.stringify([
@@ -83,7 +97,7 @@ export async function submitTransaction(
     accountType: type,
     userId: canonical,
     chain: request.chain,
-    sender: deriveWalletAddress(deps.factories[type], type, userId),
+    sender,
     calls,
     delegatecall,
     idempotencyKey,

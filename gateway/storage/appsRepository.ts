@@ -20,6 +20,8 @@ export const App = z.object({
   clientId: z.string(),
   status: AppStatus,
   testMode: z.boolean(),
+  /** The operator let this app send delegatecall requests (admin CLI `apps grant-delegatecall`). */
+  delegatecallGranted: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   secretRotatedAt: z.iso.datetime(),
@@ -45,6 +47,8 @@ export interface AppsRepository {
   setStatus(id: string, status: AppStatus): Promise<App>;
   /** Throws NotFoundError for an unknown id. */
   setTestMode(id: string, on: boolean): Promise<App>;
+  /** Grants or revokes `delegatecall: 1` requests. Throws NotFoundError for an unknown id. */
+  setDelegatecallGrant(id: string, granted: boolean): Promise<App>;
   /** Replaces the secret; the old one stops working at once. Throws NotFoundError for an unknown id. */
   rotateSecret(id: string): Promise<AppWithSecret>;
   /**

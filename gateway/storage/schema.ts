@@ -13,6 +13,8 @@ export interface AppsTable {
   secret_hash: string;
   status: "active" | "disabled";
   test_mode: 0 | 1;
+  /** 1: the operator granted `delegatecall: 1` requests (migration 007); 0 for every app until then. */
+  delegatecall_granted: 0 | 1;
   created_at: string;
   updated_at: string;
   secret_rotated_at: string;

@@ -25,6 +25,8 @@ Commands:
   apps enable <id>                   accept the app's credentials again
   apps rotate-secret <id>            replace the client secret; the old one stops working
   apps test-mode <id> on|off         allow or refuse blank "auth" for the app's own providers
+  apps grant-delegatecall <id>       let the app send delegatecall requests (their code runs as the wallet)
+  apps revoke-delegatecall <id>      refuse the app's delegatecall requests again (the default)
   providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
                 | --jwks-url <url>) [--issuer <iss>] [--audience <aud>]
                                      let the app act for <provider>:<username> ids with JWTs of its identity service
@@ -45,6 +47,7 @@ export type AdminCommand =
   | { readonly kind: "apps status"; readonly id: string; readonly status: "active" | "disabled" }
   | { readonly kind: "apps rotate-secret"; readonly id: string }
   | { readonly kind: "apps test-mode"; readonly id: string; readonly on: boolean }
+  | { readonly kind: "apps grant-delegatecall" | "apps revoke-delegatecall"; readonly id: string }
   | {
       readonly kind: "providers add";
       readonly appId: string;
@@ -197,6 +200,9 @@ function toCommand(
       if (mode !== "on" && mode !== "off") throw new UsageError(`test mode must be "on" or "off", got "${mode}"`);
       return { kind: "apps test-mode", id, on: mode === "on" };
     }
+    case "apps grant-delegatecall":
+    case "apps revoke-delegatecall":
+      return { kind: line, id: one() };
     case "providers add": {
       const [appId = "", provider = ""] = takes(2);
       const name = ProviderName.safeParse(provider);

@@ -33,7 +33,8 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
 }
 
 const summarize = (app: App): string =>
-  `${app.id} "${app.name}" (client id ${app.clientId}, ${app.status}, test mode ${app.testMode ? "on" : "off"})`;
+  `${app.id} "${app.name}" (client id ${app.clientId}, ${app.status}, test mode ${app.testMode ? "on" : "off"}, ` +
+  `delegatecall ${app.delegatecallGranted ? "granted" : "not granted"})`;
 
 const printCredentials = (output: AdminOutput, { app, clientSecret }: AppWithSecret): void => {
   output.out(`  id:            ${app.id}\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}`);
@@ -78,13 +79,14 @@ async function execute(
     case "apps list": {
       const all = await apps.list();
       if (all.length === 0) return output.out("No apps.");
-      const header = ["ID", "NAME", "CLIENT ID", "STATUS", "TEST MODE", "CREATED", "SECRET ROTATED"];
+      const header = ["ID", "NAME", "CLIENT ID", "STATUS", "TEST MODE", "DELEGATECALL", "CREATED", "SECRET ROTATED"];
       const rows = all.map((app) => [
         app.id,
         app.name,
         app.clientId,
         app.status,
         app.testMode ? "on" : "off",
+        app.delegatecallGranted ? "granted" : "-",
         app.createdAt,
         app.secretRotatedAt,
       ]);
@@ -102,6 +104,12 @@ async function execute(
     case "apps test-mode": {
       const app = await apps.setTestMode(command.id, command.on);
       return output.out(`Test mode ${command.on ? "on" : "off"} for app ${summarize(app)}`);
+    }
+    case "apps grant-delegatecall":
+    case "apps revoke-delegatecall": {
+      const granted = command.kind === "apps grant-delegatecall";
+      const app = await apps.setDelegatecallGrant(command.id, granted);
+      return output.out(`${granted ? "Granted" : "Revoked"} delegatecall for app ${summarize(app)}`);
     }
     case "providers add": {
       const registered = await providers.register(command.appId, command.provider, command.verification);

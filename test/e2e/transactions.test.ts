@@ -2,12 +2,16 @@ import { expect } from "chai";
 import { JsonRpcProvider, type Signer, Wallet, computeAddress } from "ethers";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import {
+  KernelAccount__factory,
   SponsorPaymaster__factory,
   TestTarget__factory,
   TestToken__factory,
   type TestTarget,
   type TestToken,
 } from "../../typechain-types";
+import { runAdminCli } from "../../scripts/admin/cli";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
@@ -97,13 +101,31 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
     expect(BigInt(depositAfter)).to.be.lessThan(BigInt(paymasterDeposit));
   });
 
-  it("runs delegatecall requests as documented: every call executes the target's code as the wallet", async () => {
-    const res = await submit({
+  it("runs delegatecall requests as documented once the operator grants them: the target's code runs as the wallet", async () => {
+    const request = {
       to: [await target.getAddress(), await target.getAddress()],
       value: ["0", "0"],
       data: [target.interface.encodeFunctionData("record", [7]), target.interface.encodeFunctionData("record", [8])],
       delegatecall: 1,
+    };
+    const refused = await submit(request);
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).to.deep.equal([
+      403,
+      "CALL_NOT_ALLOWED",
+    ]);
+    // The operator grants the demo app delegatecall with the admin CLI, on the running service's database.
+    const database = await openDatabase(stack.config.databasePath!);
+    const demo = await createRepositories(database.db, () => new Date()).apps.findByClientId(stack.demoApp.clientId);
+    await database.close();
+    const quiet = { out: () => undefined, err: () => undefined };
+    const granted = await runAdminCli(["--db", stack.config.databasePath!, "apps", "grant-delegatecall", demo!.id], {
+      env: {},
+      output: quiet,
+      clock: () => new Date(),
     });
+    expect(granted).to.equal(0);
+
+    const res = await submit(request);
     expect(res.status).to.equal(202);
     const final = await waitFor(((await res.json()) as { id: string }).id);
     expect(final).to.include({ status: "included", success: true });
@@ -119,6 +141,22 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
       [final.sender, final.sender, 7n],
       [final.sender, final.sender, 8n],
     ]);
+  });
+
+  it("refuses an app holding the user's phone-login token that calls transferOwnership on the wallet itself", async () => {
+    const resolved = await postJson(api("/v1/resolver"), { userIds: USER });
+    const wallet = (resolved.body.users as { accountAddress: string }[])[0]!.accountAddress;
+    const account = KernelAccount__factory.connect(wallet, chain);
+    const attacker = Wallet.createRandom().address;
+    const takeover = account.interface.encodeFunctionData("transferOwnership", [attacker]);
+    for (const body of [
+      { to: [wallet], value: ["0"], data: [takeover] },
+      { to: [stack.deployment.contracts.ownerAccount], value: ["0"], data: ["0x"] },
+    ]) {
+      const res = await submit(body);
+      expect([res.status, ((await res.json()) as { code: string }).code]).to.deep.equal([403, "CALL_NOT_ALLOWED"]);
+    }
+    expect(await account.owner()).to.equal(stack.deployment.contracts.ownerAccount);
   });
 
   it("refuses value in a delegatecall, mismatched arrays and too many calls, with stable codes", async () => {

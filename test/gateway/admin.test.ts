@@ -33,6 +33,8 @@ describe("admin CLI: arguments", () => {
     [["apps", "rotate-secret", "app_1"], { kind: "apps rotate-secret", id: "app_1" }],
     [["apps", "test-mode", "app_1", "on"], { kind: "apps test-mode", id: "app_1", on: true }],
     [["apps", "test-mode", "app_1", "off"], { kind: "apps test-mode", id: "app_1", on: false }],
+    [["apps", "grant-delegatecall", "app_1"], { kind: "apps grant-delegatecall", id: "app_1" }],
+    [["apps", "revoke-delegatecall", "app_1"], { kind: "apps revoke-delegatecall", id: "app_1" }],
     [["maintenance", "on"], { kind: "maintenance on" }],
     [["maintenance", "on", "--message", "Back soon"], { kind: "maintenance on", message: "Back soon" }],
     [["maintenance", "off"], { kind: "maintenance off" }],
@@ -52,6 +54,8 @@ describe("admin CLI: arguments", () => {
     [["apps", "create", " "], /must not be empty/],
     [["apps", "list", "extra"], /takes 0 argument/],
     [["apps", "test-mode", "app_1", "maybe"], /"on" or "off"/],
+    [["apps", "grant-delegatecall"], /takes 1 argument/],
+    [["apps", "revoke-delegatecall", "app_1", "app_2"], /takes 1 argument/],
     [["apps", "list", "--test-mode"], /--test-mode applies only to apps create/],
     [["maintenance", "off", "--message", "x"], /--message applies only to maintenance on/],
     [["maintenance", "on", "--message", ""], /must not be empty/],
@@ -109,9 +113,9 @@ describe("admin CLI: commands", () => {
     expect(await run({ kind: "apps list" })).to.equal(EXIT.ok);
     const text = output.stdout.join("\n");
     const lines = text.split("\n");
-    expect(lines[0]).to.match(/^ID\s+NAME\s+CLIENT ID\s+STATUS\s+TEST MODE\s+CREATED\s+SECRET ROTATED$/);
-    expect(lines[1]).to.match(new RegExp(`^${a.app.id}\\s+Alpha\\s+${a.app.clientId}\\s+active\\s+off\\s`));
-    expect(lines[2]).to.match(new RegExp(`^${b.app.id}\\s+Beta\\s+${b.app.clientId}\\s+active\\s+on\\s`));
+    expect(lines[0]).to.match(/^ID\s+NAME\s+CLIENT ID\s+STATUS\s+TEST MODE\s+DELEGATECALL\s+CREATED\s+SECRET ROTATED$/);
+    expect(lines[1]).to.match(new RegExp(`^${a.app.id}\\s+Alpha\\s+${a.app.clientId}\\s+active\\s+off\\s+-\\s`));
+    expect(lines[2]).to.match(new RegExp(`^${b.app.id}\\s+Beta\\s+${b.app.clientId}\\s+active\\s+on\\s+-\\s`));
     for (const secret of [a.clientSecret, b.clientSecret]) expect(text).to.not.include(secret);
     expect(text).to.not.include("scrypt$");
   });
@@ -146,15 +150,35 @@ describe("admin CLI: commands", () => {
     expect(output.stdout[1]).to.match(/^Test mode off for app /);
   });
 
+  it("apps grant-delegatecall / revoke-delegatecall switch the grant, and apps list shows it", async () => {
+    const { app } = await store.repos.apps.create({ name: "Scripts" });
+    const other = await store.repos.apps.create({ name: "Other" });
+    expect(await run({ kind: "apps grant-delegatecall", id: app.id })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(
+      new RegExp(`^Granted delegatecall for app ${app.id} .*delegatecall granted\\)$`),
+    );
+    expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(true);
+    expect((await store.repos.apps.findById(other.app.id))?.delegatecallGranted).to.equal(false);
+    expect(await run({ kind: "apps list" })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(new RegExp(`\\n${app.id}\\s+Scripts\\s+\\S+\\s+active\\s+off\\s+granted\\s`));
+    expect(await run({ kind: "apps revoke-delegatecall", id: app.id })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(
+      new RegExp(`^Revoked delegatecall for app ${app.id} .*delegatecall not granted\\)$`),
+    );
+    expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(false);
+  });
+
   it("an unknown app id exits 1 with a message and changes nothing", async () => {
     for (const command of [
       { kind: "apps status", id: "app_missing", status: "disabled" },
       { kind: "apps rotate-secret", id: "app_missing" },
       { kind: "apps test-mode", id: "app_missing", on: true },
+      { kind: "apps grant-delegatecall", id: "app_missing" },
+      { kind: "apps revoke-delegatecall", id: "app_missing" },
     ] as const) {
       expect(await run(command)).to.equal(EXIT.notFound);
     }
-    expect(output.stderr).to.deep.equal(Array(3).fill('Error: app "app_missing" not found'));
+    expect(output.stderr).to.deep.equal(Array(5).fill('Error: app "app_missing" not found'));
     expect(output.stdout).to.deep.equal([]);
   });
 

@@ -265,6 +265,48 @@ describe("robustness: security matrix of the protected routes, constant-time sec
     }
   });
 
+  it("a valid proof cannot take its wallet over: a self-call or an ungranted delegatecall is 403 CALL_NOT_ALLOWED", async () => {
+    for (const [route, accountType] of [
+      ["/v1/kernel/tx", "kernel"],
+      ["/v1/base/tx", "base"],
+    ] as const) {
+      const resolved = await request(service.app)
+        .post("/v1/resolver")
+        .set("Authorization", `Bearer ${bearer.valid}`)
+        .send({ userIds: PHONE_USER, accountType });
+      const wallet = resolved.body.users[0].accountAddress as string;
+      const requests = [
+        { to: [wallet.toLowerCase()], value: ["0"], data: ["0xf2fde38b"], reason: "SELF_CALL" },
+        ...(route === "/v1/kernel/tx"
+          ? [
+              {
+                to: [`0x${"11".repeat(20)}`],
+                value: ["0"],
+                data: ["0x"],
+                delegatecall: 1,
+                reason: "DELEGATECALL_NOT_GRANTED",
+              },
+            ]
+          : []),
+      ];
+      for (const { reason, ...calls } of requests) {
+        const before = await stored();
+        const res = await request(service.app)
+          .post(route)
+          .set("Authorization", `Bearer ${bearer.valid}`)
+          .send({ userId: PHONE_USER, chain: CHAIN, auth: proofs.phone, ...calls });
+        const label = `${route} ${reason}`;
+        expect([res.status, res.body.code, res.body.calls?.[0]?.reason], label).to.deep.equal([
+          403,
+          "CALL_NOT_ALLOWED",
+          reason,
+        ]);
+        expect(await stored(), `${label}: nothing stored`).to.deep.equal(before);
+        cells++;
+      }
+    }
+  });
+
   describe("constant-time comparison of client secrets and OTP codes", () => {
     const source = (file: string) => readFileSync(path.join(__dirname, "../../gateway", file), "utf8");
     /** The text of `name`'s function body in `text`. */

@@ -6,6 +6,7 @@ import * as m003 from "./003_app_providers";
 import * as m004 from "./004_transactions";
 import * as m005 from "./005_safes";
 import * as m006 from "./006_dust";
+import * as m007 from "./007_app_delegatecall_grant";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -18,6 +19,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "004_transactions": m004,
   "005_safes": m005,
   "006_dust": m006,
+  "007_app_delegatecall_grant": m007,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

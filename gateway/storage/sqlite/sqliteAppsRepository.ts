@@ -22,6 +22,7 @@ const AppRow = z
     secret_hash: z.string(),
     status: z.string(),
     test_mode: z.union([z.literal(0), z.literal(1)]),
+    delegatecall_granted: z.union([z.literal(0), z.literal(1)]),
     created_at: z.string(),
     updated_at: z.string(),
     secret_rotated_at: z.string(),
@@ -32,6 +33,7 @@ const AppRow = z
     clientId: row.client_id,
     status: row.status,
     testMode: row.test_mode === 1,
+    delegatecallGranted: row.delegatecall_granted === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     secretRotatedAt: row.secret_rotated_at,
@@ -61,6 +63,7 @@ export class SqliteAppsRepository implements AppsRepository {
         secret_hash: secretHash,
         status: "active",
         test_mode: input.testMode ? 1 : 0,
+        delegatecall_granted: 0,
         created_at: now,
         updated_at: now,
         secret_rotated_at: now,
@@ -91,6 +94,10 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async setTestMode(id: string, on: boolean): Promise<App> {
     return this.update(id, { test_mode: on ? 1 : 0 });
+  }
+
+  async setDelegatecallGrant(id: string, granted: boolean): Promise<App> {
+    return this.update(id, { delegatecall_granted: granted ? 1 : 0 });
   }
 
   async rotateSecret(id: string): Promise<AppWithSecret> {

@@ -88,6 +88,14 @@ describe("Operations endpoints", () => {
       "auth",
     ]);
     expect(doc.paths["/v1/base/tx"].post.deprecated).to.equal(true);
+    for (const path of ["/v1/kernel/tx", "/v1/base/tx"]) {
+      expect(doc.paths[path].post.responses["403"].description, path).to.include("CALL_NOT_ALLOWED");
+    }
+    expect(doc.components.schemas.Problem.properties.calls.items.properties.reason.enum).to.deep.equal([
+      "SELF_CALL",
+      "OWNER_ACCOUNT_CALL",
+      "DELEGATECALL_NOT_GRANTED",
+    ]);
     expect(doc.components.schemas).to.have.property("ResolverRequest");
     expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
     const page = await request(app).get("/docs").expect(200);

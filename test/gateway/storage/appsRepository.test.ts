@@ -28,6 +28,7 @@ describe("storage: apps repository", () => {
       clientId: app.clientId,
       status: "active",
       testMode: false,
+      delegatecallGranted: false,
       createdAt: T0,
       updatedAt: T0,
       secretRotatedAt: T0,
@@ -121,10 +122,25 @@ describe("storage: apps repository", () => {
     expect(await store.repos.apps.findById(app.id)).to.deep.include({ status: "disabled", secretRotatedAt: T0 });
   });
 
+  it("grants and revokes delegatecall, stamping updatedAt only", async () => {
+    const { app } = await store.repos.apps.create({ name: "Demo" });
+    store.clock.advance(MINUTE);
+    const t1 = new Date(Date.parse(T0) + MINUTE).toISOString();
+    expect(await store.repos.apps.setDelegatecallGrant(app.id, true)).to.deep.equal({
+      ...app,
+      delegatecallGranted: true,
+      updatedAt: t1,
+    });
+    expect((await rawRow(app.id)).delegatecall_granted).to.equal(1);
+    expect((await store.repos.apps.setDelegatecallGrant(app.id, false)).delegatecallGranted).to.equal(false);
+    expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(false);
+  });
+
   it("throws NotFoundError for an unknown id", async () => {
     for (const call of [
       () => store.repos.apps.setStatus("app_missing", "disabled"),
       () => store.repos.apps.setTestMode("app_missing", true),
+      () => store.repos.apps.setDelegatecallGrant("app_missing", true),
       () => store.repos.apps.rotateSecret("app_missing"),
     ]) {
       const error = await call().catch((caught: unknown) => caught);

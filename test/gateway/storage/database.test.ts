@@ -187,6 +187,26 @@ describe("storage: openDatabase", () => {
     }
   });
 
+  it("leaves every app registered before 007 without the delegatecall grant", async () => {
+    const db = new Kysely<unknown>({
+      dialect: new IdwalletSqliteDialect({ database: new BetterSqlite3(":memory:") }),
+    });
+    try {
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < "007"));
+      await runMigrations(db, before);
+      const at = "2025-01-01T00:00:00.000Z";
+      await sql`insert into apps (id, name, client_id, secret_hash, status, test_mode, created_at, updated_at, secret_rotated_at)
+          values ('a', 'n', 'c', 'h', 'active', 1, ${at}, ${at}, ${at})`.execute(db);
+      await runMigrations(db, MIGRATIONS);
+      const { rows } = await sql<Record<string, unknown>>`select id, delegatecall_granted from apps`.execute(db);
+      expect(rows).to.deep.equal([{ id: "a", delegatecall_granted: 0 }]);
+      const badGrant = await sql`update apps set delegatecall_granted = 2`.execute(db).catch((e: unknown) => e);
+      expect(String(badGrant)).to.match(/CHECK constraint failed/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("refuses rows that break the schema's constraints", async () => {
     const { db, close } = await openDatabase(":memory:");
     const at = "2025-01-01T00:00:00.000Z";
