@@ -37,8 +37,9 @@ async function setUp() {
   const entryPointAddress = await f.entryPoint.getAddress();
   const factory = f.deployment.contracts.kernelFactory;
   const handed = kernelAccount("Kernel (EOA owner)", factory, f.alice, f.alice.address, HANDED_USER_ID);
-  await (await f.kernelFactory.createAccount(walletSalt("kernel", HANDED_USER_ID))).wait();
-  await (await f.ownerAccount.transferWalletOwnership(handed.address, f.alice.address)).wait();
+  await (
+    await f.ownerAccount.transferWalletOwnership(factory, walletSalt("kernel", HANDED_USER_ID), f.alice.address)
+  ).wait();
   const accounts = [
     kernelAccount("Kernel (owner account)", factory, f.walletKey, f.deployment.contracts.ownerAccount),
     handed,

@@ -10,6 +10,7 @@ import {ERC1967Utils} from "@openzeppelin/contracts/proxy/ERC1967/ERC1967Utils.s
 import {UUPSUpgradeable} from "@openzeppelin/contracts/proxy/utils/UUPSUpgradeable.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {IDelegateCodeRegistry} from "../owner/IDelegateCodeRegistry.sol";
 import {TokenReceiver} from "./TokenReceiver.sol";
 
 /// @title OwnedAccount
@@ -21,7 +22,10 @@ import {TokenReceiver} from "./TokenReceiver.sol";
 ///      - the owner and the code change only by a direct call from the governor: the custodian itself
 ///        (its cold admin) while the custodian owns the wallet, never a UserOperation its hot signers sign;
 ///        a wallet handed to its own key is governed by that key (a direct call or its own UserOperation);
-///      - a delegatecall the wallet makes may not change the owner or the implementation (checked after it);
+///      - while the custodian owns the wallet, a delegatecall runs only code the custodian's admin allowed (by
+///        code hash: no code that could SELFDESTRUCT the wallet, roll back an upgrade or plant state for a later
+///        implementation), and no delegatecall may change the owner or the implementation (checked after it);
+///      - the implementation cannot act as a wallet itself (it could be destroyed, taking every wallet with it);
 ///      - custody is decided when a signature is checked, not when the owner is set: an empty owner slot
 ///        means "the custodian", so a wallet created on a chain where the custodian is not deployed yet
 ///        works as soon as it is, and nothing at creation depends on another contract's code.
@@ -50,6 +54,8 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver, UUPSUpgradeable {
     error OwnedAccountCallFailed();
     /// @notice A delegatecall changed the owner or the implementation, which only the governor may change.
     error OwnedAccountProtectedStateChanged();
+    /// @notice The custodian has not allowed delegatecalls into `target`'s code.
+    error OwnedAccountDelegateCallNotAllowed(address target);
 
     /// @dev Only the EntryPoint (a validated UserOperation) or the account itself may act.
     modifier onlyEntryPointOrSelf() {
@@ -134,7 +140,10 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver, UUPSUpgradeable {
         return _isOwnerSignature(digest, userOp.signature) ? SIG_VALIDATION_SUCCESS : SIG_VALIDATION_FAILED;
     }
 
+    /// @dev Runs first in validateUserOp. The implementation itself has an empty owner slot, so it would accept the
+    ///      custodian's signatures as if it were a wallet; only proxies (UUPS `_checkProxy`) validate operations.
     function _requireFromEntryPoint() internal view override {
+        _checkProxy();
         if (msg.sender != address(_entryPoint)) revert OwnedAccountUnauthorized(msg.sender);
     }
 
@@ -154,8 +163,12 @@ abstract contract OwnedAccount is BaseAccount, TokenReceiver, UUPSUpgradeable {
         if (!success) _revertWith(result);
     }
 
-    /// @dev Runs `target`'s code on this account's storage; it may not change the owner or the implementation.
+    /// @dev Runs `target`'s code on this account's storage: while custodial, only code the custodian allows; never
+    ///      changing the owner or the implementation.
     function _delegateCall(address target, bytes calldata data) internal returns (bool success, bytes memory result) {
+        if (_storage().owner == address(0) && !IDelegateCodeRegistry(_custodian).isDelegateCode(target.codehash)) {
+            revert OwnedAccountDelegateCallNotAllowed(target);
+        }
         bytes32 before = _protectedState();
         (success, result) = target.delegatecall(data);
         if (success && _protectedState() != before) revert OwnedAccountProtectedStateChanged();

@@ -6,6 +6,7 @@ import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {OwnedAccount} from "../account/OwnedAccount.sol";
+import {IDelegateCodeRegistry} from "./IDelegateCodeRegistry.sol";
 import {ProxyAccountFactory} from "../account/ProxyAccountFactory.sol";
 
 /// @title OwnerAccount
@@ -18,14 +19,17 @@ import {ProxyAccountFactory} from "../account/ProxyAccountFactory.sol";
 /// @dev Its address depends only on its admin, not on any signer key. The hashes it is asked about are
 ///      already bound to one wallet and chain (ERC-4337 userOpHash) or to one wallet (KernelAccount's
 ///      replay-safe hash), so it checks the raw digest. The admin is a cold key; signers are hot.
-contract OwnerAccount is IERC1271, Ownable2Step {
+contract OwnerAccount is IERC1271, IDelegateCodeRegistry, Ownable2Step {
     mapping(address signer => bool) private _signers;
+    mapping(bytes32 codeHash => bool) private _delegateCode;
 
     /// @notice Emitted when `signer` may sign for the wallets.
     event SignerAdded(address indexed signer);
     /// @notice Emitted when `signer` may no longer sign for the wallets.
     event SignerRemoved(address indexed signer);
 
+    /// @notice Emitted when custodial wallets may (or may no longer) delegatecall into code hashing to `codeHash`.
+    event DelegateCodeSet(bytes32 indexed codeHash, bool allowed);
     /// @notice Emitted when `count` wallets of `factory` were moved to `implementation`.
     event WalletsUpgraded(address indexed factory, address indexed implementation, uint256 count);
 
@@ -70,11 +74,27 @@ contract OwnerAccount is IERC1271, Ownable2Step {
         emit WalletsUpgraded(address(factory), implementation, salts.length);
     }
 
-    /// @notice Hands `wallet` to `newOwner` (for example the user's own key), which then governs it alone.
-    /// @param wallet A wallet this contract owns.
+    /// @notice Hands the wallet of `factory` for `salt` to `newOwner` (for example the user's own key), which then
+    ///         governs it alone, on this chain: creates the wallet first if it is not deployed yet.
+    /// @param factory The factory whose wallet this is.
+    /// @param salt The wallet's salt.
     /// @param newOwner Its new owner (EOA or ERC-1271 contract).
-    function transferWalletOwnership(OwnedAccount wallet, address newOwner) external onlyOwner {
-        wallet.transferOwnership(newOwner);
+    function transferWalletOwnership(ProxyAccountFactory factory, bytes32 salt, address newOwner) external onlyOwner {
+        OwnedAccount(payable(factory.createAccount(salt))).transferOwnership(newOwner);
+    }
+
+    /// @notice Lets custodial wallets delegatecall into code hashing to `codeHash` (a reviewed script), or stops it.
+    ///         Allow only code that cannot SELFDESTRUCT and writes no state a later implementation could trust.
+    /// @param codeHash The EXTCODEHASH of the script contract.
+    /// @param allowed Whether it may run.
+    function setDelegateCode(bytes32 codeHash, bool allowed) external onlyOwner {
+        _delegateCode[codeHash] = allowed;
+        emit DelegateCodeSet(codeHash, allowed);
+    }
+
+    /// @inheritdoc IDelegateCodeRegistry
+    function isDelegateCode(bytes32 codeHash) external view returns (bool) {
+        return _delegateCode[codeHash];
     }
 
     /// @notice Whether `signer` may sign for the wallets.

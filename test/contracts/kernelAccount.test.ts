@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
-import { type Signer, getBytes, hashMessage, parseEther, ZeroAddress } from "ethers";
+import { type Signer, getBytes, hashMessage, keccak256, parseEther, ZeroAddress } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { userOperationHash, type PackedUserOperation } from "../../gateway/userop/packedUserOperation";
@@ -19,6 +19,8 @@ const kernel = KernelAccount__factory.createInterface();
 async function fixture() {
   const base = await deployIdwalletFixture();
   const test = await deployTestContracts();
+  // Custodial wallets delegatecall only into code the owner account's admin allowed.
+  await base.ownerAccount.setDelegateCode(keccak256(await ethers.provider.getCode(test.target)), true);
   const { userId, wallet, initCode } = counterfactualWallet(
     base.deployment.contracts.kernelFactory,
     "kernel",
@@ -188,7 +190,13 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
     await f.kernelFactory.createAccount(walletSalt("kernel", f.userId));
     await f.admin.sendTransaction({ to: f.wallet, value: parseEther("1") });
     const account = KernelAccount__factory.connect(f.wallet, ethers.provider);
-    await expect(f.ownerAccount.transferWalletOwnership(f.wallet, f.alice.address))
+    await expect(
+      f.ownerAccount.transferWalletOwnership(
+        f.deployment.contracts.kernelFactory,
+        walletSalt("kernel", f.userId),
+        f.alice.address,
+      ),
+    )
       .to.emit(account, "OwnershipTransferred")
       .withArgs(await f.ownerAccount.getAddress(), f.alice.address);
     expect(await account.owner()).to.equal(f.alice.address);
@@ -200,7 +208,13 @@ describe("KernelAccount through the EntryPoint v0.7", () => {
     await expect(f.run(noop, f.alice)).to.emit(f.entryPoint, "UserOperationEvent");
 
     // The custodian no longer governs it; its own key does, by a UserOperation calling itself.
-    await expect(f.ownerAccount.transferWalletOwnership(f.wallet, f.stranger.address))
+    await expect(
+      f.ownerAccount.transferWalletOwnership(
+        f.deployment.contracts.kernelFactory,
+        walletSalt("kernel", f.userId),
+        f.stranger.address,
+      ),
+    )
       .to.be.revertedWithCustomError(account, "OwnedAccountUnauthorized")
       .withArgs(await f.ownerAccount.getAddress());
     const rotate = kernel.encodeFunctionData("execute", [

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
-import { type Signer, parseEther, toBeHex, zeroPadValue } from "ethers";
+import { type Signer, keccak256, parseEther, toBeHex, zeroPadValue } from "ethers";
 
 import { KernelAccount__factory, TestKernelAccountV2__factory } from "../../typechain-types";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
@@ -33,7 +33,10 @@ async function fixture() {
   await base.admin.sendTransaction({ to: first.wallet, value: parseEther("1") });
   await test.token.mint(first.wallet, 1000n);
   const account = KernelAccount__factory.connect(first.wallet, ethers.provider);
-  return { ...base, ...test, writer, v2, first, second, runFirst, runSecond, account };
+  /** The admin allows the slot writer's code for custodial delegatecalls (as if it were a reviewed script). */
+  const allowWriter = async () =>
+    base.ownerAccount.setDelegateCode(keccak256(await ethers.provider.getCode(writer)), true);
+  return { ...base, ...test, writer, allowWriter, v2, first, second, runFirst, runSecond, account };
 }
 
 /** The revert reason the EntryPoint reports for the wallet's failed call, to match UserOperationRevertReason. */
@@ -74,8 +77,37 @@ describe("Wallet governance: a thief holding the hot wallet key", () => {
     expect(await f.account.implementation()).to.equal(implementation);
   });
 
-  it("cannot rewrite the owner or implementation slot with a delegatecall, alone or in a batch", async () => {
+  it("cannot delegatecall code the admin has not allowed (a SELFDESTRUCT, a rollback, planted storage)", async () => {
     const f = await loadFixture(fixture);
+    const writer = await f.writer.getAddress();
+    const plant = f.writer.interface.encodeFunctionData("writeSlot", [toBeHex(7, 32), toBeHex(42, 32)]);
+    const refused = kernel.encodeErrorResult("OwnedAccountDelegateCallNotAllowed", [writer]);
+    await expect(f.runFirst(kernel.encodeFunctionData("execute", [writer, 0, plant, DELEGATECALL]), f.walletKey))
+      .to.emit(f.entryPoint, "UserOperationRevertReason")
+      .withArgs(anyValue, f.first.wallet, anyValue, refused);
+    const batch = kernel.encodeFunctionData("executeBatch", [
+      [{ target: writer, value: 0n, data: plant, operation: DELEGATECALL }],
+    ]);
+    await expect(f.runFirst(batch, f.walletKey))
+      .to.emit(f.entryPoint, "UserOperationRevertReason")
+      .withArgs(anyValue, f.first.wallet, anyValue, refused);
+    expect(await ethers.provider.getStorage(f.first.wallet, toBeHex(7, 32))).to.equal(toBeHex(0, 32));
+  });
+
+  it("cannot use the wallets' implementation as a wallet of its own (and so cannot destroy it)", async () => {
+    const f = await loadFixture(fixture);
+    const implementation = f.deployment.contracts.kernelImplementation;
+    const runImplementation = walletRunner({ ...f, beneficiary: f.admin.address }, implementation, "0x");
+    const noop = kernel.encodeFunctionData("execute", [f.walletKey.address, 0, "0x", CALL]);
+    await f.admin.sendTransaction({ to: implementation, value: parseEther("1") });
+    await expect(runImplementation(noop, f.walletKey))
+      .to.be.revertedWithCustomError(f.entryPoint, "FailedOpWithRevert")
+      .withArgs(0, "AA23 reverted", kernel.encodeErrorResult("UUPSUnauthorizedCallContext", []));
+  });
+
+  it("cannot rewrite the owner or implementation slot with a delegatecall, even into allowed code", async () => {
+    const f = await loadFixture(fixture);
+    await f.allowWriter();
     const thief = f.walletKey;
     const writer = await f.writer.getAddress();
     const ownerWord = zeroPadValue(thief.address, 32);
@@ -109,8 +141,9 @@ describe("Wallet governance: a thief holding the hot wallet key", () => {
     expect(await ethers.provider.getStorage(f.first.wallet, OWNER_SLOT)).to.equal(toBeHex(0, 32));
   });
 
-  it("still lets a delegatecall write the wallet's other storage (a migration script keeps working)", async () => {
+  it("lets code the admin allowed write the wallet's other storage (a migration script keeps working)", async () => {
     const f = await loadFixture(fixture);
+    await f.allowWriter();
     const writer = await f.writer.getAddress();
     const slot = toBeHex(7, 32);
     const write = f.writer.interface.encodeFunctionData("writeSlot", [slot, toBeHex(42, 32)]);
@@ -217,7 +250,7 @@ describe("Wallet upgrades by the owner account's admin", () => {
   it("leaves a wallet handed to its user's key to that key: the admin cannot upgrade it, the key can", async () => {
     const f = await loadFixture(fixture);
     const v2 = await f.v2.getAddress();
-    await f.ownerAccount.transferWalletOwnership(f.first.wallet, f.alice.address);
+    await f.ownerAccount.transferWalletOwnership(f.deployment.contracts.kernelFactory, f.first.salt, f.alice.address);
     await expect(f.ownerAccount.upgradeWallets(f.deployment.contracts.kernelFactory, [f.first.salt], v2, "0x"))
       .to.be.revertedWithCustomError(f.account, "OwnedAccountUnauthorized")
       .withArgs(await f.ownerAccount.getAddress());
@@ -225,6 +258,11 @@ describe("Wallet upgrades by the owner account's admin", () => {
       .to.emit(f.account, "Upgraded")
       .withArgs(v2);
     expect(await f.account.owner()).to.equal(f.alice.address);
+    // Its own key may delegatecall what it likes: the custodian's list binds only the custodian's wallets.
+    const writer = await f.writer.getAddress();
+    const write = f.writer.interface.encodeFunctionData("writeSlot", [toBeHex(9, 32), toBeHex(1, 32)]);
+    await f.runFirst(kernel.encodeFunctionData("execute", [writer, 0, write, DELEGATECALL]), f.alice);
+    expect(await ethers.provider.getStorage(f.first.wallet, toBeHex(9, 32))).to.equal(toBeHex(1, 32));
     // Not even its own key can make the wallet own itself (nobody could ever sign for it again).
     await expect(KernelAccount__factory.connect(f.first.wallet, f.alice).transferOwnership(f.first.wallet))
       .to.be.revertedWithCustomError(f.account, "OwnedAccountInvalidOwner")

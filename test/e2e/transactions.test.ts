@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { JsonRpcProvider, type Signer, Wallet, computeAddress } from "ethers";
+import { JsonRpcProvider, type Signer, Wallet, computeAddress, keccak256 } from "ethers";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import {
   KernelAccount__factory,
+  OwnerAccount__factory,
   SponsorPaymaster__factory,
   TestTarget__factory,
   TestToken__factory,
@@ -124,6 +125,20 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
       clock: () => new Date(),
     });
     expect(granted).to.equal(0);
+
+    // The wallet itself still refuses code the owner account's admin has not allowed (a stolen signer key gets no
+    // further than an app does).
+    const unallowed = await submit(request);
+    expect(unallowed.status).to.equal(202);
+    const refusedOnChain = await waitFor(((await unallowed.json()) as { id: string }).id);
+    expect(refusedOnChain).to.include({ status: "included", success: false });
+    expect(JSON.stringify(refusedOnChain.error)).to.contain(
+      KernelAccount__factory.createInterface().getError("OwnedAccountDelegateCallNotAllowed")!.selector.slice(2),
+    );
+    // The admin allows the script's code on chain, by its code hash.
+    const admin = await chain.getSigner(0);
+    const ownerAccount = OwnerAccount__factory.connect(stack.deployment.contracts.ownerAccount, admin);
+    await (await ownerAccount.setDelegateCode(keccak256(await chain.getCode(await target.getAddress())), true)).wait();
 
     const res = await submit(request);
     expect(res.status).to.equal(202);
