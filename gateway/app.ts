@@ -112,6 +112,7 @@ export function createApp(deps: AppDeps): Express {
         acceptingChains: deps.txWorkers.chains,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         maxCalls: config.transactions.maxCalls,
+        maxCallDataBytes: config.transactions.maxCallDataBytes,
         findApp,
         proof,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
