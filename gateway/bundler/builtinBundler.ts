@@ -9,7 +9,7 @@ import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { bundleGasLimit, checkBundle } from "./bundleCheck";
+import { bundleGasBound, bundleGasLimit, checkBundle } from "./bundleCheck";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import {
@@ -287,8 +287,8 @@ export class BuiltinBundler {
         continue;
       }
       // Past the gas cap or the size limit, an operation waits, untouched, for the next bundle.
-      const gasLimit = bundleGasLimit([...ops, result.built]);
       const size = bytes + operationBytes(result.built.userOp);
+      const gasLimit = bundleGasBound([...ops, result.built], size);
       if (ops.length > 0 && (gasLimit > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
       ops.push(result.built);
       bytes = size;
@@ -391,7 +391,7 @@ export class BuiltinBundler {
       ops.map((op) => op.userOp),
       this.settings.relayer.address,
     );
-    const gasLimit = bundleGasLimit(ops);
+    const gasLimit = bundleGasLimit(ops, data);
     const nonce = Number(latestNonce);
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
       chainId: this.context.chain.chainId,

@@ -17,9 +17,28 @@ const CHECK_FAILED: OperationFailure = {
   message: "the node could not run this operation in a bundle (no answer, or an error without revert data)",
 };
 
-/** The gas limit of a bundle of `ops`: the sum of their limits and handleOps's own. */
-export const bundleGasLimit = (ops: readonly BuiltUserOp[]): bigint =>
-  ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+/** EIP-7623 (Prague): a transaction pays at least 10 gas per call-data token (a zero byte 1 token, others 4). */
+const FLOOR_GAS_PER_TOKEN = 10n;
+const TRANSACTION_GAS = 21_000n;
+
+/**
+ * The gas limit of a bundle of `ops` whose handleOps call data is `data`: the sum of their limits and handleOps's
+ * own, and never under the call-data floor (nodes refuse a transaction whose limit is below it).
+ */
+export function bundleGasLimit(ops: readonly BuiltUserOp[], data: string): bigint {
+  const limits = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+  let tokens = 0n;
+  for (let i = 2; i < data.length; i += 2) tokens += data[i] === "0" && data[i + 1] === "0" ? 1n : 4n;
+  const floor = TRANSACTION_GAS + FLOOR_GAS_PER_TOKEN * tokens;
+  return limits > floor ? limits : floor;
+}
+
+/** An upper bound of bundleGasLimit for ops of `bytes` call data in all, without encoding them. */
+export function bundleGasBound(ops: readonly BuiltUserOp[], bytes: number): bigint {
+  const limits = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+  const floor = TRANSACTION_GAS + FLOOR_GAS_PER_TOKEN * 4n * BigInt(bytes + 4 + 32 * 4);
+  return limits > floor ? limits : floor;
+}
 
 /**
  * Runs the bundle as the chain will (eth_call of handleOps from the relayer, at the operations' real fees, so the
@@ -35,20 +54,21 @@ export async function checkBundle(
   ops: readonly BuiltUserOp[],
   picked: readonly TxRecord[],
 ): Promise<BuiltUserOp[]> {
-  const call = (group: readonly BuiltUserOp[]) =>
-    context.chain.provider.send("eth_call", [
-      {
-        from: relayer,
-        to: context.entryPoint,
-        data: encodeHandleOps(
-          group.map((op) => op.userOp),
-          relayer,
-        ),
-        gas: toBeHex(bundleGasLimit(group)),
-      },
+  const call = (group: readonly BuiltUserOp[]) => {
+    const data = encodeHandleOps(
+      group.map((op) => op.userOp),
+      relayer,
+    );
+    return context.chain.provider.send("eth_call", [
+      { from: relayer, to: context.entryPoint, data, gas: toBeHex(bundleGasLimit(group, data)) },
       "latest",
     ]) as Promise<string>;
-  const failureOf = async (group: readonly BuiltUserOp[]) => call(group).then(() => undefined, (error) => error);
+  };
+  const failureOf = async (group: readonly BuiltUserOp[]) =>
+    call(group).then(
+      () => undefined,
+      (error) => error,
+    );
   const settle = async (op: BuiltUserOp, failure: OperationFailure) => {
     const tx = picked.find((t) => t.id === op.txId)!;
     await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));

@@ -8,7 +8,9 @@ import type { PackedUserOperation } from "./packedUserOperation";
 export const MAX_BUNDLE_BYTES = 120_000;
 
 /** Bytes an operation adds to handleOps's call data: its dynamic fields, their padding, its heads and lengths. */
-export const operationBytes = (op: Pick<PackedUserOperation, "initCode" | "callData" | "paymasterAndData" | "signature">) =>
+export const operationBytes = (
+  op: Pick<PackedUserOperation, "initCode" | "callData" | "paymasterAndData" | "signature">,
+) =>
   dataLength(op.initCode) +
   dataLength(op.callData) +
   dataLength(op.paymasterAndData) +

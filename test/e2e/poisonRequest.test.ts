@@ -78,7 +78,10 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     // The culprit's failures cost them nothing: each was built and sent exactly once.
     expect(await attemptsOf(ids)).to.deep.equal(ids.map(() => 1));
   };
-  /** Waits until the culprit has failed with `code` after `attempts` builds (TX_MAX_ATTEMPTS for a retried one). */
+  /**
+   * Waits until the culprit has failed with `code` and `attempts` stored: the failed builds before its last one
+   * (TX_MAX_ATTEMPTS − 1 for a retried failure: the last failure ends it), 0 for one that fails at once.
+   */
   const failsAlone = async (service: ServiceProcess, id: string, code: string, attempts: number) => {
     await until(async () => (await view(service, id)).status === "failed", 60_000, "the culprit fails");
     expect((await view(service, id)).error?.code).to.equal(code);
@@ -109,7 +112,9 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
         userId: formatUserId(userId),
         chain: "localhost",
         sender: deriveWalletAddress(factory, "kernel", userId),
-        calls: [{ to: await target.getAddress(), value: 0n, data: concat([record(666), hexlify(randomBytes(400 * 1024))]) }],
+        calls: [
+          { to: await target.getAddress(), value: 0n, data: concat([record(666), hexlify(randomBytes(400 * 1024))]) },
+        ],
         delegatecall: false,
         idempotencyKey: undefined,
         requestHash: hexlify(randomBytes(32)).slice(2),
@@ -180,8 +185,8 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     const hanging = await submit(service, concat([record(7), `0x${hangs}`]));
     const reverting = await submit(service, concat([record(8), `0x${reverts}`]));
     await othersGoThrough(service, 20);
-    await failsAlone(service, hanging, "SIMULATION_FAILED", 3);
-    await failsAlone(service, reverting, "SIMULATION_FAILED", 3);
+    await failsAlone(service, hanging, "SIMULATION_FAILED", 2);
+    await failsAlone(service, reverting, "SIMULATION_FAILED", 2);
 
     // Now the node hangs on everything for a while: nothing is charged, and all go through once it is back.
     down = true;
