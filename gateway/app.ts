@@ -113,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         ownerAccount: config.contracts.ownerAccount,
         maxCalls: config.transactions.maxCalls,
+        maxCallDataBytes: config.transactions.maxCallDataBytes,
         findApp,
         proof,
         onAccepted: (chain) => deps.txWorkers.wake(chain),

@@ -2,13 +2,14 @@ import { toBeHex } from "ethers";
 import { operationGas } from "../userop/operationGas";
 import type { DigestSigner } from "../crypto/digestSigner";
 import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
-import { isTransportError, revertDataOf, rpcErrorMessage } from "../chains/revertData";
-import { failureFromReason } from "../transactions/failureCodes";
-import { decodeEntryPointError, entryPointInterface } from "../userop/entryPoint";
+import { isTransportError, rpcErrorMessage } from "../chains/revertData";
+import { entryPointInterface } from "../userop/entryPoint";
 import type { Bundle, BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
+import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
+import { bundleGasBound, bundleGasLimit, checkBundle } from "./bundleCheck";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import {
@@ -34,8 +35,6 @@ export interface BuiltinBundlerSettings {
 const CODE_LOOKUP_CONCURRENCY = 16;
 /** Largest bundle gas limit: under EIP-7825's per-transaction cap (2^24) and common block limits. */
 const MAX_BUNDLE_GAS = 15_000_000n;
-/** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
-const BUNDLE_GAS_OVERHEAD = 100_000n;
 /** A bundle prepared ahead that waited longer than this is built again (fees and state have moved on). */
 const PREPARED_MAX_AGE_MS = 10_000;
 /** Blocks since a simulation that are looked through for foreign transactions; past this it is checked again. */
@@ -50,7 +49,6 @@ interface Prepared {
   readonly ops: BuiltUserOp[];
   readonly picked: readonly TxRecord[];
   readonly fees: Fees;
-  readonly gasLimit: bigint;
   /** The block its simulation ran on. */
   readonly simulatedAt: number;
 }
@@ -281,20 +279,22 @@ export class BuiltinBundler {
       this.context.builder,
     );
     const ops: BuiltUserOp[] = [];
-    let gasLimit = BUNDLE_GAS_OVERHEAD;
+    let bytes = 0;
     for (const [i, result] of results.entries()) {
       const tx = picked[i]!;
       if ("failure" in result) {
         await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
         continue;
       }
-      const gas = operationGas(result.built.userOp);
-      if (ops.length > 0 && gasLimit + gas > MAX_BUNDLE_GAS) continue; // waits, untouched, for the next bundle
+      // Past the gas cap or the size limit, an operation waits, untouched, for the next bundle.
+      const size = bytes + operationBytes(result.built.userOp);
+      const gasLimit = bundleGasBound([...ops, result.built], size);
+      if (ops.length > 0 && (gasLimit > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
       ops.push(result.built);
-      gasLimit += gas;
+      bytes = size;
     }
     if (ops.length === 0) return "settled";
-    return { kind: "userops", at, ops, picked, fees, gasLimit, simulatedAt: Number(simulatedAt) };
+    return { kind: "userops", at, ops, picked, fees, simulatedAt: Number(simulatedAt) };
   }
 
   /**
@@ -375,22 +375,23 @@ export class BuiltinBundler {
    * records it with its signed transaction before broadcasting it.
    */
   private async send(prepared: Prepared): Promise<void> {
-    const { ops, picked, fees, simulatedAt } = prepared;
+    const { picked, fees, simulatedAt } = prepared;
     this.prepareAhead(prepared);
     const [unchanged, latestNonce] = await Promise.all([
-      this.unchangedSince(simulatedAt, ops),
+      this.unchangedSince(simulatedAt, prepared.ops),
       // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or
       // lost pending transaction cannot push the bundle behind a nonce gap.
       this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]) as Promise<string>,
     ]);
-    const data = unchanged
-      ? encodeHandleOps(
-          ops.map((op) => op.userOp),
-          this.settings.relayer.address,
-        )
-      : await this.checkedBundle(ops, picked, prepared.gasLimit);
-    if (data === undefined) return;
-    const gasLimit = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+    const ops = unchanged
+      ? prepared.ops
+      : await checkBundle(this.context, this.settings.relayer.address, prepared.ops, picked);
+    if (ops.length === 0) return;
+    const data = encodeHandleOps(
+      ops.map((op) => op.userOp),
+      this.settings.relayer.address,
+    );
+    const gasLimit = bundleGasLimit(ops, data);
     const nonce = Number(latestNonce);
     const { rawTx, txHash } = signRelayerTransaction(this.settings.relayer, {
       chainId: this.context.chain.chainId,
@@ -445,42 +446,6 @@ export class BuiltinBundler {
       if (!block || !block.transactions.every((hash) => this.ownTxHashes.has(hash))) return false;
     }
     return true;
-  }
-
-  /**
-   * Runs the bundle as the chain will (eth_call of handleOps from the relayer, at the operations' real fees, so
-   * the paymaster deposit is checked too) and takes out each operation the EntryPoint rejects, settling it with
-   * its code; the others lose no attempt. Returns the call data of what passes, or undefined if nothing does.
-   */
-  private async checkedBundle(
-    ops: BuiltUserOp[],
-    picked: readonly TxRecord[],
-    gasLimit: bigint,
-  ): Promise<string | undefined> {
-    while (ops.length > 0) {
-      const data = encodeHandleOps(
-        ops.map((op) => op.userOp),
-        this.settings.relayer.address,
-      );
-      try {
-        await this.provider.send("eth_call", [
-          { from: this.settings.relayer.address, to: this.context.entryPoint, data, gas: toBeHex(gasLimit) },
-          "latest",
-        ]);
-        return data;
-      } catch (error) {
-        const decoded = decodeEntryPointError(revertDataOf(error) ?? "0x");
-        if (!decoded?.name.startsWith("FailedOp")) throw error;
-        const [rejected] = ops.splice(Number(decoded.args[0]), 1);
-        const tx = picked.find((t) => t.id === rejected!.txId)!;
-        await this.context.repository.settle(
-          tx.id,
-          await outcomeOfFailure(this.context, tx, failureFromReason(String(decoded.args[1]))),
-        );
-        gasLimit -= operationGas(rejected!.userOp);
-      }
-    }
-    return undefined;
   }
 
   /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */

@@ -69,6 +69,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_SAFE_MULTISEND_CALL_ONLY", ["safe", "contracts", "multiSendCallOnly"]],
   ["TX_WORKER", ["transactions", "worker"]],
   ["TX_MAX_CALLS", ["transactions", "maxCalls"]],
+  ["TX_MAX_CALL_DATA_BYTES", ["transactions", "maxCallDataBytes"]],
   ["TX_CONFIRMATIONS", ["transactions", "confirmations"]],
   ["TX_MAX_OPS_PER_BUNDLE", ["transactions", "maxOpsPerBundle"]],
   ["TX_POLL_INTERVAL_MS", ["transactions", "pollIntervalMs"]],

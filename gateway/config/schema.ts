@@ -168,6 +168,12 @@ export const ConfigSchema = z.object({
       worker: flag.default(true),
       /** Calls one request may carry. */
       maxCalls: int(1, 256).default(16),
+      /**
+       * Bytes of call data one request may carry (its `data` entries together). At most 96 KiB: a bundle
+       * transaction carries about 120 KB (nodes refuse transactions over 128 KiB), and every accepted request must
+       * fit one alone, with its encoding and signatures.
+       */
+      maxCallDataBytes: int(1, 96 * 1024).default(32 * 1024),
       confirmations: int(1, 64).default(1),
       maxOpsPerBundle: int(1, 500).default(64),
       pollIntervalMs: int(10, 60_000).default(250),

@@ -1,10 +1,11 @@
-import { toBeHex } from "ethers";
+import { dataLength, toBeHex } from "ethers";
 import { revertDataOf } from "../chains/revertData";
 import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "../userop/bundleSimulatorCode";
 import { ENTRY_POINT_SIMULATIONS_CODE, decodeEntryPointError, parseValidationData } from "../userop/entryPoint";
 import { decodeSimulateBundle, encodeSimulateBundle } from "../userop/opsAbi";
 import { type PackedUserOperation, packAccountGasLimits, packGasFees } from "../userop/packedUserOperation";
 import { type OperationFailure, failureFromReason } from "./failureCodes";
+import { runIsolated } from "./isolateFailures";
 import { type Draft, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
 
 /**
@@ -21,6 +22,11 @@ const ETH_CALL_GAS = 16_000_000n;
  */
 const SIMULATION_BUDGET = 6_400_000n;
 const SIMULATION_GAS_PER_OP = { deployed: 200_000n, undeployed: 450_000n };
+/**
+ * What each byte of an operation costs the simulation call beyond that: its calldata gas (EIP-2028: 16) and the
+ * simulator's memory, which keeps every operation's encoding (copies and quadratic expansion, counted generously).
+ */
+const SIMULATION_GAS_PER_BYTE = 40n;
 /** EntryPoint v0.7 PENALTY_PERCENT. */
 const PENALTY_PERCENT = 10n;
 
@@ -54,10 +60,13 @@ export async function measure(
     const chunks = simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })));
     const answers = await Promise.all(
       chunks.map((chunk) =>
-        simulateBundle(
+        runIsolated(
           chunk.map(({ d }) => simulationOp(d, callLimit, deps)),
-          gasPerOp,
-          deps,
+          {
+            run: (ops) => simulateBundle(ops, gasPerOp, deps),
+            nodeAnswers: async () => (await simulateBundle([], gasPerOp, deps)).length === 0,
+            failedAlone: () => ({ failure: SIMULATION_FAILED }),
+          },
         ),
       ),
     );
@@ -74,6 +83,16 @@ export async function measure(
   return results as Measurement[];
 }
 
+/**
+ * An operation whose simulation makes the node fail (no revert data, an error, no answer in time) while the node
+ * answers simulations without it. Retried: it may be the node's passing trouble; TX_MAX_ATTEMPTS bounds it.
+ */
+const SIMULATION_FAILED: OperationFailure = {
+  code: "SIMULATION_FAILED",
+  action: "retry",
+  message: "the node could not simulate this operation (no answer, or an error without revert data)",
+};
+
 /** The operation as simulated: generous limits, fees of 1 wei, real signatures. */
 const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
   signOperation(
@@ -89,13 +108,16 @@ const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedU
     deps,
   ).userOp;
 
-/** Drafts in order, cut into runs that fit SIMULATION_BUDGET. */
+/** Drafts in order, cut into runs that fit SIMULATION_BUDGET (their gas and their bytes). */
 function simulationChunks<T extends { d: Draft }>(items: readonly T[]): T[][] {
   const chunks: T[][] = [];
   let current: T[] = [];
   let gas = 0n;
   for (const item of items) {
-    const need = item.d.base.initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed;
+    const { initCode, callData } = item.d.base;
+    const need =
+      (initCode === "0x" ? SIMULATION_GAS_PER_OP.deployed : SIMULATION_GAS_PER_OP.undeployed) +
+      SIMULATION_GAS_PER_BYTE * BigInt(dataLength(initCode) + dataLength(callData));
     if (current.length > 0 && gas + need > SIMULATION_BUDGET) {
       chunks.push(current);
       current = [];

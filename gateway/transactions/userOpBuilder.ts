@@ -4,6 +4,7 @@ import { walletSalt } from "../identity/walletAddress";
 import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
 import { requestNonce } from "../userop/entryPoint";
 import { packAccountGasLimits, packGasFees, packInitCode } from "../userop/packedUserOperation";
+import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
 import { preVerificationGas } from "../userop/preVerificationGas";
 import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
@@ -21,6 +22,8 @@ const VERIFICATION_GAS_MARGIN_PERCENT = 30n;
 const VERIFICATION_GAS_MARGIN_MIN = 20_000n;
 /** An upper bound of every packed word, so preVerificationGas never falls short of the final operation's. */
 const WORST_WORD = `0x${"ff".repeat(32)}`;
+const WORST_SIGNATURE = `0x${"ff".repeat(65)}`;
+const WORST_PAYMASTER_AND_DATA = `0x${"ff".repeat(20 + 32 + 12 + 65)}`;
 
 /** A built, signed operation or the reason none can be built. */
 export type BuildResult = { readonly built: BuiltUserOp } | { readonly failure: OperationFailure };
@@ -36,7 +39,8 @@ export async function buildUserOperations(
   fees: Fees,
   deps: OpBuilderDeps,
 ): Promise<BuildResult[]> {
-  const drafts = requests.map(({ tx, deployed }) => draft(tx, deployed, deps));
+  const attempts = requests.map(({ tx, deployed }) => draftOrFailure(tx, deployed, deps));
+  const drafts = attempts.filter((a): a is Draft => !("failure" in a));
   const measured = await measure(drafts, SIMULATION_GAS.call, deps);
   // Operations that used nearly all the simulation's call gas may need more: measured again alone, generously.
   for (const [i, m] of measured.entries()) {
@@ -45,7 +49,29 @@ export async function buildUserOperations(
       measured[i] = (await measure([drafts[i]!], HEAVY_CALL_GAS, deps))[0]!;
     }
   }
-  return drafts.map((d, i) => finish(d, measured[i]!, fees, deps));
+  const byTx = new Map(drafts.map((d, i) => [d.tx.id, finish(d, measured[i]!, fees, deps)]));
+  return attempts.map((a) => ("failure" in a ? a : byTx.get(a.tx.id)!));
+}
+
+/**
+ * A request's draft, or why it fails alone without costing a node call: BUILD_FAILED when its stored calls cannot
+ * be encoded, CALL_DATA_TOO_LARGE when its operation could never fit a bundle transaction (a request stored
+ * before TX_MAX_CALL_DATA_BYTES bounded it at acceptance).
+ */
+function draftOrFailure(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft | { failure: OperationFailure } {
+  let d: Draft;
+  try {
+    d = draft(tx, deployed, deps);
+  } catch (error) {
+    const message = `the operation could not be built: ${(error as Error).message}`.slice(0, 300);
+    return { failure: { code: "BUILD_FAILED", action: "fail", message } };
+  }
+  const bytes = operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
+  if (bytes > MAX_BUNDLE_BYTES) {
+    const message = `the operation has ${bytes} bytes; a bundle transaction carries at most ${MAX_BUNDLE_BYTES}`;
+    return { failure: { code: "CALL_DATA_TOO_LARGE", action: "fail", message } };
+  }
+  return d;
 }
 
 /** Builds one request's operation (buildUserOperations for a bundle of one). */
@@ -77,7 +103,7 @@ function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
     preVerificationGas: (1n << 64n) - 1n,
     gasFees: WORST_WORD,
     paymasterAndData: concat([deps.paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
-    signature: `0x${"ff".repeat(65)}`,
+    signature: WORST_SIGNATURE,
   });
   const validUntil = Math.floor(deps.clock().getTime() / 1000) + deps.sponsorshipTtlSeconds;
   return { tx, base, preVerificationGas: pvg, validUntil };

@@ -1,8 +1,11 @@
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** What the proxy does with one JSON-RPC request: pass it on, or never answer (the caller times out). */
-export type ProxyDecision = "forward" | "hang";
+/**
+ * What the proxy does with one JSON-RPC request: pass it on, never answer (the caller times out), or answer as a
+ * node does for a call that reverted without revert data (ethers: "missing revert data").
+ */
+export type ProxyDecision = "forward" | "hang" | "revert";
 
 /** A JSON-RPC proxy in front of a node: records the requests it sees and can hold chosen ones forever. */
 export interface RpcProxy {
@@ -23,9 +26,15 @@ export async function startRpcProxy(
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const parsed = JSON.parse(body) as { method: string; params?: unknown[] };
+      const parsed = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] };
       seen.push({ method: parsed.method, params: parsed.params ?? [] });
-      if (decide(parsed.method, parsed.params ?? []) === "hang") return;
+      const decision = decide(parsed.method, parsed.params ?? []);
+      if (decision === "hang") return;
+      if (decision === "revert") {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error: { code: 3, message: "execution reverted" } }));
+        return;
+      }
       fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body }).then(
         async (answer) => {
           res.writeHead(answer.status, { "Content-Type": "application/json" });

@@ -104,6 +104,39 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
     close();
   });
 
+  it("refuses call data no bundle could carry (over TX_MAX_CALL_DATA_BYTES, all calls together) and stores nothing", async () => {
+    const { post, app, token, repositories, close } = await setup();
+    const bytes = (n: number) => `0x${"ab".repeat(n)}`;
+    // 32 KiB by default: two calls of 16 KiB are accepted, one byte more is refused, on both routes.
+    const atLimit = await post({ to: [TARGET, TARGET], value: ["0", "0"], data: [bytes(16_384), bytes(16_384)] });
+    expect(atLimit.status).to.equal(202);
+    const over = { to: [TARGET, TARGET], value: ["0", "0"], data: [bytes(16_384), bytes(16_385)] };
+    const kernel = await post(over);
+    const base = await request(app)
+      .post("/v1/base/tx")
+      .set("Authorization", `Bearer ${token}`)
+      .send({ userId: "acme:bob", chain: "localhost", auth: "", ...over });
+    for (const [res, instance] of [
+      [kernel, "/v1/kernel/tx"],
+      [base, "/v1/base/tx"],
+    ] as const) {
+      expect(res.headers["content-type"]).to.match(/^application\/problem\+json/);
+      expect(res.body).to.deep.equal({
+        type: "about:blank",
+        title: "Invalid request",
+        status: 400,
+        code: "CALL_DATA_TOO_LARGE",
+        detail: "A request carries at most 32768 bytes of call data (TX_MAX_CALL_DATA_BYTES); this one has 32769",
+        instance,
+        requestId: res.headers["x-request-id"],
+      });
+    }
+    // Only the request at the limit was stored.
+    const due = await (await repositories).transactions.due("localhost", new Date("2100-01-01"), 100);
+    expect(due.map((tx) => tx.id)).to.deep.equal([atLimit.body.id]);
+    close();
+  });
+
   it("needs the bearer token, and shows a request only to the app that sent it", async () => {
     const built = await setup();
     const noToken = await request(built.app).post("/v1/kernel/tx").send({});

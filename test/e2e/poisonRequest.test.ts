@@ -1,0 +1,205 @@
+import { expect } from "chai";
+import { concat, hexlify, randomBytes } from "ethers";
+import { formatUserId, parseUserId } from "../../gateway/identity/userId";
+import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
+import { TestTarget__factory, type TestTarget } from "../../typechain-types";
+import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+
+type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
+interface View {
+  status: string;
+  success: boolean | null;
+  error: { code: string; message: string } | null;
+}
+
+/** How long the other requests may take from their submission to all being included. */
+const OTHERS_DEADLINE_MS = 20_000;
+
+describe("Poison requests (e2e: a malicious app tries to stall every request of the chain)", function () {
+  this.timeout(180_000);
+  let setup: Setup;
+  let target: TestTarget;
+  const running: ServiceProcess[] = [];
+  const proxies: RpcProxy[] = [];
+  let nextPhone = 14155560000;
+
+  const start = async (rpcUrl: string, extra: Record<string, string> = {}) => {
+    // Few, quick retries, so the culprit's attempts run out within the test.
+    const service = await startServiceProcess(
+      setup.env(rpcUrl, { TX_MAX_ATTEMPTS: "3", TX_RETRY_DELAY_MS: "200", ...extra }),
+    );
+    running.push(service);
+    return service;
+  };
+  /** Submits one call to the target with `data` from a fresh user; returns the request id. */
+  const submit = async (service: ServiceProcess, data: string) => {
+    const userId = `tel:${nextPhone++}`;
+    const res = await fetch(`${service.url}/v1/kernel/tx`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
+      body: JSON.stringify({
+        userId,
+        chain: "localhost",
+        to: [await target.getAddress()],
+        value: ["0"],
+        data: [data],
+        auth: await setup.userToken(userId),
+      }),
+    });
+    expect(res.status, await res.clone().text()).to.equal(202);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const record = (n: number) => target.interface.encodeFunctionData("record", [n]);
+  const view = async (service: ServiceProcess, id: string): Promise<View> =>
+    (await (
+      await fetch(`${service.url}/v1/kernel/tx/${id}`, { headers: { Authorization: `Bearer ${setup.appToken}` } })
+    ).json()) as View;
+  const until = async (check: () => Promise<boolean>, deadlineMs: number, what: string) => {
+    const deadline = Date.now() + deadlineMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** Submits `count` requests of other users and checks they are all included, each built once, in time. */
+  const othersGoThrough = async (service: ServiceProcess, count: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push(await submit(service, record(1000 + i)));
+    await until(
+      async () => (await Promise.all(ids.map((id) => view(service, id)))).every((v) => v.status === "included"),
+      OTHERS_DEADLINE_MS,
+      `all ${count} other requests are included`,
+    );
+    for (const v of await Promise.all(ids.map((id) => view(service, id)))) expect(v).to.include({ success: true });
+    // The culprit's failures cost them nothing: each was built and sent exactly once.
+    expect(await attemptsOf(ids)).to.deep.equal(ids.map(() => 1));
+  };
+  /**
+   * Waits until the culprit has failed with `code` and `attempts` stored: the failed builds before its last one
+   * (TX_MAX_ATTEMPTS − 1 for a retried failure: the last failure ends it), 0 for one that fails at once.
+   */
+  const failsAlone = async (service: ServiceProcess, id: string, code: string, attempts: number) => {
+    await until(async () => (await view(service, id)).status === "failed", 60_000, "the culprit fails");
+    expect((await view(service, id)).error?.code).to.equal(code);
+    expect(await attemptsOf([id])).to.deep.equal([attempts]);
+  };
+  /** The stored attempts of requests, read from the service's own database. */
+  const attemptsOf = async (ids: string[]) => {
+    const database = await openDatabase(setup.env("").DATABASE_PATH!);
+    try {
+      const repository = createRepositories(database.db, () => new Date()).transactions;
+      return await Promise.all(ids.map(async (id) => (await repository.find(id))!.attempts));
+    } finally {
+      await database.close();
+    }
+  };
+
+  /** Stores a request with one 400 KB call as an older version accepted it (no call-data limit); returns its id. */
+  const storeUnsendable = async () => {
+    const database = await openDatabase(setup.env("").DATABASE_PATH!);
+    try {
+      const repositories = createRepositories(database.db, () => new Date());
+      const [app] = await repositories.apps.list();
+      const userId = parseUserId(`tel:${nextPhone++}`);
+      const factory = setup.deployment.contracts.kernelFactory;
+      const { record: stored } = await repositories.transactions.create({
+        appId: app!.id,
+        accountType: "kernel",
+        userId: formatUserId(userId),
+        chain: "localhost",
+        sender: deriveWalletAddress(factory, "kernel", userId),
+        calls: [
+          { to: await target.getAddress(), value: 0n, data: concat([record(666), hexlify(randomBytes(400 * 1024))]) },
+        ],
+        delegatecall: false,
+        idempotencyKey: undefined,
+        requestHash: hexlify(randomBytes(32)).slice(2),
+      });
+      return stored.id;
+    } finally {
+      await database.close();
+    }
+  };
+
+  beforeEach(async () => {
+    setup = await prepareServiceOnChain();
+    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
+    await target.waitForDeployment();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((service) => service.kill()));
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+    await setup.chain.close();
+  });
+
+  it("a 400 KB call stored before the call-data limit existed fails alone at once, before and after a restart", async () => {
+    // The defect as found: the node's simulation of this request errored with no revert data ("missing revert
+    // data") and every request of the chain waited behind it, restart or not. Such a request is refused at
+    // acceptance now, but one accepted before the upgrade is still in the database: it can never fit a bundle
+    // transaction, so it fails without a node call, and the rest of the queue goes on.
+    const culprit = await storeUnsendable();
+    const first = await start(setup.chain.rpcUrl);
+    await othersGoThrough(first, 20);
+    await failsAlone(first, culprit, "CALL_DATA_TOO_LARGE", 0);
+
+    // Durable: one stored while the service is down is there after the restart, and is got past again.
+    await first.kill();
+    const another = await storeUnsendable();
+    const second = await start(setup.chain.rpcUrl);
+    await othersGoThrough(second, 10);
+    await failsAlone(second, another, "CALL_DATA_TOO_LARGE", 0);
+  });
+
+  it("requests at the call-data limit, many at once, are all included (the limit is one the bundler can send)", async () => {
+    const first = await start(setup.chain.rpcUrl);
+    const limit = 32 * 1024;
+    const ids: string[] = [];
+    // Non-zero bytes: the costliest call data a request may carry, in every bundle and simulation it goes into.
+    for (let i = 0; i < 24; i++) ids.push(await submit(first, concat([record(i), hexlify(randomBytes(limit - 36))])));
+    await until(
+      async () => (await Promise.all(ids.map((id) => view(first, id)))).every((v) => v.status === "included"),
+      60_000,
+      "all requests at the limit are included",
+    );
+    expect(await attemptsOf(ids)).to.deep.equal(ids.map(() => 1));
+  });
+
+  it("requests whose simulation the node never answers or fails without revert data fail alone; an outage fails nobody", async () => {
+    // The node hangs on any call carrying one culprit's operation, and answers "execution reverted" with no data
+    // for any call carrying the other's (their call data hold these markers).
+    const hangs = "5eed0f5eed0f5eed0f5eed0f";
+    const reverts = "dead0fdead0fdead0fdead0f";
+    let down = false;
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, (method, params) => {
+      if (down && method !== "eth_chainId") return "hang";
+      if (method !== "eth_call") return "forward";
+      const call = JSON.stringify(params);
+      return call.includes(hangs) ? "hang" : call.includes(reverts) ? "revert" : "forward";
+    });
+    proxies.push(proxy);
+    const service = await start(proxy.url, { RPC_TIMEOUT_MS: "1000" });
+    const hanging = await submit(service, concat([record(7), `0x${hangs}`]));
+    const reverting = await submit(service, concat([record(8), `0x${reverts}`]));
+    await othersGoThrough(service, 20);
+    await failsAlone(service, hanging, "SIMULATION_FAILED", 2);
+    await failsAlone(service, reverting, "SIMULATION_FAILED", 2);
+
+    // Now the node hangs on everything for a while: nothing is charged, and all go through once it is back.
+    down = true;
+    const waiting: string[] = [];
+    for (let i = 0; i < 3; i++) waiting.push(await submit(service, record(2000 + i)));
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    for (const id of waiting) expect((await view(service, id)).status).to.equal("queued");
+    down = false;
+    await until(
+      async () => (await Promise.all(waiting.map((id) => view(service, id)))).every((v) => v.status === "included"),
+      OTHERS_DEADLINE_MS,
+      "the requests held while the node was down are included",
+    );
+    expect(await attemptsOf(waiting)).to.deep.equal(waiting.map(() => 1));
+  });
+});
