@@ -39,7 +39,11 @@ export async function checkHealth(deps: {
 }): Promise<HealthReport> {
   const [database, ...chainResults] = await Promise.all([
     timed(deps.pingDatabase, deps.timeoutMs),
-    ...[...deps.chains.values()].map((c) => timed(() => c.provider.getBlockNumber(), deps.timeoutMs)),
+    // A live probe: provider.getBlockNumber() may answer from ethers' 250 ms request cache, kept warm by the
+    // workers, and so report a node that has just gone away as up.
+    ...[...deps.chains.values()].map((c) =>
+      timed(async () => Number(await c.provider.send("eth_blockNumber", [])), deps.timeoutMs),
+    ),
   ]);
   const chains = Object.fromEntries([...deps.chains.keys()].map((name, i) => [name, chainResults[i]!]));
   const healthy = database!.status === "ok" && chainResults.every((r) => r.status === "ok");

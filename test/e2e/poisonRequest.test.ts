@@ -181,12 +181,21 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
       return call.includes(hangs) ? "hang" : call.includes(reverts) ? "revert" : "forward";
     });
     proxies.push(proxy);
+    const first = await start(proxy.url, { RPC_TIMEOUT_MS: "1000" });
+    const hanging = await submit(first, concat([record(7), `0x${hangs}`]));
+    const reverting = await submit(first, concat([record(8), `0x${reverts}`]));
+    await othersGoThrough(first, 20);
+    await failsAlone(first, hanging, "SIMULATION_FAILED", 2);
+    await failsAlone(first, reverting, "SIMULATION_FAILED", 2);
+
+    // The same after a restart: culprits stored (durable) before the kill do not hold the restarted worker.
+    const storedHanging = await submit(first, concat([record(9), `0x${hangs}`]));
+    const storedReverting = await submit(first, concat([record(10), `0x${reverts}`]));
+    await first.kill();
     const service = await start(proxy.url, { RPC_TIMEOUT_MS: "1000" });
-    const hanging = await submit(service, concat([record(7), `0x${hangs}`]));
-    const reverting = await submit(service, concat([record(8), `0x${reverts}`]));
     await othersGoThrough(service, 20);
-    await failsAlone(service, hanging, "SIMULATION_FAILED", 2);
-    await failsAlone(service, reverting, "SIMULATION_FAILED", 2);
+    await failsAlone(service, storedHanging, "SIMULATION_FAILED", 2);
+    await failsAlone(service, storedReverting, "SIMULATION_FAILED", 2);
 
     // Now the node hangs on everything for a while: nothing is charged, and all go through once it is back.
     down = true;
