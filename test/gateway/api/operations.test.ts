@@ -7,7 +7,7 @@ import { buildTestApp } from "../../helpers/testApp";
 const stalledChain = {
   name: "localhost",
   chainId: 31337,
-  provider: { getBlockNumber: () => new Promise<number>(() => undefined) },
+  provider: { send: () => new Promise<unknown>(() => undefined) },
 } as unknown as ChainClient;
 
 describe("Operations endpoints", () => {
