@@ -5,6 +5,7 @@ import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { serviceRequests } from "../helpers/serviceRequests";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 const USER_OP_EVENT = entryPointInterface.getEvent("UserOperationEvent")!.topicHash;
@@ -21,34 +22,12 @@ describe("Crash safety (e2e: the service process is killed mid-flight and restar
     running.push(service);
     return service;
   };
-  const submit = async (service: ServiceProcess, phone: string, number: number) => {
-    const userId = `tel:${phone}`;
-    const res = await fetch(`${service.url}/v1/kernel/tx`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
-      body: JSON.stringify({
-        userId,
-        chain: "localhost",
-        to: [await target.getAddress()],
-        value: ["0"],
-        data: [target.interface.encodeFunctionData("record", [number])],
-        auth: await setup.userToken(userId),
-      }),
-    });
-    expect(res.status).to.equal(202);
-    return ((await res.json()) as { id: string }).id;
-  };
-  const statusOf = async (service: ServiceProcess, id: string, wait = false) => {
-    const res = await fetch(`${service.url}/v1/kernel/tx/${id}${wait ? "?wait=true" : ""}`, {
-      headers: { Authorization: `Bearer ${setup.appToken}` },
-    });
-    return (await res.json()) as {
-      status: string;
-      userOpHash: string | null;
-      success: boolean | null;
-      transactionHash: string | null;
-    };
-  };
+  const submit = async (service: ServiceProcess, phone: string, number: number) =>
+    serviceRequests(service.url, setup.appToken, setup.userToken).submit(`tel:${phone}`, [
+      { to: await target.getAddress(), data: target.interface.encodeFunctionData("record", [number]) },
+    ]);
+  const statusOf = (service: ServiceProcess, id: string, wait = false) =>
+    serviceRequests(service.url, setup.appToken, setup.userToken).view(id, wait);
   const until = async (check: () => Promise<boolean>, what: string) => {
     const deadline = Date.now() + 30_000;
     while (!(await check())) {

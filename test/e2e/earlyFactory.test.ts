@@ -18,6 +18,7 @@ import {
 } from "../../typechain-types";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { serviceRequests } from "../helpers/serviceRequests";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 
@@ -78,27 +79,12 @@ describe("An outsider deploys the wallet factory on a new chain before the owner
     const recovery = Wallet.createRandom().address;
     const token = TestToken__factory.connect(early.token, provider);
     const userId = "tel:14155550177";
-    const res = await fetch(`${service.url}/v1/kernel/tx`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
-      body: JSON.stringify({
-        userId,
-        chain: "localhost",
-        to: [recovery, early.token],
-        value: [parseEther("1.5").toString(), "0"],
-        data: ["0x", token.interface.encodeFunctionData("transfer", [recovery, 500n])],
-        auth: await setup.userToken(userId),
-      }),
-    });
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
-    let final: { status: string; success: boolean | null } = { status: "queued", success: null };
-    for (let i = 0; i < 5 && !["included", "failed"].includes(final.status); i++) {
-      const answer = await fetch(`${service.url}/v1/kernel/tx/${id}?wait=true`, {
-        headers: { Authorization: `Bearer ${setup.appToken}` },
-      });
-      final = (await answer.json()) as typeof final;
-    }
+    const requests = serviceRequests(service.url, setup.appToken, setup.userToken);
+    const id = await requests.submit(userId, [
+      { to: recovery, value: parseEther("1.5"), data: "0x" },
+      { to: early.token, data: token.interface.encodeFunctionData("transfer", [recovery, 500n]) },
+    ]);
+    const final = await requests.final(id);
     expect(final).to.include({ status: "included", success: true });
     expect(await provider.getBalance(recovery)).to.equal(parseEther("1.5"));
     expect(await token.balanceOf(recovery)).to.equal(500n);

@@ -8,13 +8,9 @@ import { TestTarget__factory, type TestTarget } from "../../typechain-types";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { serviceRequests } from "../helpers/serviceRequests";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
-interface View {
-  status: string;
-  success: boolean | null;
-  error: { code: string; message: string } | null;
-}
 
 /** How long the other requests may take from their submission to all being included. */
 const OTHERS_DEADLINE_MS = 20_000;
@@ -36,28 +32,13 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     return service;
   };
   /** Submits one call to the target with `data` from a fresh user; returns the request id. */
-  const submit = async (service: ServiceProcess, data: string) => {
-    const userId = `tel:${nextPhone++}`;
-    const res = await fetch(`${service.url}/v1/kernel/tx`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
-      body: JSON.stringify({
-        userId,
-        chain: "localhost",
-        to: [await target.getAddress()],
-        value: ["0"],
-        data: [data],
-        auth: await setup.userToken(userId),
-      }),
-    });
-    expect(res.status, await res.clone().text()).to.equal(202);
-    return ((await res.json()) as { id: string }).id;
-  };
+  const submit = async (service: ServiceProcess, data: string) =>
+    serviceRequests(service.url, setup.appToken, setup.userToken).submit(`tel:${nextPhone++}`, [
+      { to: await target.getAddress(), data },
+    ]);
   const record = (n: number) => target.interface.encodeFunctionData("record", [n]);
-  const view = async (service: ServiceProcess, id: string): Promise<View> =>
-    (await (
-      await fetch(`${service.url}/v1/kernel/tx/${id}`, { headers: { Authorization: `Bearer ${setup.appToken}` } })
-    ).json()) as View;
+  const view = (service: ServiceProcess, id: string) =>
+    serviceRequests(service.url, setup.appToken, setup.userToken).view(id);
   const until = async (check: () => Promise<boolean>, deadlineMs: number, what: string) => {
     const deadline = Date.now() + deadlineMs;
     while (!(await check())) {

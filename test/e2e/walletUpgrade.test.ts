@@ -11,6 +11,7 @@ import { devKey } from "../../scripts/localStack/devKeys";
 import { TestKernelAccountV2__factory, TestToken__factory, type TestToken } from "../../typechain-types";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { serviceRequests } from "../helpers/serviceRequests";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 const ROOT = path.join(__dirname, "..", "..");
@@ -28,27 +29,9 @@ describe("Wallet upgrade by the admin command (e2e: npm run upgrade-wallets agai
 
   /** Sends a token transfer from `userId`'s wallet through the service and waits until it is final. */
   const transfer = async (userId: string, to: string, amount: bigint) => {
-    const res = await fetch(`${service.url}/v1/kernel/tx`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}` },
-      body: JSON.stringify({
-        userId,
-        chain: "localhost",
-        to: [await token.getAddress()],
-        value: ["0"],
-        data: [token.interface.encodeFunctionData("transfer", [to, amount])],
-        auth: await setup.userToken(userId),
-      }),
-    });
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
-    let final = { status: "queued", success: null as boolean | null };
-    for (let i = 0; i < 5 && !["included", "failed"].includes(final.status); i++) {
-      const answer = await fetch(`${service.url}/v1/kernel/tx/${id}?wait=true`, {
-        headers: { Authorization: `Bearer ${setup.appToken}` },
-      });
-      final = (await answer.json()) as typeof final;
-    }
+    const requests = serviceRequests(service.url, setup.appToken, setup.userToken);
+    const data = token.interface.encodeFunctionData("transfer", [to, amount]);
+    const final = await requests.final(await requests.submit(userId, [{ to: await token.getAddress(), data }]));
     expect(final, `${userId}'s transfer`).to.include({ status: "included", success: true });
   };
 
