@@ -182,7 +182,10 @@ export class BuiltinBundler {
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
       // An operation that ran passed validation, so its wallet exists now (deployed by it or before).
       if (event) this.knownDeployed.add(tx.sender);
-      outcomes.set(tx.id, event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx));
+      outcomes.set(
+        tx.id,
+        event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx, receipt.status !== "0x1"),
+      );
     }
     await this.context.repository.settleBundle(
       bundle.id,

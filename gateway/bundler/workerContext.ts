@@ -98,14 +98,26 @@ function sponsorshipEnd(paymasterAndData: string): number | undefined {
  * What becomes of a request whose operation was sent but is not in the bundle that was mined (or the bundle was
  * dropped): included if any build of it executed, else back to the queue to be built again.
  */
-export async function outcomeOfMissingOperation(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+export async function outcomeOfMissingOperation(
+  context: WorkerContext,
+  tx: TxRecord,
+  bundleReverted = false,
+): Promise<TxOutcome> {
   if (tx.accountType === "safe") return safeMissingOutcome(context, tx);
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return executedOutcome(executed);
-  if (tx.attempts >= context.maxAttempts) {
-    return exhausted(context, tx, { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` });
+  // A bundle that reverted as a whole (one operation's validation, or an outsider who front-ran it, e.g. by
+  // deploying a wallet it was creating) says nothing against this operation: the send is not charged, and the next
+  // build's simulation charges whichever operation still fails.
+  const attempts = bundleReverted ? Math.max(0, tx.attempts - 1) : tx.attempts;
+  if (attempts >= context.maxAttempts) {
+    return exhausted(context, tx, { code: "NOT_INCLUDED", message: `not included after ${attempts} attempts` });
   }
-  return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts) };
+  return {
+    status: "queued",
+    nextAttemptAt: nextAttemptAt(context, attempts),
+    ...(bundleReverted ? { uncharged: true } : {}),
+  };
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, keeping the order of the results. */

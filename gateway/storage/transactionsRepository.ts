@@ -140,6 +140,11 @@ export type TxOutcome =
       readonly nextAttemptAt: Date;
       readonly error?: TxError;
       readonly closeWhenDue?: boolean;
+      /**
+       * The send that ended this way does not count as an attempt: its whole bundle reverted on chain, for a reason
+       * the next build re-checks (another operation, or an outsider who front-ran the bundle), not for this one.
+       */
+      readonly uncharged?: boolean;
     };
 
 /** Transaction requests and bundles (design §1.4: accepted means durable). */

@@ -7,7 +7,10 @@ import type { AddressInfo } from "node:net";
  */
 export type ProxyDecision = "forward" | "hang" | "revert";
 
-/** A JSON-RPC proxy in front of a node: records the requests it sees and can hold chosen ones forever. */
+/**
+ * A JSON-RPC proxy in front of a node: records the requests it sees, can hold chosen ones forever, and can do
+ * something of its own before passing one on (as an outsider watching the mempool would).
+ */
 export interface RpcProxy {
   readonly url: string;
   /** Every request seen, in order: method and params. */
@@ -18,7 +21,7 @@ export interface RpcProxy {
 /** Starts a proxy to `target`; `decide` picks what happens to each request (default: forward). */
 export async function startRpcProxy(
   target: string,
-  decide: (method: string, params: unknown[]) => ProxyDecision = () => "forward",
+  decide: (method: string, params: unknown[]) => ProxyDecision | Promise<ProxyDecision> = () => "forward",
 ): Promise<RpcProxy> {
   const seen: { method: string; params: unknown[] }[] = [];
   const server: Server = createServer((req, res) => {
@@ -28,20 +31,22 @@ export async function startRpcProxy(
       const body = Buffer.concat(chunks).toString("utf8");
       const parsed = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] };
       seen.push({ method: parsed.method, params: parsed.params ?? [] });
-      const decision = decide(parsed.method, parsed.params ?? []);
-      if (decision === "hang") return;
-      if (decision === "revert") {
-        res.writeHead(200, { "Content-Type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error: { code: 3, message: "execution reverted" } }));
-        return;
-      }
-      fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body }).then(
-        async (answer) => {
-          res.writeHead(answer.status, { "Content-Type": "application/json" });
-          res.end(await answer.text());
-        },
-        () => res.destroy(),
-      );
+      // A decision may take its time (e.g. an outsider's transaction mined first): the request waits for it.
+      void Promise.resolve(decide(parsed.method, parsed.params ?? [])).then((decision) => {
+        if (decision === "hang") return;
+        if (decision === "revert") {
+          res.writeHead(200, { "Content-Type": "application/json" });
+          res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error: { code: 3, message: "execution reverted" } }));
+          return;
+        }
+        fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body }).then(
+          async (answer) => {
+            res.writeHead(answer.status, { "Content-Type": "application/json" });
+            res.end(await answer.text());
+          },
+          () => res.destroy(),
+        );
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

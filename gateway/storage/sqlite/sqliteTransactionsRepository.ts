@@ -240,9 +240,12 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
             bundle_id: null,
             next_attempt_at: outcome.nextAttemptAt.toISOString(),
             // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
+            // An uncharged send takes back what submitOp counted when the operation was recorded as sent.
             attempts: outcome.closeWhenDue
               ? CLOSE_WHEN_DUE_ATTEMPTS
-              : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
+              : outcome.uncharged
+                ? sql<number>`attempts - (case when status = 'submitted' and attempts > 0 then 1 else 0 end)`
+                : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
             ...error,
           }
         : {
