@@ -53,31 +53,45 @@ export async function measure(
   // Each operation's simulation may use its granted limits and some EntryPoint overhead, no more.
   const gasPerOp = SIMULATION_GAS.verification + callLimit + SIMULATION_GAS.paymasterVerification + 300_000n;
   const results = new Array<Measurement | undefined>(drafts.length);
+  const recorded = (o: Simulated): Measurement => ("failure" in o ? o : { ...o, callLimit });
+  const simulate = (indexes: readonly number[]) =>
+    runIsolated(
+      indexes.map((i) => simulationOp(drafts[i]!, callLimit, deps)),
+      {
+        run: (ops) => simulateBundle(ops, gasPerOp, deps),
+        nodeAnswers: async () => (await simulateBundle([], gasPerOp, deps)).length === 0,
+        failedAlone: () => ({ failure: SIMULATION_FAILED }),
+      },
+    );
   let waiting = drafts.map((_, i) => i);
   while (waiting.length > 0) {
     const skipped: number[] = [];
+    const alone: number[] = [];
     // The calls are independent (each on the latest state), so they go out together.
     const chunks = simulationChunks(waiting.map((i) => ({ i, d: drafts[i]! })));
-    const answers = await Promise.all(
-      chunks.map((chunk) =>
-        runIsolated(
-          chunk.map(({ d }) => simulationOp(d, callLimit, deps)),
-          {
-            run: (ops) => simulateBundle(ops, gasPerOp, deps),
-            nodeAnswers: async () => (await simulateBundle([], gasPerOp, deps)).length === 0,
-            failedAlone: () => ({ failure: SIMULATION_FAILED }),
-          },
-        ),
-      ),
-    );
+    const answers = await Promise.all(chunks.map((chunk) => simulate(chunk.map(({ i }) => i))));
     answers.forEach((outcomes, c) =>
       outcomes.forEach((o, k) => {
         const index = chunks[c]![k]!.i;
-        if (o === "skipped") skipped.push(index);
-        else results[index] = "failure" in o ? o : { ...o, callLimit };
+        // The first of a call had the call's gas to itself: skipped there, it never fits (the node's call gas cap).
+        if (o === "skipped") {
+          if (k === 0) results[index] = { failure: NOT_SIMULATED };
+          else skipped.push(index);
+        } else if ("failure" in o && k > 0 && o.failure !== SIMULATION_FAILED) {
+          // Unlike handleOps, which validates every operation before executing any, the simulator validates each
+          // after the ones before it have executed: an operation can make a later one fail (e.g. by deploying its
+          // wallet). A failure seen after others is simulated again alone before it is charged.
+          alone.push(index);
+        } else {
+          results[index] = recorded(o);
+        }
       }),
     );
-    // The call's gas ran low before these; the first of every call is always simulated, so this ends.
+    const rechecked = await Promise.all(alone.map((i) => simulate([i])));
+    rechecked.forEach(([o], n) => {
+      results[alone[n]!] = o === undefined || o === "skipped" ? { failure: NOT_SIMULATED } : recorded(o);
+    });
+    // Every call settles its first operation, so this ends.
     waiting = skipped;
   }
   return results as Measurement[];
@@ -91,6 +105,13 @@ const SIMULATION_FAILED: OperationFailure = {
   code: "SIMULATION_FAILED",
   action: "retry",
   message: "the node could not simulate this operation (no answer, or an error without revert data)",
+};
+
+/** An operation the node's call gas cap leaves too little to simulate, even alone. Retried, as the cap may rise. */
+const NOT_SIMULATED: OperationFailure = {
+  code: "SIMULATION_OUT_OF_GAS",
+  action: "retry",
+  message: "the node's call gas cap leaves too little gas to simulate this operation",
 };
 
 /** The operation as simulated: generous limits, fees of 1 wei, real signatures. */

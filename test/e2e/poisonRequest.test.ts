@@ -1,10 +1,15 @@
 import { expect } from "chai";
 import { concat, hexlify, randomBytes } from "ethers";
 import { formatUserId, parseUserId } from "../../gateway/identity/userId";
-import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
+import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
-import { TestTarget__factory, type TestTarget } from "../../typechain-types";
+import {
+  KernelAccountFactory__factory,
+  TestSimulationTrap__factory,
+  TestTarget__factory,
+  type TestTarget,
+} from "../../typechain-types";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
@@ -80,12 +85,16 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
   };
 
   /** Stores a request with one 400 KB call as an older version accepted it (no call-data limit); returns its id. */
-  const storeUnsendable = async () => {
+  /**
+   * Stores a request as the API would have, straight into the service's database (so that several are due together
+   * when the service starts); returns its id.
+   */
+  const storeRequest = async (userIdInput: string, to: string, data: string) => {
     const database = await openDatabase(setup.env("").DATABASE_PATH!);
     try {
       const repositories = createRepositories(database.db, () => new Date());
       const [app] = await repositories.apps.list();
-      const userId = parseUserId(`tel:${nextPhone++}`);
+      const userId = parseUserId(userIdInput);
       const factory = setup.deployment.contracts.kernelFactory;
       const { record: stored } = await repositories.transactions.create({
         appId: app!.id,
@@ -93,9 +102,7 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
         userId: formatUserId(userId),
         chain: "localhost",
         sender: deriveWalletAddress(factory, "kernel", userId),
-        calls: [
-          { to: await target.getAddress(), value: 0n, data: concat([record(666), hexlify(randomBytes(400 * 1024))]) },
-        ],
+        calls: [{ to, value: 0n, data }],
         delegatecall: false,
         idempotencyKey: undefined,
         requestHash: hexlify(randomBytes(32)).slice(2),
@@ -105,6 +112,13 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
       await database.close();
     }
   };
+  /** A request with one 400 KB call, as an older version accepted it (no call-data limit). */
+  const storeUnsendable = async () =>
+    storeRequest(
+      `tel:${nextPhone++}`,
+      await target.getAddress(),
+      concat([record(666), hexlify(randomBytes(400 * 1024))]),
+    );
 
   beforeEach(async () => {
     setup = await prepareServiceOnChain();
@@ -191,5 +205,29 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
       "the requests held while the node was down are included",
     );
     expect(await attemptsOf(waiting)).to.deep.equal(waiting.map(() => 1));
+  });
+
+  it("an operation that deploys another's wallet only under simulation cannot make that request fail or pay", async () => {
+    const trap = await new TestSimulationTrap__factory(await setup.chain.provider.getSigner(0)).deploy();
+    const victim = `tel:${nextPhone++}`;
+    const createVictim = KernelAccountFactory__factory.createInterface().encodeFunctionData("createAccount", [
+      walletSalt("kernel", parseUserId(victim)),
+    ]);
+    const springTrap = trap.interface.encodeFunctionData("trap", [
+      setup.deployment.contracts.kernelFactory,
+      createVictim,
+    ]);
+    // The malicious app's requests are older, so one simulation call validates the victim's operation after theirs
+    // ran; all are due together when the service starts.
+    const trapIds: string[] = [];
+    for (let i = 0; i < 3; i++)
+      trapIds.push(await storeRequest(`tel:${nextPhone++}`, await trap.getAddress(), springTrap));
+    const victimId = await storeRequest(victim, await target.getAddress(), record(77));
+    const service = await start(setup.chain.rpcUrl);
+    const requests = serviceRequests(service.url, setup.appToken, setup.userToken);
+    expect(await requests.final(victimId)).to.include({ status: "included", success: true });
+    for (const id of trapIds) expect(await requests.final(id)).to.include({ status: "included", success: true });
+    // The victim was charged for its own send only, not for a failure the trap staged in the simulation.
+    expect(await attemptsOf([victimId])).to.deep.equal([1]);
   });
 });
