@@ -19,7 +19,8 @@ import {
   prepareSafeRelay,
   safeOutcomeOfReceipt,
 } from "./safeRelay";
-import { type WorkerContext, mapLimit, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
+import { mapLimit } from "../concurrency/mapLimit";
+import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
@@ -81,6 +82,10 @@ class RecentSet {
 
   has(item: string): boolean {
     return this.items.has(item);
+  }
+
+  delete(item: string): void {
+    this.items.delete(item);
   }
 }
 
@@ -171,6 +176,11 @@ export class BuiltinBundler {
   }
 
   private async settleMined(bundle: Bundle, receipt: RpcReceipt): Promise<void> {
+    const reverted = receipt.status !== "0x1";
+    // A reverted bundle of ours is not "our own block" to the skip of the pre-broadcast check: the next bundle is
+    // run against the chain first, so a revert that would happen again (not an outsider's one-off) is caught there
+    // and charged to the operation the EntryPoint names, instead of reverting on chain again, uncharged.
+    if (reverted) this.ownTxHashes.delete(receipt.transactionHash);
     const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
     const events = operationEvents(logs, this.context.entryPoint);
     const outcomes = new Map<string, TxOutcome>();
@@ -182,10 +192,7 @@ export class BuiltinBundler {
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
       // An operation that ran passed validation, so its wallet exists now (deployed by it or before).
       if (event) this.knownDeployed.add(tx.sender);
-      outcomes.set(
-        tx.id,
-        event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx, receipt.status !== "0x1"),
-      );
+      outcomes.set(tx.id, event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx, reverted));
     }
     await this.context.repository.settleBundle(
       bundle.id,
@@ -193,7 +200,7 @@ export class BuiltinBundler {
       outcomes,
     );
     this.context.logger.info(
-      { bundle: bundle.id, tx: receipt.transactionHash, ops: outcomes.size, reverted: receipt.status !== "0x1" },
+      { bundle: bundle.id, tx: receipt.transactionHash, ops: outcomes.size, reverted },
       "bundle mined",
     );
   }

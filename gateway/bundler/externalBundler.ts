@@ -6,7 +6,8 @@ import { buildUserOperation } from "../transactions/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
-import { type WorkerContext, mapLimit, takeDue, outcomeOfFailure, outcomeOfMissingOperation } from "./workerContext";
+import { mapLimit } from "../concurrency/mapLimit";
+import { type WorkerContext, takeDue, outcomeOfFailure, outcomeOfMissingOperation } from "./workerContext";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {

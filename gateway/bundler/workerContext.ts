@@ -120,20 +120,6 @@ export async function outcomeOfMissingOperation(
   };
 }
 
-/** Runs `work` over `items` with at most `limit` at a time, keeping the order of the results. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
-}
-
 /**
  * The chain's due requests to build now (the oldest of each wallet, as `due` gives them), but none of the wallets
  * in `busy` (their requests are being sent): those out of attempts are closed instead (closeExhausted), the rest

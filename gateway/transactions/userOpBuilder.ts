@@ -10,6 +10,7 @@ import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
 import { HEAVY_CALL_GAS, type Measurement, SIMULATION_GAS, executionGas, measure } from "./gasSimulation";
 import { type Draft, type Fees, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
+import { mapLimit } from "../concurrency/mapLimit";
 
 export type { Fees, OpBuilderDeps } from "./operationDraft";
 
@@ -42,13 +43,25 @@ export async function buildUserOperations(
   const attempts = requests.map(({ tx, deployed }) => draftOrFailure(tx, deployed, deps));
   const drafts = attempts.filter((a): a is Draft => !("failure" in a));
   const measured = await measure(drafts, SIMULATION_GAS.call, deps);
-  // Operations that used nearly all the simulation's call gas may need more: measured again alone, generously.
-  for (const [i, m] of measured.entries()) {
+  // Operations that used nearly all the simulation's call gas may need more: measured again alone, a few at a time,
+  // with a little more than the most this deployment sponsors (any app can ask for these; they must stay cheap).
+  const heavy = measured.flatMap((m, i) => {
     const outOfGas = "failure" in m && m.failure.code === "SIMULATION_OUT_OF_GAS";
-    if (outOfGas || ("paid" in m && executionGas(m, SIMULATION_GAS.call) * 10n >= SIMULATION_GAS.call * 9n)) {
-      measured[i] = (await measure([drafts[i]!], HEAVY_CALL_GAS, deps))[0]!;
-    }
-  }
+    return outOfGas || ("paid" in m && executionGas(m, SIMULATION_GAS.call) * 10n >= SIMULATION_GAS.call * 9n)
+      ? [i]
+      : [];
+  });
+  const heavyLimit = heavyCallLimit(deps.maxCallGas);
+  const remeasured = await mapLimit(
+    heavy,
+    HEAVY_AT_ONCE,
+    async (i) => (await measure([drafts[i]!], heavyLimit, deps))[0]!,
+  );
+  heavy.forEach((i, n) => {
+    const m = remeasured[n]!;
+    // Out of gas with more than the sponsored maximum: it needs more than this deployment pays for.
+    measured[i] = "failure" in m && m.failure.code === "SIMULATION_OUT_OF_GAS" ? callGasTooHigh(heavyLimit, deps) : m;
+  });
   const byTx = new Map(drafts.map((d, i) => [d.tx.id, finish(d, measured[i]!, fees, deps)]));
   return attempts.map((a) => ("failure" in a ? a : byTx.get(a.tx.id)!));
 }
@@ -109,22 +122,31 @@ function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
   return { tx, base, preVerificationGas: pvg, validUntil };
 }
 
+/** Heavy re-measurements sent at once. */
+const HEAVY_AT_ONCE = 4;
+
+/** The call gas of a heavy re-measurement: enough to see whether an operation fits under `maxCallGas` with margin. */
+const heavyCallLimit = (maxCallGas: bigint): bigint => {
+  const limit = maxCallGas + maxCallGas / 5n;
+  return limit < HEAVY_CALL_GAS ? limit : HEAVY_CALL_GAS;
+};
+
+/** A sponsored call may not burn the paymaster's deposit without bound (an endless loop costs all it gets). */
+const callGasTooHigh = (gas: bigint, deps: OpBuilderDeps): { failure: OperationFailure } => ({
+  failure: {
+    code: "CALL_GAS_TOO_HIGH",
+    action: "fail",
+    message: `the calls need about ${gas} gas or more; this deployment sponsors at most ${deps.maxCallGas}`,
+  },
+});
+
 /** The finished operation: limits from the measurement, the real fees, fresh signatures. */
 function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): BuildResult {
   if ("failure" in m) return m;
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
   const validationGas = m.preOpGas - d.preVerificationGas;
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
-  if (callGasLimit > deps.maxCallGas) {
-    // A sponsored call may not burn the paymaster's deposit without bound (an endless loop costs all it gets).
-    return {
-      failure: {
-        code: "CALL_GAS_TOO_HIGH",
-        action: "fail",
-        message: `the calls need about ${callGasLimit} gas; this deployment sponsors at most ${deps.maxCallGas}`,
-      },
-    };
-  }
+  if (callGasLimit > deps.maxCallGas) return callGasTooHigh(callGasLimit, deps);
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);
   const signed = signOperation(
     {
