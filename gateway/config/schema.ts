@@ -41,156 +41,162 @@ const SafeChainsConfig = z.record(z.string(), SafeContractsConfig).superRefine((
 });
 
 /** The whole service configuration; every field documented in .env.example. */
-export const ConfigSchema = z.object({
-  host: z.string().min(1).default("127.0.0.1"),
-  port: int(0, 65535).default(3000),
-  workers: int(1, 64).default(1),
-  publicUrl: z.url().optional(),
-  dataDir: z.string().min(1).default("data"),
-  databasePath: z.string().min(1).optional(),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  bodyLimit: z
-    .string()
-    .regex(/^\d+(b|kb|mb)$/i, "a size such as 512kb or 1mb")
-    .default("1mb"),
-  requestTimeoutMs: int(100, 600_000).default(15_000),
-  corsOrigins: z.array(z.string().min(1)).default(["*"]),
-  maintenance: z
-    .object({
-      enabled: flag.default(false),
-      retryAfterSeconds: int(1, 86_400).default(300),
-      message: z.string().max(500).optional(),
-    })
-    .prefault({}),
-  resolver: z
-    .object({
-      requireAuth: flag.default(false),
-      maxIds: int(1, 100_000).default(1000),
-    })
-    .prefault({}),
-  auth: z.object({
-    tokenSecret: z.string().min(32, "at least 32 characters"),
-    issuer: z.string().min(1).default("idwallet"),
-    audience: z.string().min(1).default("idwallet-api"),
-  }),
-  otp: z
-    .object({
-      ttlSeconds: int(30, 3600).default(300),
-      maxAttempts: int(1, 20).default(5),
-      resendCooldownSeconds: int(0, 3600).default(30),
-      perPhonePerHour: int(1, 1000).default(5),
-      perIpPerHour: int(1, 100_000).default(30),
-      /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */
-      hmacSecret: z.string().min(32, "at least 32 characters").optional(),
-      userTokenTtlSeconds: int(60, 86_400).default(3600),
-    })
-    .prefault({}),
-  sms: z
-    .object({
-      provider: z.enum(["outbox", "http"]).default("outbox"),
-      outboxPath: z.string().min(1).optional(),
-      httpUrl: z.url().optional(),
-      accountSid: z.string().min(1).optional(),
-      authToken: z.string().min(1).optional(),
-      from: z.string().min(1).optional(),
-    })
-    .refine((s) => s.provider !== "http" || (s.httpUrl && s.accountSid && s.authToken && s.from), {
-      message: "the http SMS provider needs SMS_HTTP_URL, SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM",
-      path: ["provider"],
-    })
-    .prefault({}),
-  authServer: z
-    .object({
-      /** Serve /functions/v1/* on its own port too ({auth_url}); unset: only on the main port. */
-      port: int(0, 65535).optional(),
-    })
-    .prefault({}),
-  contracts: z.object({
-    entryPoint: Address.optional(),
-    ownerAccount: Address.optional(),
-    kernelFactory: Address,
-    baseFactory: Address,
-    sponsorPaymaster: Address.optional(),
-    offchainResolver: Address.optional(),
-  }),
-  ens: z
-    .object({
-      domain: z
-        .string()
-        .refine((d) => isNormalizedEnsName(d), "an ENSIP-15 normalized name such as idwallet.eth")
-        .default("idwallet.eth"),
-      resolver: Address.optional(),
-      registry: Address.optional(),
-      chain: ChainName.default("eth"),
-      signerKeys: z.array(PrivateKey).default([]),
-      ttlSeconds: int(30, 86_400).default(300),
-      refreshMarginSeconds: int(0, 3600).default(60),
-      rateLimitPerMinute: int(1, 100_000_000).default(1200),
-    })
-    .refine((e) => e.refreshMarginSeconds < e.ttlSeconds, {
-      message: "must be below CCIP_TTL_SECONDS",
-      path: ["refreshMarginSeconds"],
-    })
-    .prefault({}),
-  /** The hot key the owner account accepts for every wallet (OwnerAccount signer); signs for users. */
-  walletSignerKey: PrivateKey.optional(),
-  /** A SponsorPaymaster signer's key: approves gas sponsorship of every operation the service builds. */
-  sponsorSignerKey: PrivateKey.optional(),
-  /** The built-in bundler's key: sends EntryPoint.handleOps on chains without a bundler URL, and must hold gas. */
-  relayerKey: PrivateKey.optional(),
-  dust: z
-    .object({
-      /** The chain whose wallets the dust interface shows when a request names none. */
-      chain: ChainName.default("eth"),
-      /** Serve /api/* on its own port too ({dust_base_url}); unset: only on the main port. */
-      port: int(0, 65535).optional(),
-      /** Blocks searched back for a token's last Transfer of a wallet. */
-      lookbackBlocks: int(1, 10_000_000).default(100_000),
-      /** A Chainlink answer older than this is not used (the token shows as unsupported). */
-      priceMaxAgeSeconds: int(60, 30 * 86_400).default(86_400),
-      /** Multicall3; its canonical address unless a chain has it elsewhere. */
-      multicall3: Address.default("0xcA11bde05977b3631167028862bE2a173976CA11"),
-    })
-    .prefault({}),
-  safe: z
-    .object({
-      /** The operator's owner key, added to every Safe account the service creates. */
-      operatorKey: PrivateKey.optional(),
-      /** Addresses for every Safe chain that has none of its own. */
-      contracts: SafeContractsConfig.prefault({}),
-      /** Per chain: addresses that win over the global ones, field by field. */
-      chains: SafeChainsConfig.default({}),
-    })
-    .prefault({}),
-  transactions: z
-    .object({
-      /** Run the transaction workers in this process (in cluster mode: in the primary). */
-      worker: flag.default(true),
-      /** Calls one request may carry. */
-      maxCalls: int(1, 256).default(16),
-      /**
-       * Bytes of call data one request may carry (its `data` entries together). At most 96 KiB: a bundle
-       * transaction carries about 120 KB (nodes refuse transactions over 128 KiB), and every accepted request must
-       * fit one alone, with its encoding and signatures.
-       */
-      maxCallDataBytes: int(1, 96 * 1024).default(32 * 1024),
-      confirmations: int(1, 64).default(1),
-      maxOpsPerBundle: int(1, 500).default(64),
-      pollIntervalMs: int(10, 60_000).default(250),
-      stuckAfterSeconds: int(1, 3600).default(60),
-      feeBumpPercent: int(10, 500).default(15),
-      maxAttempts: int(1, 100).default(5),
-      retryDelayMs: int(0, 600_000).default(2000),
-      sponsorshipTtlSeconds: int(60, 86_400).default(900),
-      /** The most call gas one sponsored operation may have. */
-      maxCallGas: int(100_000, 15_000_000).default(5_000_000),
-      /** Longest GET /v1/kernel/tx/{id}?wait=true holds a request. */
-      waitTimeoutMs: int(0, 600_000).default(10_000),
-    })
-    .prefault({}),
-  chains: z.record(z.string(), ChainConnectionConfig).default({}),
-  rpcTimeoutMs: int(100, 120_000).default(5_000),
-});
+export const ConfigSchema = z
+  .object({
+    host: z.string().min(1).default("127.0.0.1"),
+    port: int(0, 65535).default(3000),
+    workers: int(1, 64).default(1),
+    publicUrl: z.url().optional(),
+    dataDir: z.string().min(1).default("data"),
+    databasePath: z.string().min(1).optional(),
+    logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    bodyLimit: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, "a size such as 512kb or 1mb")
+      .default("1mb"),
+    requestTimeoutMs: int(100, 600_000).default(15_000),
+    corsOrigins: z.array(z.string().min(1)).default(["*"]),
+    maintenance: z
+      .object({
+        enabled: flag.default(false),
+        retryAfterSeconds: int(1, 86_400).default(300),
+        message: z.string().max(500).optional(),
+      })
+      .prefault({}),
+    resolver: z
+      .object({
+        requireAuth: flag.default(false),
+        maxIds: int(1, 100_000).default(1000),
+      })
+      .prefault({}),
+    auth: z.object({
+      tokenSecret: z.string().min(32, "at least 32 characters"),
+      issuer: z.string().min(1).default("idwallet"),
+      audience: z.string().min(1).default("idwallet-api"),
+    }),
+    otp: z
+      .object({
+        ttlSeconds: int(30, 3600).default(300),
+        maxAttempts: int(1, 20).default(5),
+        resendCooldownSeconds: int(0, 3600).default(30),
+        perPhonePerHour: int(1, 1000).default(5),
+        perIpPerHour: int(1, 100_000).default(30),
+        /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */
+        hmacSecret: z.string().min(32, "at least 32 characters").optional(),
+        userTokenTtlSeconds: int(60, 86_400).default(3600),
+      })
+      .prefault({}),
+    sms: z
+      .object({
+        provider: z.enum(["outbox", "http"]).default("outbox"),
+        outboxPath: z.string().min(1).optional(),
+        httpUrl: z.url().optional(),
+        accountSid: z.string().min(1).optional(),
+        authToken: z.string().min(1).optional(),
+        from: z.string().min(1).optional(),
+      })
+      .refine((s) => s.provider !== "http" || (s.httpUrl && s.accountSid && s.authToken && s.from), {
+        message: "the http SMS provider needs SMS_HTTP_URL, SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM",
+        path: ["provider"],
+      })
+      .prefault({}),
+    authServer: z
+      .object({
+        /** Serve /functions/v1/* on its own port too ({auth_url}); unset: only on the main port. */
+        port: int(0, 65535).optional(),
+      })
+      .prefault({}),
+    contracts: z.object({
+      entryPoint: Address.optional(),
+      ownerAccount: Address.optional(),
+      kernelFactory: Address,
+      baseFactory: Address,
+      sponsorPaymaster: Address.optional(),
+      offchainResolver: Address.optional(),
+    }),
+    ens: z
+      .object({
+        domain: z
+          .string()
+          .refine((d) => isNormalizedEnsName(d), "an ENSIP-15 normalized name such as idwallet.eth")
+          .default("idwallet.eth"),
+        resolver: Address.optional(),
+        registry: Address.optional(),
+        chain: ChainName.default("eth"),
+        signerKeys: z.array(PrivateKey).default([]),
+        ttlSeconds: int(30, 86_400).default(300),
+        refreshMarginSeconds: int(0, 3600).default(60),
+        rateLimitPerMinute: int(1, 100_000_000).default(1200),
+      })
+      .refine((e) => e.refreshMarginSeconds < e.ttlSeconds, {
+        message: "must be below CCIP_TTL_SECONDS",
+        path: ["refreshMarginSeconds"],
+      })
+      .prefault({}),
+    /** The hot key the owner account accepts for every wallet (OwnerAccount signer); signs for users. */
+    walletSignerKey: PrivateKey.optional(),
+    /** A SponsorPaymaster signer's key: approves gas sponsorship of every operation the service builds. */
+    sponsorSignerKey: PrivateKey.optional(),
+    /** The built-in bundler's key: sends EntryPoint.handleOps on chains without a bundler URL, and must hold gas. */
+    relayerKey: PrivateKey.optional(),
+    dust: z
+      .object({
+        /** The chain whose wallets the dust interface shows when a request names none. */
+        chain: ChainName.default("eth"),
+        /** Serve /api/* on its own port too ({dust_base_url}); unset: only on the main port. */
+        port: int(0, 65535).optional(),
+        /** Blocks searched back for a token's last Transfer of a wallet. */
+        lookbackBlocks: int(1, 10_000_000).default(100_000),
+        /** A Chainlink answer older than this is not used (the token shows as unsupported). */
+        priceMaxAgeSeconds: int(60, 30 * 86_400).default(86_400),
+        /** Multicall3; its canonical address unless a chain has it elsewhere. */
+        multicall3: Address.default("0xcA11bde05977b3631167028862bE2a173976CA11"),
+      })
+      .prefault({}),
+    safe: z
+      .object({
+        /** The operator's owner key, added to every Safe account the service creates. */
+        operatorKey: PrivateKey.optional(),
+        /** Addresses for every Safe chain that has none of its own. */
+        contracts: SafeContractsConfig.prefault({}),
+        /** Per chain: addresses that win over the global ones, field by field. */
+        chains: SafeChainsConfig.default({}),
+      })
+      .prefault({}),
+    transactions: z
+      .object({
+        /** Run the transaction workers in this process (in cluster mode: in the primary). */
+        worker: flag.default(true),
+        /** Calls one request may carry. */
+        maxCalls: int(1, 256).default(16),
+        /**
+         * Bytes of call data one request may carry (its `data` entries together). At most 96 KiB: a bundle
+         * transaction carries about 120 KB (nodes refuse transactions over 128 KiB), and every accepted request must
+         * fit one alone, with its encoding and signatures.
+         */
+        maxCallDataBytes: int(1, 96 * 1024).default(32 * 1024),
+        confirmations: int(1, 64).default(1),
+        maxOpsPerBundle: int(1, 500).default(64),
+        pollIntervalMs: int(10, 60_000).default(250),
+        stuckAfterSeconds: int(1, 3600).default(60),
+        feeBumpPercent: int(10, 500).default(15),
+        maxAttempts: int(1, 100).default(5),
+        retryDelayMs: int(0, 600_000).default(2000),
+        sponsorshipTtlSeconds: int(60, 86_400).default(900),
+        /** The most call gas one sponsored operation may have. */
+        maxCallGas: int(100_000, 15_000_000).default(5_000_000),
+        /** Longest GET /v1/kernel/tx/{id}?wait=true holds a request. */
+        waitTimeoutMs: int(0, 600_000).default(10_000),
+      })
+      .prefault({}),
+    chains: z.record(z.string(), ChainConnectionConfig).default({}),
+    rpcTimeoutMs: int(100, 120_000).default(5_000),
+  })
+  .refine((c) => c.walletSignerKey === undefined || c.contracts.ownerAccount !== undefined, {
+    // The API refuses calls to the owner account (CALL_NOT_ALLOWED) only if it knows where it is.
+    message: "CONTRACT_OWNER_ACCOUNT is required when WALLET_SIGNER_KEY is set",
+    path: ["contracts", "ownerAccount"],
+  });
 
 /** Configuration as parsed: frozen, passed in, never imported as a global. */
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;

@@ -89,6 +89,17 @@ describe("loadConfig", () => {
     }
   });
 
+  it("needs the owner account wherever wallets are signed for (the API refuses calls to it only if it knows it)", () => {
+    const message = configError({ ...REQUIRED, WALLET_SIGNER_KEY: OPERATOR_KEY });
+    expect(message).to.include("CONTRACT_OWNER_ACCOUNT:");
+    const config = loadConfig({
+      ...REQUIRED,
+      WALLET_SIGNER_KEY: OPERATOR_KEY,
+      CONTRACT_OWNER_ACCOUNT: SAFE_CONTRACTS.singleton,
+    });
+    expect(config.contracts.ownerAccount).to.equal(SAFE_CONTRACTS.singleton);
+  });
+
   it("refuses a short token secret and a mis-checksummed address", () => {
     const message = configError({
       ...REQUIRED,
