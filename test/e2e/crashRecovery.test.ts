@@ -176,7 +176,9 @@ describe("Crash safety (e2e: the service process is killed mid-flight and restar
     const service = await start(proxy.url, { TX_STUCK_AFTER_SECONDS: "1" });
     const id = await submit(service, "14155550131", 31);
     const broadcasts = () => proxy.seen.filter((r) => r.method === "eth_sendRawTransaction");
-    await until(async () => broadcasts().length >= 2, "a replacement");
+    // A replacement is a broadcast of other bytes (the same bytes again are only a rebroadcast).
+    const replaced = () => new Set(broadcasts().map((b) => b.params[0])).size >= 2;
+    await until(async () => replaced(), "a replacement");
     await setup.chain.provider.send("evm_mine", []);
     await setup.chain.provider.send("evm_setAutomine", [true]);
     const final = (await statusOf(service, id, true)) as { status: string; transactionHash?: string };

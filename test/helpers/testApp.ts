@@ -9,6 +9,9 @@ import { createOtpService } from "../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../gateway/auth/userTokens";
 import { openDatabase } from "../../gateway/storage/database";
 import { CapturingSms } from "./capturingSms";
+import { IDWALLET_SALT, creationCode } from "../../scripts/deployment/deployIdwallet";
+import { deterministicAddress } from "../../scripts/deployment/deterministic";
+import { OwnerAccount__factory } from "../../typechain-types";
 import { createRepositories } from "../../gateway/storage/repositories";
 
 /**
@@ -31,6 +34,12 @@ export const TEST_NOW = new Date("2026-11-22T12:00:00.000Z");
 /** Token signing secret of the test app. */
 export const TEST_TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
 
+/** The reference deployment's owner account: where the golden vectors' admin puts it on every chain. */
+export const TEST_OWNER_ACCOUNT = deterministicAddress(
+  creationCode(OwnerAccount__factory, golden.admin),
+  IDWALLET_SALT,
+);
+
 /** Builds the real app for API tests: reference factories, fixed clock, a settable maintenance switch. */
 export function buildTestApp(
   overrides: Record<string, unknown> = {},
@@ -46,7 +55,11 @@ export function buildTestApp(
     {},
     {
       auth: { tokenSecret: TEST_TOKEN_SECRET },
-      contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
+      contracts: {
+        kernelFactory: golden.kernelFactory,
+        baseFactory: golden.baseFactory,
+        ownerAccount: TEST_OWNER_ACCOUNT,
+      },
       ...overrides,
     },
   );

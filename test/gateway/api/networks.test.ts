@@ -4,7 +4,7 @@ import request from "supertest";
 import golden from "../../vectors/addresses.json";
 import { CHAINS } from "../../../gateway/chains/registry";
 import { NetworksResponse } from "../../../gateway/routes/networks.schema";
-import { buildTestApp } from "../../helpers/testApp";
+import { TEST_OWNER_ACCOUNT, buildTestApp } from "../../helpers/testApp";
 
 describe("GET /v1/networks", () => {
   it("lists every chain of the registry with its status and the contract addresses", async () => {
@@ -21,7 +21,11 @@ describe("GET /v1/networks", () => {
       api: "live",
       safe: true,
       configured: false,
-      contractAddresses: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
+      contractAddresses: {
+        ownerAccount: TEST_OWNER_ACCOUNT,
+        kernelFactory: golden.kernelFactory,
+        baseFactory: golden.baseFactory,
+      },
       safeContracts: null,
     });
     expect(byName["zora-mainnet"]).to.include({ chainId: 7777777, api: "planned" });
