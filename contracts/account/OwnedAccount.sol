@@ -17,7 +17,7 @@ import {TokenReceiver} from "./TokenReceiver.sol";
 /// @notice The part every idwallet account type shares: an ERC-4337 v0.7 account behind an ERC-1967 proxy
 ///         (UUPS), owned by the operator's custodian (the OwnerAccount, fixed in the implementation) until it
 ///         is handed to another owner, an EOA or an ERC-1271 contract.
-/// @dev Three rules make one stolen hot key, or one app holding a user's proof, unable to take a wallet for
+/// @dev Four rules make one stolen hot key, or one app holding a user's proof, unable to take a wallet for
 ///      good:
 ///      - the owner and the code change only by a direct call from the governor: the custodian itself
 ///        (its cold admin) while the custodian owns the wallet, never a UserOperation its hot signers sign;
