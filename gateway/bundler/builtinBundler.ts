@@ -180,6 +180,12 @@ export class BuiltinBundler {
     );
   }
 
+  /**
+   * A bundle that never landed (refused by the node, or its relayer nonce used by another transaction of the key):
+   * each operation not run elsewhere goes back to the queue, charged the send. Unlike a reverted bundle it cost no
+   * gas, but nothing says which operation, if any, was at fault, and a refusal repeated uncharged would hold up the
+   * chain's queue for ever; the attempt bound ends it. An outsider can cause neither (it spends no relayer nonce).
+   */
   private async settleDropped(bundle: Bundle, error?: { code: string; message: string }): Promise<void> {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {

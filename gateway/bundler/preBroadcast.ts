@@ -61,7 +61,8 @@ async function withoutWalletsDeployedSince(
  * may exist now; `withoutWalletsDeployedSince` looks at every such wallet, whatever the blocks hold; (2) the
  * paymaster's deposit, which our bundles spend: checked here against the prefunds in sum; (3) nothing else: a
  * wallet validates against its own storage and nonce, which only its own operations change (a wallet has at most one
- * operation in flight), and the owner account and the paymaster's signers, which only the admin changes; an
+ * operation in flight), and its custodian (the owner account: the only owner whose signatures we make) and the
+ * paymaster's signers, which only the admin changes; an
  * operation's calls run inside handleOps, whose reentrancy guard keeps them from running another operation and using
  * its nonce. A Safe relay of ours runs an app's calls outside the EntryPoint, so a block holding one is checked.
  */
