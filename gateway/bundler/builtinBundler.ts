@@ -1,15 +1,12 @@
-import { toBeHex } from "ethers";
-import { operationGas } from "../userop/operationGas";
 import type { DigestSigner } from "../crypto/digestSigner";
 import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
 import { isTransportError, rpcErrorMessage } from "../chains/revertData";
-import { entryPointInterface } from "../userop/entryPoint";
 import type { Bundle, BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { bundleGasBound, bundleGasLimit, checkBundle } from "./bundleCheck";
+import { bundleGasBound, bundleGasLimit } from "./bundleCheck";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import {
@@ -20,6 +17,8 @@ import {
   safeOutcomeOfReceipt,
 } from "./safeRelay";
 import { mapLimit } from "../concurrency/mapLimit";
+import { type OwnKind, OwnTransactions } from "./ownTransactions";
+import { opsToBroadcast } from "./preBroadcast";
 import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */
@@ -38,9 +37,6 @@ const CODE_LOOKUP_CONCURRENCY = 16;
 const MAX_BUNDLE_GAS = 15_000_000n;
 /** A bundle prepared ahead that waited longer than this is built again (fees and state have moved on). */
 const PREPARED_MAX_AGE_MS = 10_000;
-/** Blocks since a simulation that are looked through for foreign transactions; past this it is checked again. */
-const MAX_OWN_BLOCKS = 4;
-const OWN_TX_HASHES_KEPT = 256;
 
 /** A bundle built and signed, not yet recorded. */
 interface Prepared {
@@ -68,27 +64,6 @@ interface PreparedSafe {
 /** What preparing found: a bundle to send, requests only settled (closed or failed), or nothing due. */
 type Preparation = Prepared | PreparedSafe | "settled" | "idle";
 
-/** The last `size` strings added, for membership tests. */
-class RecentSet {
-  private readonly items = new Set<string>();
-
-  constructor(private readonly size: number) {}
-
-  add(item: string): void {
-    this.items.delete(item);
-    this.items.add(item);
-    if (this.items.size > this.size) this.items.delete(this.items.values().next().value!);
-  }
-
-  has(item: string): boolean {
-    return this.items.has(item);
-  }
-
-  delete(item: string): void {
-    this.items.delete(item);
-  }
-}
-
 interface RpcReceipt {
   status: string;
   blockNumber: string;
@@ -107,8 +82,8 @@ export class BuiltinBundler {
   private readonly knownDeployed = new Set<string>();
   /** The next bundle, built while the one before it is mined. */
   private next: Promise<Preparation> | undefined;
-  /** Hashes of the latest handleOps transactions this bundler broadcast. */
-  private readonly ownTxHashes = new RecentSet(OWN_TX_HASHES_KEPT);
+  /** The latest transactions this bundler broadcast. */
+  private readonly own = new OwnTransactions();
 
   constructor(
     private readonly context: WorkerContext,
@@ -180,7 +155,7 @@ export class BuiltinBundler {
     // A reverted bundle of ours is not "our own block" to the skip of the pre-broadcast check: the next bundle is
     // run against the chain first, so a revert that would happen again (not an outsider's one-off) is caught there
     // and charged to the operation the EntryPoint names, instead of reverting on chain again, uncharged.
-    if (reverted) this.ownTxHashes.delete(receipt.transactionHash);
+    if (reverted) this.own.forget(receipt.transactionHash);
     const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
     const events = operationEvents(logs, this.context.entryPoint);
     const outcomes = new Map<string, TxOutcome>();
@@ -205,6 +180,12 @@ export class BuiltinBundler {
     );
   }
 
+  /**
+   * A bundle that never landed (refused by the node, or its relayer nonce used by another transaction of the key):
+   * each operation not run elsewhere goes back to the queue, charged the send. Unlike a reverted bundle it cost no
+   * gas, but nothing says which operation, if any, was at fault, and a refusal repeated uncharged would hold up the
+   * chain's queue for ever; the attempt bound ends it. An outsider can cause neither (it spends no relayer nonce).
+   */
   private async settleDropped(bundle: Bundle, error?: { code: string; message: string }): Promise<void> {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
@@ -343,7 +324,7 @@ export class BuiltinBundler {
   private async sendSafe(prepared: PreparedSafe): Promise<void> {
     this.prepareAhead(prepared);
     const [ownBlocks, latestNonce] = await Promise.all([
-      this.onlyOwnBlocksSince(prepared.checkedAt),
+      this.own.onlySince(this.provider, prepared.checkedAt, ["bundle", "safe"]),
       this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]) as Promise<string>,
     ]);
     let relay = prepared.relay;
@@ -377,7 +358,7 @@ export class BuiltinBundler {
       },
       [relay.built],
     );
-    await this.broadcast(bundle);
+    await this.broadcast(bundle, "safe");
   }
 
   /**
@@ -385,17 +366,14 @@ export class BuiltinBundler {
    * records it with its signed transaction before broadcasting it.
    */
   private async send(prepared: Prepared): Promise<void> {
-    const { picked, fees, simulatedAt } = prepared;
+    const { fees } = prepared;
     this.prepareAhead(prepared);
-    const [unchanged, latestNonce] = await Promise.all([
-      this.unchangedSince(simulatedAt, prepared.ops),
+    const [ops, latestNonce] = await Promise.all([
+      opsToBroadcast(this.context, this.settings.relayer.address, prepared, this.own, this.knownDeployed),
       // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or
       // lost pending transaction cannot push the bundle behind a nonce gap.
       this.provider.send("eth_getTransactionCount", [this.settings.relayer.address, "latest"]) as Promise<string>,
     ]);
-    const ops = unchanged
-      ? prepared.ops
-      : await checkBundle(this.context, this.settings.relayer.address, prepared.ops, picked);
     if (ops.length === 0) return;
     const data = encodeHandleOps(
       ops.map((op) => op.userOp),
@@ -416,46 +394,7 @@ export class BuiltinBundler {
       { chain: this.context.chain.name, relayer: this.settings.relayer.address, nonce, txHash, rawTx, ...fees },
       ops,
     );
-    await this.broadcast(bundle);
-  }
-
-  /**
-   * Whether the bundle's simulation still holds, so running it once more can be skipped: the blocks since the
-   * simulation started hold only this bundler's own bundles, and the paymaster's deposit covers the operations'
-   * prefunds at their real fees (the simulation ran at 1 wei). Operations of other wallets cannot change an
-   * operation's validation, whether in the same bundle or an earlier one: each wallet validates against its own
-   * storage and the owner account, which only its admin changes; the paymaster against its deposit, checked here
-   * in sum. (No wallet has operations in two bundles at once: `due` holds back a wallet with one in flight.)
-   */
-  private async unchangedSince(simulatedAt: number, ops: readonly BuiltUserOp[]): Promise<boolean> {
-    const paymaster = this.context.builder.paymaster;
-    const [ownBlocks, deposit] = await Promise.all([
-      this.onlyOwnBlocksSince(simulatedAt),
-      this.provider.send("eth_call", [
-        { to: this.context.entryPoint, data: entryPointInterface.encodeFunctionData("balanceOf", [paymaster]) },
-        "latest",
-      ]) as Promise<string>,
-    ]);
-    if (!ownBlocks) return false;
-    const prefunds = ops.reduce(
-      (sum, op) => sum + operationGas(op.userOp) * BigInt(`0x${op.userOp.gasFees.slice(34)}`),
-      0n,
-    );
-    return BigInt(deposit) >= prefunds;
-  }
-
-  /** Whether every block after `since` (a few at most) holds only transactions this bundler broadcast. */
-  private async onlyOwnBlocksSince(since: number): Promise<boolean> {
-    const latest = Number(await this.provider.send("eth_blockNumber", []));
-    if (latest - since > MAX_OWN_BLOCKS) return false;
-    for (let number = since + 1; number <= latest; number++) {
-      const block: { transactions: string[] } | null = await this.provider.send("eth_getBlockByNumber", [
-        toBeHex(number),
-        false,
-      ]);
-      if (!block || !block.transactions.every((hash) => this.ownTxHashes.has(hash))) return false;
-    }
-    return true;
+    await this.broadcast(bundle, "bundle");
   }
 
   /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */
@@ -472,9 +411,11 @@ export class BuiltinBundler {
    * known" leaves it to tracking; a transaction the node neither mined nor holds was refused, and its requests go
    * back to the queue.
    */
-  private async broadcast(bundle: Bundle): Promise<void> {
+  private async broadcast(bundle: Bundle, kind?: OwnKind): Promise<void> {
     const hash = bundle.txHashes.at(-1)!;
-    this.ownTxHashes.add(hash);
+    // A replacement or rebroadcast runs what its earlier version ran; unknown after a restart, it is not counted.
+    const ran = kind ?? bundle.txHashes.map((h) => this.own.kindOf(h)).find((k) => k !== undefined);
+    if (ran) this.own.add(hash, ran);
     try {
       await this.provider.send("eth_sendRawTransaction", [bundle.rawTx]);
       return;

@@ -1,0 +1,90 @@
+import { dataLength } from "ethers";
+import { mapLimit } from "../concurrency/mapLimit";
+import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
+import { entryPointInterface } from "../userop/entryPoint";
+import { operationGas } from "../userop/operationGas";
+import { checkBundle } from "./bundleCheck";
+import type { OwnTransactions } from "./ownTransactions";
+import type { WorkerContext } from "./workerContext";
+
+const CODE_LOOKUP_CONCURRENCY = 16;
+
+/** A bundle built and simulated at block `simulatedAt`, about to be signed and broadcast. */
+export interface SimulatedBundle {
+  readonly ops: readonly BuiltUserOp[];
+  readonly picked: readonly TxRecord[];
+  readonly simulatedAt: number;
+}
+
+/**
+ * The operations of a simulated bundle to broadcast now. First, one that creates a wallet which has code by now
+ * (deployed since its simulation: by an outsider, or by the calls of an operation in a bundle of ours) is left out,
+ * untouched and uncharged, for the next bundle to build without initCode; it would make the EntryPoint stop at AA10.
+ * Then the rest is run against the chain (checkBundle) unless its simulation still holds: the blocks since it hold
+ * only our own handleOps bundles, which cannot change these operations' validation otherwise (see
+ * `unchangedByOwnBundles`), and the paymaster's deposit covers their prefunds at their real fees.
+ */
+export async function opsToBroadcast(
+  context: WorkerContext,
+  relayer: string,
+  bundle: SimulatedBundle,
+  own: OwnTransactions,
+  knownDeployed: Set<string>,
+): Promise<BuiltUserOp[]> {
+  const ops = await withoutWalletsDeployedSince(context, bundle.ops, knownDeployed);
+  if (ops.length === 0) return [];
+  if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, own)) return ops;
+  return checkBundle(context, relayer, ops, bundle.picked);
+}
+
+/** `ops` without those whose initCode creates a wallet that has code now (added to `knownDeployed`). */
+async function withoutWalletsDeployedSince(
+  context: WorkerContext,
+  ops: readonly BuiltUserOp[],
+  knownDeployed: Set<string>,
+): Promise<BuiltUserOp[]> {
+  const creating = ops.filter((op) => dataLength(op.userOp.initCode) > 0);
+  const deployed = new Set<string>();
+  await mapLimit(creating, CODE_LOOKUP_CONCURRENCY, async (op) => {
+    const code: string = await context.chain.provider.send("eth_getCode", [op.userOp.sender, "latest"]);
+    if (code !== "0x") deployed.add(op.userOp.sender);
+  });
+  if (deployed.size === 0) return [...ops];
+  for (const sender of deployed) knownDeployed.add(sender);
+  context.logger.info({ wallets: [...deployed] }, "wallets deployed since their simulation; built again next bundle");
+  return ops.filter((op) => !deployed.has(op.userOp.sender));
+}
+
+/**
+ * Whether the simulation still holds. What one of our handleOps bundles can change for another operation's
+ * validation: (1) a wallet's code: any operation's calls may call the factory, so a wallet another operation creates
+ * may exist now; `withoutWalletsDeployedSince` looks at every such wallet, whatever the blocks hold; (2) the
+ * paymaster's deposit, which our bundles spend: checked here against the prefunds in sum; (3) nothing else: a
+ * wallet validates against its own storage and nonce, which only its own operations change (a wallet has at most one
+ * operation in flight), and its custodian (the owner account: the only owner whose signatures we make) and the
+ * paymaster's signers, which only the admin changes; an
+ * operation's calls run inside handleOps, whose reentrancy guard keeps them from running another operation and using
+ * its nonce. A Safe relay of ours runs an app's calls outside the EntryPoint, so a block holding one is checked.
+ */
+async function unchangedByOwnBundles(
+  context: WorkerContext,
+  simulatedAt: number,
+  ops: readonly BuiltUserOp[],
+  own: OwnTransactions,
+): Promise<boolean> {
+  const paymaster = context.builder.paymaster;
+  const [ownBlocks, deposit] = await Promise.all([
+    own.onlySince(context.chain.provider, simulatedAt, ["bundle"]),
+    context.chain.provider.send("eth_call", [
+      { to: context.entryPoint, data: entryPointInterface.encodeFunctionData("balanceOf", [paymaster]) },
+      "latest",
+    ]) as Promise<string>,
+  ]);
+  if (!ownBlocks) return false;
+  // The simulation ran at 1 wei; the bundle pays maxFeePerGas at most (the low 128 bits of gasFees).
+  const prefunds = ops.reduce(
+    (sum, op) => sum + operationGas(op.userOp) * BigInt(`0x${op.userOp.gasFees.slice(34)}`),
+    0n,
+  );
+  return BigInt(deposit) >= prefunds;
+}
