@@ -1,9 +1,7 @@
 import { expect } from "chai";
 import { concat, hexlify, randomBytes } from "ethers";
-import { formatUserId, parseUserId } from "../../gateway/identity/userId";
-import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import { openDatabase } from "../../gateway/storage/database";
-import { createRepositories } from "../../gateway/storage/repositories";
+import { parseUserId } from "../../gateway/identity/userId";
+import { walletSalt } from "../../gateway/identity/walletAddress";
 import {
   KernelAccountFactory__factory,
   TestSimulationTrap__factory,
@@ -14,6 +12,7 @@ import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
+import { storedRequests } from "../helpers/storedRequests";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 
@@ -73,45 +72,10 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     expect((await view(service, id)).error?.code).to.equal(code);
     expect(await attemptsOf([id])).to.deep.equal([attempts]);
   };
-  /** The stored attempts of requests, read from the service's own database. */
-  const attemptsOf = async (ids: string[]) => {
-    const database = await openDatabase(setup.env("").DATABASE_PATH!);
-    try {
-      const repository = createRepositories(database.db, () => new Date()).transactions;
-      return await Promise.all(ids.map(async (id) => (await repository.find(id))!.attempts));
-    } finally {
-      await database.close();
-    }
-  };
-
-  /** Stores a request with one 400 KB call as an older version accepted it (no call-data limit); returns its id. */
-  /**
-   * Stores a request as the API would have, straight into the service's database (so that several are due together
-   * when the service starts); returns its id.
-   */
-  const storeRequest = async (userIdInput: string, to: string, data: string) => {
-    const database = await openDatabase(setup.env("").DATABASE_PATH!);
-    try {
-      const repositories = createRepositories(database.db, () => new Date());
-      const [app] = await repositories.apps.list();
-      const userId = parseUserId(userIdInput);
-      const factory = setup.deployment.contracts.kernelFactory;
-      const { record: stored } = await repositories.transactions.create({
-        appId: app!.id,
-        accountType: "kernel",
-        userId: formatUserId(userId),
-        chain: "localhost",
-        sender: deriveWalletAddress(factory, "kernel", userId),
-        calls: [{ to, value: 0n, data }],
-        delegatecall: false,
-        idempotencyKey: undefined,
-        requestHash: hexlify(randomBytes(32)).slice(2),
-      });
-      return stored.id;
-    } finally {
-      await database.close();
-    }
-  };
+  /** Requests stored straight into the service's own database, and their stored attempts. */
+  const stored = () => storedRequests(setup.env("").DATABASE_PATH!, setup.deployment.contracts.kernelFactory);
+  const attemptsOf = (ids: string[]) => stored().attempts(ids);
+  const storeRequest = (userIdInput: string, to: string, data: string) => stored().store(userIdInput, to, data);
   /** A request with one 400 KB call, as an older version accepted it (no call-data limit). */
   const storeUnsendable = async () =>
     storeRequest(
