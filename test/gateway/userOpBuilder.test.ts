@@ -9,6 +9,7 @@ import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+import { type SeenRequest, simulatedOps } from "../helpers/simulatedOps";
 
 const FEES = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
 
@@ -112,6 +113,37 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
     expect(again).to.deep.include({
       failure: { code: "NONCE_ALREADY_USED", action: "fail", message: "AA25 invalid account nonce" },
     });
+  });
+
+  it("an outsider who saw the simulation call cannot have the simulated operation included (AA32)", async () => {
+    const { deps, entryPoint, target, admin } = await loadFixture(fixture);
+    // The node's view of the build: every request the builder sends it, forwarded unchanged.
+    const seen: SeenRequest[] = [];
+    const watched = {
+      send: (method: string, params: unknown[]) => {
+        seen.push({ method, params });
+        return ethers.provider.send(method, params);
+      },
+    } as unknown as JsonRpcProvider;
+    const data = target.interface.encodeFunctionData("record", [4]);
+    const tx = request("7c1e…watched", "tel:14155550204", deps.factories.kernel, await target.getAddress(), data);
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, { ...deps, provider: watched });
+    if (!("built" in result)) throw new Error(`build failed: ${JSON.stringify(result.failure)}`);
+    const [simulated, ...rest] = simulatedOps(seen);
+    expect(rest).to.have.length(0);
+    const outsider = (await ethers.getSigners())[9]!;
+    await expect(entryPoint.connect(outsider).getFunction("handleOps")([opTuple(simulated!)], outsider.address))
+      .to.be.revertedWithCustomError(entryPoint, "FailedOp")
+      .withArgs(0, "AA32 paymaster expired or not due");
+    // The simulated operation has the real build's shape, so what it measured holds: the real build runs.
+    const { userOp } = result.built;
+    expect(simulated!.preVerificationGas).to.equal(userOp.preVerificationGas);
+    expect(ethers.dataLength(simulated!.paymasterAndData)).to.equal(ethers.dataLength(userOp.paymasterAndData));
+    const receipt = await (await entryPoint.getFunction("handleOps")([opTuple(userOp)], admin.address)).wait();
+    const event = receipt!.logs
+      .map((log: { topics: string[]; data: string }) => entryPoint.interface.parseLog(log))
+      .find((e: { name: string } | null) => e?.name === "UserOperationEvent")!;
+    expect(event.args.success).to.equal(true);
   });
 
   it("names a wallet key or sponsor key the contracts do not accept with stable codes, before anything is sent", async () => {
