@@ -7,6 +7,7 @@ import { formatUserId } from "../../gateway/identity/userId";
 import type { TxRecord } from "../../gateway/storage/transactionsRepository";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/transactions/userOpBuilder";
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
+import { operationBound } from "../../gateway/transactions/requestBounds";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { type SeenRequest, simulatedOps } from "../helpers/simulatedOps";
@@ -28,6 +29,7 @@ async function fixture() {
     sponsorSigner: createDigestSigner(devKey(2)),
     sponsorshipTtlSeconds: 600,
     maxCallGas: 5_000_000n,
+    maxPreVerificationGas: 1_000_000n,
     clock: () => new Date(),
   };
   return { ...deployed, target, deps };
@@ -144,6 +146,23 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
       .map((log: { topics: string[]; data: string }) => entryPoint.interface.parseLog(log))
       .find((e: { name: string } | null) => e?.name === "UserOperationEvent")!;
     expect(event.args.success).to.equal(true);
+  });
+
+  it("builds operations within the preVerificationGas acceptance counted, and fails a stored one over the cap at once", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const data = ethers.concat([target.interface.encodeFunctionData("record", [5]), ethers.randomBytes(2000)]);
+    const tx = request("7c1e…sized", "tel:14155550205", deps.factories.kernel, await target.getAddress(), data);
+    const bound = operationBound("kernel", tx.calls, false).preVerificationGas;
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, deps);
+    if (!("built" in result)) throw new Error(`build failed: ${JSON.stringify(result.failure)}`);
+    expect(result.built.userOp.preVerificationGas <= bound).to.equal(true);
+    // A request stored before acceptance bounded it: refused without a node call.
+    const capped = await buildUserOperation(
+      tx,
+      { deployed: false, fees: FEES },
+      { ...deps, maxPreVerificationGas: 50_000n },
+    );
+    expect("failure" in capped && capped.failure.code).to.equal("CALL_DATA_TOO_LARGE");
   });
 
   it("names a wallet key or sponsor key the contracts do not accept with stable codes, before anything is sent", async () => {
