@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps): Express {
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         ownerAccount: config.contracts.ownerAccount,
         maxCalls: config.transactions.maxCalls,
-        maxCallDataBytes: config.transactions.maxCallDataBytes,
+        bounds: config.transactions,
         findApp,
         proof,
         onAccepted: (chain) => deps.txWorkers.wake(chain),

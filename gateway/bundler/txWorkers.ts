@@ -77,6 +77,7 @@ export function startTxWorkers(
         sponsorSigner: createDigestSigner(config.sponsorSignerKey!),
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         maxCallGas: BigInt(t.maxCallGas),
+        maxPreVerificationGas: BigInt(t.maxPreVerificationGas),
         clock: deps.clock,
       },
     };

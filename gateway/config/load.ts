@@ -70,6 +70,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TX_WORKER", ["transactions", "worker"]],
   ["TX_MAX_CALLS", ["transactions", "maxCalls"]],
   ["TX_MAX_CALL_DATA_BYTES", ["transactions", "maxCallDataBytes"]],
+  ["TX_MAX_CALL_BYTES", ["transactions", "maxCallBytes"]],
+  ["TX_MAX_PRE_VERIFICATION_GAS", ["transactions", "maxPreVerificationGas"]],
   ["TX_CONFIRMATIONS", ["transactions", "confirmations"]],
   ["TX_MAX_OPS_PER_BUNDLE", ["transactions", "maxOpsPerBundle"]],
   ["TX_POLL_INTERVAL_MS", ["transactions", "pollIntervalMs"]],

@@ -3,6 +3,9 @@ import { ensNormalize } from "ethers";
 import { chainByName } from "../chains/registry";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
 
+/** TX_MAX_CALL_BYTES when unset (and TX_MAX_CALL_DATA_BYTES allows it). */
+const DEFAULT_MAX_CALL_BYTES = 32 * 1024;
+
 const isNormalizedEnsName = (name: string): boolean => {
   try {
     return name.includes(".") && ensNormalize(name) === name;
@@ -175,6 +178,13 @@ export const ConfigSchema = z
          * fit one alone, with its encoding and signatures.
          */
         maxCallDataBytes: int(1, 96 * 1024).default(32 * 1024),
+        /** Bytes of one call's data (each `data` entry); at most maxCallDataBytes. Unset: 32 KiB or that total. */
+        maxCallBytes: int(1, 96 * 1024).optional(),
+        /**
+         * The most preVerificationGas one operation may need (the reference bundler's count: chiefly its call data,
+         * at 16 gas a non-zero byte); a request whose operation could need more is refused at acceptance.
+         */
+        maxPreVerificationGas: int(100_000, 5_000_000).default(1_000_000),
         confirmations: int(1, 64).default(1),
         maxOpsPerBundle: int(1, 500).default(64),
         pollIntervalMs: int(10, 60_000).default(250),
@@ -188,6 +198,14 @@ export const ConfigSchema = z
         /** Longest GET /v1/kernel/tx/{id}?wait=true holds a request. */
         waitTimeoutMs: int(0, 600_000).default(10_000),
       })
+      .refine((t) => t.maxCallBytes === undefined || t.maxCallBytes <= t.maxCallDataBytes, {
+        message: "TX_MAX_CALL_BYTES may not exceed TX_MAX_CALL_DATA_BYTES",
+        path: ["maxCallBytes"],
+      })
+      .transform((t) => ({
+        ...t,
+        maxCallBytes: t.maxCallBytes ?? Math.min(DEFAULT_MAX_CALL_BYTES, t.maxCallDataBytes),
+      }))
       .prefault({}),
     chains: z.record(z.string(), ChainConnectionConfig).default({}),
     rpcTimeoutMs: int(100, 120_000).default(5_000),

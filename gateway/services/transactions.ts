@@ -12,6 +12,7 @@ import {
   type TxCall,
   type TxRecord,
 } from "../storage/transactionsRepository";
+import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import { actingApp, requestUserId, servedChain } from "./requestChecks";
 
@@ -36,8 +37,8 @@ export interface TransactionsDeps {
   /** The operator's OwnerAccount (holds every wallet): no request may call it. */
   readonly ownerAccount: string | undefined;
   readonly maxCalls: number;
-  /** Bytes of call data one request may carry, all its calls together (TX_MAX_CALL_DATA_BYTES). */
-  readonly maxCallDataBytes: number;
+  /** How large a request's calls and its operation may be. */
+  readonly bounds: RequestBounds;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
   /** Told after a request is committed, so a worker in this process starts at once. */
@@ -58,7 +59,7 @@ export async function submitTransaction(
   deps: TransactionsDeps,
 ): Promise<{ record: TxRecord; created: boolean }> {
   const calls = requestCalls(request, deps.maxCalls);
-  checkCallDataSize(calls, deps.maxCallDataBytes);
+  checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
   const userId = requestUserId(request.userId);
   servedChain(request.chain, deps.chains);
   if (!deps.acceptingChains.has(request.chain)) {
@@ -139,18 +140,6 @@ function requestCalls(request: TxRequest, maxCalls: number): TxCall[] {
     }
   }
   return to.map((target, i) => ({ to: target, value: value[i]!, data: data[i]!.toLowerCase() }));
-}
-
-/** Refuses call data a bundle could never carry (design §1.7): stored, it could only fail or stall the queue. */
-function checkCallDataSize(calls: readonly TxCall[], maxBytes: number): void {
-  const bytes = calls.reduce((sum, call) => sum + (call.data.length - 2) / 2, 0);
-  if (bytes > maxBytes) {
-    throw new InvalidRequestError(
-      `A request carries at most ${maxBytes} bytes of call data (TX_MAX_CALL_DATA_BYTES); this one has ${bytes}`,
-      [],
-      "CALL_DATA_TOO_LARGE",
-    );
-  }
 }
 
 /** A request of this app and type, as the API shows it; 404 for another app's (its existence is not revealed). */

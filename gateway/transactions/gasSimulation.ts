@@ -27,6 +27,14 @@ const SIMULATION_GAS_PER_OP = { deployed: 200_000n, undeployed: 450_000n };
  * simulator's memory, which keeps every operation's encoding (copies and quadratic expansion, counted generously).
  */
 const SIMULATION_GAS_PER_BYTE = 40n;
+/**
+ * validUntil of every simulated operation: 0x01010101, in July 1970, so past on every chain whatever its clock (0
+ * would mean "no end"). EntryPointSimulations.simulateHandleOp returns the paymaster's validation data without
+ * checking its time range, while handleOps rejects it (EntryPoint._validateAccountAndPaymasterValidationData: AA32).
+ * Six bytes, the first two zero as in any validUntil before 2106, the rest not: the simulated operation has the
+ * length and the zero bytes of the real build, so what it measures holds for it.
+ */
+export const EXPIRED_SPONSORSHIP_END = 0x01010101;
 /** EntryPoint v0.7 PENALTY_PERCENT. */
 const PENALTY_PERCENT = 10n;
 
@@ -114,8 +122,12 @@ const NOT_SIMULATED: OperationFailure = {
   message: "the node's call gas cap leaves too little gas to simulate this operation",
 };
 
-/** The operation as simulated: generous limits, fees of 1 wei, real signatures. */
-const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
+/**
+ * The operation as simulated: generous limits, fees of 1 wei, real signatures, and a sponsorship that ended long
+ * ago (EXPIRED_SPONSORSHIP_END), so that nobody who sees the simulation call can have it included: handleOps
+ * rejects it (AA32), and the wallet signature covers paymasterAndData (the userOpHash), so it serves no other window.
+ */
+export const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
   signOperation(
     {
       ...d.base,
@@ -125,7 +137,7 @@ const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedU
       paymasterAndData: "0x",
       signature: "0x",
     },
-    terms(d, SIMULATION_GAS.paymasterVerification, deps),
+    { ...terms(d, SIMULATION_GAS.paymasterVerification, deps), validUntil: EXPIRED_SPONSORSHIP_END },
     deps,
   ).userOp;
 

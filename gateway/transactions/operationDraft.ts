@@ -27,6 +27,8 @@ export interface OpBuilderDeps {
   readonly sponsorshipTtlSeconds: number;
   /** The most call gas the paymaster sponsors for one operation; more is refused (CALL_GAS_TOO_HIGH). */
   readonly maxCallGas: bigint;
+  /** The most preVerificationGas the paymaster sponsors for one operation (it grows with the call data). */
+  readonly maxPreVerificationGas: bigint;
   readonly clock: () => Date;
 }
 

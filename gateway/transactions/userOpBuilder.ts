@@ -1,11 +1,10 @@
-import { concat } from "ethers";
 import { parseUserId } from "../identity/userId";
 import { walletSalt } from "../identity/walletAddress";
 import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
 import { requestNonce } from "../userop/entryPoint";
 import { packAccountGasLimits, packGasFees, packInitCode } from "../userop/packedUserOperation";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { preVerificationGas } from "../userop/preVerificationGas";
+import { preVerificationGasBound } from "../userop/preVerificationGas";
 import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
 import { HEAVY_CALL_GAS, type Measurement, SIMULATION_GAS, executionGas, measure } from "./gasSimulation";
@@ -21,8 +20,7 @@ const CALL_GAS_MARGIN_PERCENT = 10n;
 const CALL_GAS_MARGIN_MIN = 10_000n;
 const VERIFICATION_GAS_MARGIN_PERCENT = 30n;
 const VERIFICATION_GAS_MARGIN_MIN = 20_000n;
-/** An upper bound of every packed word, so preVerificationGas never falls short of the final operation's. */
-const WORST_WORD = `0x${"ff".repeat(32)}`;
+/** The largest signatures an operation carries, for its size before it is signed. */
 const WORST_SIGNATURE = `0x${"ff".repeat(65)}`;
 const WORST_PAYMASTER_AND_DATA = `0x${"ff".repeat(20 + 32 + 12 + 65)}`;
 
@@ -68,8 +66,8 @@ export async function buildUserOperations(
 
 /**
  * A request's draft, or why it fails alone without costing a node call: BUILD_FAILED when its stored calls cannot
- * be encoded, CALL_DATA_TOO_LARGE when its operation could never fit a bundle transaction (a request stored
- * before TX_MAX_CALL_DATA_BYTES bounded it at acceptance).
+ * be encoded, CALL_DATA_TOO_LARGE when its operation could never fit a bundle transaction or needs more
+ * preVerificationGas than TX_MAX_PRE_VERIFICATION_GAS (a request stored before acceptance bounded these).
  */
 function draftOrFailure(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft | { failure: OperationFailure } {
   let d: Draft;
@@ -82,6 +80,12 @@ function draftOrFailure(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): D
   const bytes = operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
   if (bytes > MAX_BUNDLE_BYTES) {
     const message = `the operation has ${bytes} bytes; a bundle transaction carries at most ${MAX_BUNDLE_BYTES}`;
+    return { failure: { code: "CALL_DATA_TOO_LARGE", action: "fail", message } };
+  }
+  if (d.preVerificationGas > deps.maxPreVerificationGas) {
+    const message =
+      `the operation needs ${d.preVerificationGas} preVerificationGas; ` +
+      `this deployment sponsors at most ${deps.maxPreVerificationGas} (TX_MAX_PRE_VERIFICATION_GAS)`;
     return { failure: { code: "CALL_DATA_TOO_LARGE", action: "fail", message } };
   }
   return d;
@@ -110,14 +114,7 @@ function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
     initCode,
     callData: walletCallData(type, tx.calls, tx.delegatecall),
   };
-  const pvg = preVerificationGas({
-    ...base,
-    accountGasLimits: WORST_WORD,
-    preVerificationGas: (1n << 64n) - 1n,
-    gasFees: WORST_WORD,
-    paymasterAndData: concat([deps.paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
-    signature: WORST_SIGNATURE,
-  });
+  const pvg = preVerificationGasBound(base, deps.paymaster);
   const validUntil = Math.floor(deps.clock().getTime() / 1000) + deps.sponsorshipTtlSeconds;
   return { tx, base, preVerificationGas: pvg, validUntil };
 }

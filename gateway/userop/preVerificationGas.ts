@@ -1,3 +1,4 @@
+import { concat } from "ethers";
 import { hexToBytes } from "./words";
 import type { PackedUserOperation } from "./packedUserOperation";
 
@@ -44,4 +45,26 @@ export function preVerificationGas(op: PackedUserOperation): bigint {
     offset += 32 + padded;
   }
   return BigInt(cost + FIXED + PER_OP + PER_OP_WORD * words);
+}
+
+const WORST_WORD = `0x${"ff".repeat(32)}`;
+
+/**
+ * preVerificationGas of an operation with these fields and the costliest value of every other (gas limits, fees, a
+ * SponsorPaymaster paymasterAndData, a 65-byte signature), so never below that of any operation built from them:
+ * each non-zero byte costs at least what a zero byte does (EIP-2028).
+ */
+export function preVerificationGasBound(
+  base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">,
+  paymaster: string,
+): bigint {
+  return preVerificationGas({
+    ...base,
+    accountGasLimits: WORST_WORD,
+    preVerificationGas: (1n << 64n) - 1n,
+    gasFees: WORST_WORD,
+    // paymaster(20) ‖ gas limits(32) ‖ validUntil, validAfter(12) ‖ signature(65)
+    paymasterAndData: concat([paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
+    signature: `0x${"ff".repeat(65)}`,
+  });
 }

@@ -89,6 +89,22 @@ describe("loadConfig", () => {
     }
   });
 
+  it("bounds each call by TX_MAX_CALL_BYTES, never above the request's total, and caps preVerificationGas", () => {
+    expect(loadConfig(REQUIRED).transactions).to.include({
+      maxCallBytes: 32_768,
+      maxCallDataBytes: 32_768,
+      maxPreVerificationGas: 1_000_000,
+    });
+    // Unset, the per-call bound follows a lower total; set above it, start-up stops naming it.
+    expect(loadConfig({ ...REQUIRED, TX_MAX_CALL_DATA_BYTES: "8000" }).transactions.maxCallBytes).to.equal(8000);
+    expect(configError({ ...REQUIRED, TX_MAX_CALL_BYTES: "8001", TX_MAX_CALL_DATA_BYTES: "8000" })).to.include(
+      "TX_MAX_CALL_BYTES: TX_MAX_CALL_BYTES may not exceed TX_MAX_CALL_DATA_BYTES",
+    );
+    expect(configError({ ...REQUIRED, TX_MAX_PRE_VERIFICATION_GAS: "99999" })).to.include(
+      "TX_MAX_PRE_VERIFICATION_GAS:",
+    );
+  });
+
   it("needs the owner account wherever wallets are signed for (the API refuses calls to it only if it knows it)", () => {
     const message = configError({ ...REQUIRED, WALLET_SIGNER_KEY: OPERATOR_KEY });
     expect(message).to.include("CONTRACT_OWNER_ACCOUNT:");

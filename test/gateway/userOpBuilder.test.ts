@@ -7,8 +7,10 @@ import { formatUserId } from "../../gateway/identity/userId";
 import type { TxRecord } from "../../gateway/storage/transactionsRepository";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/transactions/userOpBuilder";
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
+import { operationBound } from "../../gateway/transactions/requestBounds";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+import { type SeenRequest, simulatedOps } from "../helpers/simulatedOps";
 
 const FEES = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
 
@@ -27,6 +29,7 @@ async function fixture() {
     sponsorSigner: createDigestSigner(devKey(2)),
     sponsorshipTtlSeconds: 600,
     maxCallGas: 5_000_000n,
+    maxPreVerificationGas: 1_000_000n,
     clock: () => new Date(),
   };
   return { ...deployed, target, deps };
@@ -112,6 +115,54 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
     expect(again).to.deep.include({
       failure: { code: "NONCE_ALREADY_USED", action: "fail", message: "AA25 invalid account nonce" },
     });
+  });
+
+  it("an outsider who saw the simulation call cannot have the simulated operation included (AA32)", async () => {
+    const { deps, entryPoint, target, admin } = await loadFixture(fixture);
+    // The node's view of the build: every request the builder sends it, forwarded unchanged.
+    const seen: SeenRequest[] = [];
+    const watched = {
+      send: (method: string, params: unknown[]) => {
+        seen.push({ method, params });
+        return ethers.provider.send(method, params);
+      },
+    } as unknown as JsonRpcProvider;
+    const data = target.interface.encodeFunctionData("record", [4]);
+    const tx = request("7c1e…watched", "tel:14155550204", deps.factories.kernel, await target.getAddress(), data);
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, { ...deps, provider: watched });
+    if (!("built" in result)) throw new Error(`build failed: ${JSON.stringify(result.failure)}`);
+    const [simulated, ...rest] = simulatedOps(seen);
+    expect(rest).to.have.length(0);
+    const outsider = (await ethers.getSigners())[9]!;
+    await expect(entryPoint.connect(outsider).getFunction("handleOps")([opTuple(simulated!)], outsider.address))
+      .to.be.revertedWithCustomError(entryPoint, "FailedOp")
+      .withArgs(0, "AA32 paymaster expired or not due");
+    // The simulated operation has the real build's shape, so what it measured holds: the real build runs.
+    const { userOp } = result.built;
+    expect(simulated!.preVerificationGas).to.equal(userOp.preVerificationGas);
+    expect(ethers.dataLength(simulated!.paymasterAndData)).to.equal(ethers.dataLength(userOp.paymasterAndData));
+    const receipt = await (await entryPoint.getFunction("handleOps")([opTuple(userOp)], admin.address)).wait();
+    const event = receipt!.logs
+      .map((log: { topics: string[]; data: string }) => entryPoint.interface.parseLog(log))
+      .find((e: { name: string } | null) => e?.name === "UserOperationEvent")!;
+    expect(event.args.success).to.equal(true);
+  });
+
+  it("builds operations within the preVerificationGas acceptance counted, and fails a stored one over the cap at once", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const data = ethers.concat([target.interface.encodeFunctionData("record", [5]), ethers.randomBytes(2000)]);
+    const tx = request("7c1e…sized", "tel:14155550205", deps.factories.kernel, await target.getAddress(), data);
+    const bound = operationBound("kernel", tx.calls, false).preVerificationGas;
+    const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, deps);
+    if (!("built" in result)) throw new Error(`build failed: ${JSON.stringify(result.failure)}`);
+    expect(result.built.userOp.preVerificationGas <= bound).to.equal(true);
+    // A request stored before acceptance bounded it: refused without a node call.
+    const capped = await buildUserOperation(
+      tx,
+      { deployed: false, fees: FEES },
+      { ...deps, maxPreVerificationGas: 50_000n },
+    );
+    expect("failure" in capped && capped.failure.code).to.equal("CALL_DATA_TOO_LARGE");
   });
 
   it("names a wallet key or sponsor key the contracts do not accept with stable codes, before anything is sent", async () => {

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { JsonRpcProvider } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
+import { operationBound } from "../../../gateway/transactions/requestBounds";
 import { buildTestApp } from "../../helpers/testApp";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
@@ -15,13 +16,13 @@ const idleChain = (name: string, chainId: number): ChainClient => ({
 });
 
 describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, validation, idempotency)", () => {
-  const setup = async (txChains = ["localhost"]) => {
+  const setup = async (txChains = ["localhost"], transactions: Record<string, number> = {}) => {
     const chains = new Map([
       ["localhost", idleChain("localhost", 31337)],
       ["matic", idleChain("matic", 137)],
       ["eth", idleChain("eth", 1)],
     ]);
-    const built = buildTestApp({ transactions: { waitTimeoutMs: 300 } }, { chains, txChains });
+    const built = buildTestApp({ transactions: { waitTimeoutMs: 300, ...transactions } }, { chains, txChains });
     const { app, token } = await built.appWithToken("acme app", true);
     await (await built.repositories).providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
     const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -127,6 +128,7 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
         status: 400,
         code: "CALL_DATA_TOO_LARGE",
         detail: "A request carries at most 32768 bytes of call data (TX_MAX_CALL_DATA_BYTES); this one has 32769",
+        limit: "TX_MAX_CALL_DATA_BYTES",
         instance,
         requestId: res.headers["x-request-id"],
       });
@@ -135,6 +137,84 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
     const due = await (await repositories).transactions.due("localhost", new Date("2100-01-01"), 100);
     expect(due.map((tx) => tx.id)).to.deep.equal([atLimit.body.id]);
     close();
+  });
+
+  /** The request ids stored so far (due at any time). */
+  const storedIds = async (built: Awaited<ReturnType<typeof setup>>) =>
+    (await (await built.repositories).transactions.due("localhost", new Date("2100-01-01"), 100)).map((tx) => tx.id);
+  const bytes = (n: number) => `0x${"ab".repeat(n)}`;
+
+  it("refuses a 400 KB call at once with CALL_DATA_TOO_LARGE naming TX_MAX_CALL_BYTES, and stores nothing", async () => {
+    const built = await setup();
+    const res = await built.post({ data: [bytes(400 * 1024)] });
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Invalid request",
+      status: 400,
+      code: "CALL_DATA_TOO_LARGE",
+      detail: "A call carries at most 32768 bytes of data (TX_MAX_CALL_BYTES); call 0 has 409600",
+      limit: "TX_MAX_CALL_BYTES",
+      errors: [{ pointer: "/data/0", detail: "409600 bytes" }],
+      instance: "/v1/kernel/tx",
+      requestId: res.headers["x-request-id"],
+    });
+    expect(await storedIds(built)).to.deep.equal([]);
+    built.close();
+  });
+
+  it("bounds each call's data by TX_MAX_CALL_BYTES: at the limit accepted, one byte over refused", async () => {
+    const built = await setup(["localhost"], { maxCallBytes: 1000, maxCallDataBytes: 4000 });
+    const atLimit = await built.post({ to: [TARGET, TARGET], value: ["0", "0"], data: [bytes(1000), bytes(1000)] });
+    expect(atLimit.status).to.equal(202);
+    const over = await built.post({ to: [TARGET, TARGET], value: ["0", "0"], data: [bytes(10), bytes(1001)] });
+    expect([over.status, over.body.code, over.body.limit]).to.deep.equal([
+      400,
+      "CALL_DATA_TOO_LARGE",
+      "TX_MAX_CALL_BYTES",
+    ]);
+    expect(over.body.errors).to.deep.equal([{ pointer: "/data/1", detail: "1001 bytes" }]);
+    expect(await storedIds(built)).to.deep.equal([atLimit.body.id]);
+    built.close();
+  });
+
+  it("bounds preVerificationGas by TX_MAX_PRE_VERIFICATION_GAS: at the limit accepted, one byte over refused", async () => {
+    const cap = 200_000;
+    // The largest call whose operation fits the cap, counted as acceptance counts it (the worker's real builds stay
+    // under that count: the UserOperation builder's tests check it against the EntryPoint).
+    const bound = (n: number) =>
+      operationBound("kernel", [{ to: TARGET, value: 0n, data: bytes(n) }], false).preVerificationGas;
+    let [largest, above] = [0, 32 * 1024];
+    while (above - largest > 1) {
+      const middle = Math.floor((largest + above) / 2);
+      if (bound(middle) <= BigInt(cap)) largest = middle;
+      else above = middle;
+    }
+    const built = await setup(["localhost"], { maxPreVerificationGas: cap });
+    const atLimit = await built.post({ data: [bytes(largest)] });
+    expect(atLimit.status).to.equal(202);
+    const over = await built.post({ data: [bytes(largest + 1)] });
+    expect(over.body).to.include({
+      status: 400,
+      code: "CALL_DATA_TOO_LARGE",
+      limit: "TX_MAX_PRE_VERIFICATION_GAS",
+      detail: `Its operation could need ${bound(largest + 1)} preVerificationGas; this deployment sponsors at most ${cap} (TX_MAX_PRE_VERIFICATION_GAS)`,
+    });
+    expect(await storedIds(built)).to.deep.equal([atLimit.body.id]);
+    built.close();
+  });
+
+  it("refuses a request whose operation no bundle transaction could carry, though each size limit allows it", async () => {
+    // 256 calls of 384 bytes: 96 KiB of data, within TX_MAX_CALL_DATA_BYTES, but executeBatch's encoding of so many
+    // calls takes the operation past the ~120 KB a bundle transaction carries.
+    const built = await setup(["localhost"], { maxCalls: 256, maxCallBytes: 384, maxCallDataBytes: 96 * 1024 });
+    const many = Array.from({ length: 256 }, () => TARGET);
+    const res = await built.post({ to: many, value: many.map(() => "0"), data: many.map(() => bytes(384)) });
+    expect([res.status, res.body.code, res.body.limit]).to.deep.equal([400, "CALL_DATA_TOO_LARGE", "BUNDLE_SIZE"]);
+    expect(res.body.detail).to.match(
+      /^Its operation would have up to \d+ bytes; a bundle transaction carries at most 120000$/,
+    );
+    expect(await storedIds(built)).to.deep.equal([]);
+    built.close();
   });
 
   it("needs the bearer token, and shows a request only to the app that sent it", async () => {
