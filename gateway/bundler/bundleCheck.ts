@@ -71,7 +71,9 @@ export async function checkBundle(
     );
   const settle = async (op: BuiltUserOp, failure: OperationFailure) => {
     const tx = picked.find((t) => t.id === op.txId)!;
-    await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
+    // The node saw this real, signed build in the check's eth_call, and anyone watching it could still execute it
+    // until its sponsorship ends: a final failure is decided only after that, as for a build that was sent.
+    await context.repository.settle(tx.id, await outcomeOfFailure(context, { ...tx, userOp: op.userOp }, failure));
   };
 
   const check = async (start: readonly BuiltUserOp[]): Promise<BuiltUserOp[]> => {
