@@ -102,6 +102,7 @@ export function buildTestApp(
     transactions: deferred(repositories.then((r) => r.transactions)),
     safes: deferred(repositories.then((r) => r.safes)),
     dust: deferred(repositories.then((r) => r.dust)),
+    rateWindows: deferred(repositories.then((r) => r.rateWindows)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {
