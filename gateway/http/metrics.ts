@@ -61,26 +61,23 @@ export function createMetrics(transactionCounts?: TransactionCounts, budgetUsage
   return { registry, resolvedIds, middleware };
 }
 
-/** Gas used of each app's budget on each chain in its current period, and the budget itself. */
+/** Gas used of each app's budget on each chain in its current period, and the budget itself (each read at scrape). */
 function registerBudgetGauges(registry: Registry, budgetUsage: BudgetUsageSource): void {
-  const budget = new Gauge({
-    name: "idwallet_app_budget_gas",
-    help: "An app's gas budget per chain per period (README: Budgets and policies)",
-    labelNames: ["app", "chain"],
-    registers: [registry],
-  });
-  new Gauge({
-    name: "idwallet_app_budget_used_gas",
-    help: "Gas an app's requests count for on a chain in its current budget period (worst case until settled)",
-    labelNames: ["app", "chain"],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      budget.reset();
-      for (const row of await budgetUsage()) {
-        this.set({ app: row.appId, chain: row.chain }, Number(row.usedGas));
-        budget.set({ app: row.appId, chain: row.chain }, Number(row.budgetGas));
-      }
-    },
-  });
+  const gauge = (name: string, help: string, value: (row: { usedGas: bigint; budgetGas: bigint }) => bigint) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["app", "chain"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await budgetUsage()) this.set({ app: row.appId, chain: row.chain }, Number(value(row)));
+      },
+    });
+  gauge(
+    "idwallet_app_budget_used_gas",
+    "Gas an app's requests count for on a chain in its current budget period (worst case until settled)",
+    (row) => row.usedGas,
+  );
+  gauge("idwallet_app_budget_gas", "An app's gas budget per chain per period", (row) => row.budgetGas);
 }

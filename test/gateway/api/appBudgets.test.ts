@@ -192,6 +192,21 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
     built.close();
   });
 
+  it("shows each app's budget use per chain in /metrics, read from the database", async () => {
+    const built = service();
+    const spender = await appOf(built, "spender", { budgetGas: 10n * ONE_REQUEST });
+    await spender.post();
+    await spender.post();
+    const text = (await request(built.app).get("/metrics")).text;
+    expect(text).to.include(
+      `idwallet_app_budget_used_gas{app="${spender.app.id}",chain="localhost"} ${Number(2n * ONE_REQUEST)}`,
+    );
+    expect(text).to.include(
+      `idwallet_app_budget_gas{app="${spender.app.id}",chain="localhost"} ${Number(10n * ONE_REQUEST)}`,
+    );
+    built.close();
+  });
+
   describe("shared by every process on one database file", () => {
     let dir: string;
     before(() => {
