@@ -26,11 +26,14 @@ import type { DustDeps } from "./dust/dustService";
 import { safesRouter } from "./routes/safes";
 import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
+import { readBudgetUsage } from "./policy/budgetUsage";
+import { createSpendPolicy } from "./policy/spendPolicy";
 import { checkHealth } from "./services/health";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
 import type { DustRepository } from "./storage/dustRepository";
 import type { ProvidersRepository } from "./storage/providersRepository";
+import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
 import type { SafesRepository } from "./storage/safesRepository";
 import type { TransactionsRepository } from "./storage/transactionsRepository";
 
@@ -43,13 +46,15 @@ export interface AppDeps {
   readonly maintenance: MaintenanceMonitor;
   readonly chains: ReadonlyMap<string, ChainClient>;
   readonly pingDatabase: () => Promise<void>;
-  readonly apps: Pick<AppsRepository, "verifySecret" | "findById">;
+  readonly apps: Pick<AppsRepository, "verifySecret" | "findById" | "list">;
   readonly otp: OtpService;
   readonly userTokens: Pick<UserTokens, "verify">;
   readonly providers: Pick<ProvidersRepository, "find">;
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
+  /** Per-app request counters, shared by every process on the database (the app rate limit). */
+  readonly rateWindows: RateWindowsRepository;
   /** Chains whose transaction requests are accepted, and the nudge for a worker in this process. */
   readonly txWorkers: { readonly chains: ReadonlySet<string>; wake(chain: string): void };
 }
@@ -57,7 +62,20 @@ export interface AppDeps {
 /** Builds the express app from injected parts. */
 export function createApp(deps: AppDeps): Express {
   const { config } = deps;
-  const metrics = createMetrics(() => deps.transactions.countByStatus());
+  const budgetUsage = () =>
+    readBudgetUsage({
+      listApps: () => deps.apps.list(),
+      transactions: deps.transactions,
+      defaults: config.policy,
+      clock: deps.clock,
+    });
+  const metrics = createMetrics(() => deps.transactions.countByStatus(), budgetUsage);
+  const policy = createSpendPolicy({
+    defaults: config.policy,
+    rateWindows: deps.rateWindows,
+    maxCallGas: config.transactions.maxCallGas,
+    clock: deps.clock,
+  });
   const app = express();
   baseMiddleware(app, deps, metrics);
 
@@ -116,6 +134,7 @@ export function createApp(deps: AppDeps): Express {
         bounds: config.transactions,
         findApp,
         proof,
+        policy,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
       },
     }),
@@ -141,6 +160,7 @@ export function createApp(deps: AppDeps): Express {
         contractsFor: (chain) => safeContractsFor(config, chain),
         operator: config.safe.operatorKey ? computeAddress(config.safe.operatorKey) : undefined,
         findApp,
+        policy,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
       },
     }),

@@ -86,6 +86,7 @@ export async function startServer(
       transactions: repositories.transactions,
       safes: repositories.safes,
       dust: repositories.dust,
+      rateWindows: repositories.rateWindows,
       txWorkers: workers,
       userTokens,
       // One OTP service for both ports, so they share its limits.

@@ -67,6 +67,7 @@ type Preparation = Prepared | PreparedSafe | "settled" | "idle";
 interface RpcReceipt {
   status: string;
   blockNumber: string;
+  gasUsed: string;
   transactionHash: string;
   logs: { address: string; topics: string[]; data: string; transactionHash: string; blockNumber: string }[];
 }
@@ -161,7 +162,9 @@ export class BuiltinBundler {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
       if (tx.accountType === "safe") {
-        outcomes.set(tx.id, await safeOutcomeOfReceipt(this.context, tx, receipt));
+        const outcome = await safeOutcomeOfReceipt(this.context, tx, receipt);
+        // The relayer paid the whole transaction for this one request: its gas settles the app's budget.
+        outcomes.set(tx.id, outcome.status === "queued" ? outcome : { ...outcome, gasUsed: BigInt(receipt.gasUsed) });
         continue;
       }
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());

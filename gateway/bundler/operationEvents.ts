@@ -12,6 +12,8 @@ export interface OperationEvent {
   readonly transactionHash: string;
   readonly blockNumber: number;
   readonly revertReason: string | undefined;
+  /** Gas the EntryPoint charged the paymaster for it (actualGasUsed): what it cost the operator. */
+  readonly actualGasUsed: bigint;
 }
 
 const OP_EVENT = entryPointInterface.getEvent("UserOperationEvent")!.topicHash;
@@ -60,6 +62,7 @@ export function operationEvents(logs: readonly RawLog[], entryPoint: string): Ma
       transactionHash: log.transactionHash,
       blockNumber: Number(log.blockNumber),
       revertReason: success ? undefined : (reasons.get(hash) ?? "reverted without a reason"),
+      actualGasUsed: dataWord(log.data, 3),
     });
   }
   return events;
@@ -72,6 +75,7 @@ export function includedOutcome(event: OperationEvent): TxOutcome {
     transactionHash: event.transactionHash,
     blockNumber: event.blockNumber,
     success: event.success,
+    gasUsed: event.actualGasUsed,
     ...(event.success ? {} : { error: { code: "EXECUTION_REVERTED", message: event.revertReason ?? "" } }),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ensNormalize } from "ethers";
 import { chainByName } from "../chains/registry";
+import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
 
 /** TX_MAX_CALL_BYTES when unset (and TX_MAX_CALL_DATA_BYTES allows it). */
@@ -206,6 +207,23 @@ export const ConfigSchema = z
         ...t,
         maxCallBytes: t.maxCallBytes ?? Math.min(DEFAULT_MAX_CALL_BYTES, t.maxCallDataBytes),
       }))
+      .prefault({}),
+    /** What an app may spend and how fast, unless the operator set otherwise for it (README "Budgets and policies"). */
+    policy: z
+      .object({
+        /** Gas an app's requests may cost per chain per period. */
+        budgetGas: z.coerce.bigint().min(1n).default(2_000_000_000n),
+        periodSeconds: int(60, 31 * 86_400).default(86_400),
+        /** Spending requests per app, `<n>/s` or `<n>/min`. */
+        rate: z
+          .string()
+          .default("600/min")
+          .transform(
+            (text, ctx) => parseRate(text) ?? (ctx.addIssue({ code: "custom", message: "<n>/s or <n>/min" }), z.NEVER),
+          ),
+        /** Gas one user id's requests of an app may cost per chain per rolling day; unset: no cap. */
+        userDailyCapGas: z.coerce.bigint().min(1n).optional(),
+      })
       .prefault({}),
     chains: z.record(z.string(), ChainConnectionConfig).default({}),
     rpcTimeoutMs: int(100, 120_000).default(5_000),

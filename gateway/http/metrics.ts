@@ -11,12 +11,17 @@ export interface Metrics {
 /** Where the transaction gauges read from, at each scrape. */
 export type TransactionCounts = () => Promise<{ chain: string; status: string; count: number }[]>;
 
+/** Where the budget gauges read from, at each scrape: each app's gas use and budget per chain. */
+export type BudgetUsageSource = () => Promise<
+  readonly { appId: string; chain: string; usedGas: bigint; budgetGas: bigint }[]
+>;
+
 /**
  * Creates the registry, the HTTP metrics, Node's default process metrics and, given `transactionCounts`, the
  * transaction requests by chain and status (read from the database at scrape time, so every process of a
- * cluster reports the same queue).
+ * cluster reports the same queue) and, given `budgetUsage`, each app's budget use per chain (read the same way).
  */
-export function createMetrics(transactionCounts?: TransactionCounts): Metrics {
+export function createMetrics(transactionCounts?: TransactionCounts, budgetUsage?: BudgetUsageSource): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   if (transactionCounts) {
@@ -31,6 +36,7 @@ export function createMetrics(transactionCounts?: TransactionCounts): Metrics {
       },
     });
   }
+  if (budgetUsage) registerBudgetGauges(registry, budgetUsage);
   const requests = new Histogram({
     name: "idwallet_http_request_duration_seconds",
     help: "HTTP request duration by route and status",
@@ -53,4 +59,25 @@ export function createMetrics(transactionCounts?: TransactionCounts): Metrics {
     next();
   };
   return { registry, resolvedIds, middleware };
+}
+
+/** Gas used of each app's budget on each chain in its current period, and the budget itself (each read at scrape). */
+function registerBudgetGauges(registry: Registry, budgetUsage: BudgetUsageSource): void {
+  const gauge = (name: string, help: string, value: (row: { usedGas: bigint; budgetGas: bigint }) => bigint) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["app", "chain"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await budgetUsage()) this.set({ app: row.appId, chain: row.chain }, Number(value(row)));
+      },
+    });
+  gauge(
+    "idwallet_app_budget_used_gas",
+    "Gas an app's requests count for on a chain in its current budget period (worst case until settled)",
+    (row) => row.usedGas,
+  );
+  gauge("idwallet_app_budget_gas", "An app's gas budget per chain per period", (row) => row.budgetGas);
 }

@@ -148,10 +148,14 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     403: problem(
       "PROOF_MISMATCH, PROVIDER_NOT_OWNED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
         "delegatecall the app was not granted; `calls` lists each with its reason: SELF_CALL, OWNER_ACCOUNT_CALL, " +
-        "DELEGATECALL_NOT_GRANTED)",
+        "DELEGATECALL_NOT_GRANTED), POLICY_DENIED (`rule`: chains, targets, maxValue or userDailyCap)",
     ),
     409: problem("IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for another request"),
     413: problem("PAYLOAD_TOO_LARGE"),
+    429: problem(
+      "BUDGET_EXCEEDED (the app's gas budget on the chain: remainingGas, requestGas, freesAt, Retry-After), " +
+        "RATE_LIMITED (the app's request rate, with Retry-After)",
+    ),
     503: problem("MAINTENANCE, TX_NOT_CONFIGURED"),
   };
   const idempotencyHeader = z.object({

@@ -60,6 +60,8 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       },
       ...problems,
       409: problem("SAFE_EXISTS, IDEMPOTENCY_KEY_REUSED"),
+      403: problem("POLICY_DENIED (rule chains)"),
+      429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
     },
   });
   registry.registerPath({
@@ -103,8 +105,9 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       responses: {
         202: { description: "Accepted and stored (Location: the status URL)", content: txStatus },
         ...problems,
-        403: problem("SAFE_NOT_OWNED"),
+        403: problem("SAFE_NOT_OWNED, POLICY_DENIED (rule chains; for custom also targets, maxValue)"),
         404: problem("NOT_FOUND: no Safe at this address was created through this service"),
+        429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
       },
     });
   }

@@ -9,6 +9,7 @@ import type { SafeCall } from "../safe/safeTransaction";
 import type { App } from "../storage/appsRepository";
 import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepository } from "../storage/safesRepository";
 import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
+import type { SpendPolicy } from "../policy/spendPolicy";
 import { actingApp } from "./requestChecks";
 import { type SafeActionRequest, safeCallOf } from "./safeActions";
 
@@ -26,6 +27,8 @@ export interface SafesDeps {
   /** The operator's owner address, added to every Safe. */
   readonly operator: string | undefined;
   readonly findApp: (appId: string) => Promise<App | undefined>;
+  /** The app's budget, rate and allowlists: the relayer pays for every Safe request (README "Budgets and policies"). */
+  readonly policy: SpendPolicy;
   /** Told after a request is committed, so a worker in this process starts at once. */
   readonly onAccepted: (chain: string) => void;
 }
@@ -74,6 +77,7 @@ export async function createSafe(
 ): Promise<{ safe: SafeRecord; record: TxRecord; created: boolean }> {
   const contracts = safeChain(chain, deps);
   const app = await actingApp(principal, deps.findApp);
+  await deps.policy.countRequest(app);
   const owners = safeOwners(request.signers, deps.operator!);
   const saltNonce = request.saltNonce ?? BigInt(`0x${randomBytes(16).toString("hex")}`);
   const initializer = safeInitializer(owners, contracts.fallbackHandler);
@@ -84,36 +88,41 @@ export async function createSafe(
     appSaltNonce(app.id, saltNonce),
   );
   const requestHash = requestHashOf(["safe-create", chain, owners, request.saltNonce ?? null]);
+  const deployCall = {
+    to: contracts.proxyFactory,
+    value: 0n,
+    data: createProxyCallData(contracts.singleton, initializer, appSaltNonce(app.id, saltNonce)),
+  };
+  const spend = { chain, calls: [deployCall], account: "safe" as const, userId: undefined, checkCalls: false };
+  const admission = deps.policy.admit(app, spend);
   try {
-    const result = await deps.safes.create(
-      {
-        chain,
-        address,
-        appId: app.id,
-        owners,
-        saltNonce,
-        singleton: contracts.singleton,
-        proxyFactory: contracts.proxyFactory,
-        fallbackHandler: contracts.fallbackHandler,
-      },
-      {
-        appId: app.id,
-        accountType: "safe",
-        userId: "",
-        chain,
-        sender: address,
-        calls: [
-          {
-            to: contracts.proxyFactory,
-            value: 0n,
-            data: createProxyCallData(contracts.singleton, initializer, appSaltNonce(app.id, saltNonce)),
-          },
-        ],
-        delegatecall: false,
-        idempotencyKey,
-        requestHash,
-        safeAction: "create",
-      },
+    const result = await deps.policy.commit(spend, admission, () =>
+      deps.safes.create(
+        {
+          chain,
+          address,
+          appId: app.id,
+          owners,
+          saltNonce,
+          singleton: contracts.singleton,
+          proxyFactory: contracts.proxyFactory,
+          fallbackHandler: contracts.fallbackHandler,
+        },
+        {
+          appId: app.id,
+          accountType: "safe",
+          userId: "",
+          chain,
+          sender: address,
+          calls: [deployCall],
+          delegatecall: false,
+          idempotencyKey,
+          requestHash,
+          safeAction: "create",
+          reservedGas: admission.reservedGas,
+        },
+        admission.limits,
+      ),
     );
     if (!result.created && (result.record.requestHash !== requestHash || !result.safe)) throw conflict();
     if (result.created) deps.onAccepted(chain);
@@ -240,22 +249,34 @@ export async function submitSafeTransaction(
 ): Promise<{ record: TxRecord; created: boolean }> {
   const contracts = safeChain(chain, deps);
   const app = await actingApp(principal, deps.findApp);
+  await deps.policy.countRequest(app);
   const safe = await ownSafe(chain, address, principal, deps);
   const call: SafeCall = safeCallOf(request, safe.address, contracts);
   const action: SafeAction = request.action;
   const requestHash = requestHashOf(["safe", chain, safe.address, request]);
-  const result = await deps.transactions.create({
-    appId: app.id,
-    accountType: "safe",
-    userId: "",
-    chain,
-    sender: safe.address,
-    calls: [{ to: call.to, value: call.value, data: call.data.toLowerCase() }],
-    delegatecall: call.operation === 1,
-    idempotencyKey,
-    requestHash,
-    safeAction: action,
-  });
+  const calls = [{ to: call.to, value: call.value, data: call.data.toLowerCase() }];
+  // A custom call's target and value are the app's choice, as a wallet call's are; payouts go where their
+  // recipients are, through the token or MultiSend, and are bounded by the budget alone.
+  const spend = { chain, calls, account: "safe" as const, userId: undefined, checkCalls: action === "custom" };
+  const admission = deps.policy.admit(app, spend);
+  const result = await deps.policy.commit(spend, admission, () =>
+    deps.transactions.create(
+      {
+        appId: app.id,
+        accountType: "safe",
+        userId: "",
+        chain,
+        sender: safe.address,
+        calls,
+        delegatecall: call.operation === 1,
+        idempotencyKey,
+        requestHash,
+        safeAction: action,
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
+    ),
+  );
   if (!result.created && result.record.requestHash !== requestHash) throw conflict();
   if (result.created) deps.onAccepted(chain);
   return result;

@@ -12,6 +12,7 @@ import {
   type TxCall,
   type TxRecord,
 } from "../storage/transactionsRepository";
+import type { SpendPolicy } from "../policy/spendPolicy";
 import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import { actingApp, requestUserId, servedChain } from "./requestChecks";
@@ -41,13 +42,16 @@ export interface TransactionsDeps {
   readonly bounds: RequestBounds;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
+  /** The app's budget, rate and allowlists (README "Budgets and policies"). */
+  readonly policy: SpendPolicy;
   /** Told after a request is committed, so a worker in this process starts at once. */
   readonly onAccepted: (chain: string) => void;
 }
 
 /**
- * Accepts a transaction request: validates it, checks the user proof (invariant 3) and the call rules (no call to the
- * wallet itself or its owner account, delegatecall only when granted), and commits it as `queued` before answering
+ * Accepts a transaction request: validates it, counts it against the app's rate, checks the user proof (invariant 3),
+ * the call rules (no call to the wallet itself or its owner account, delegatecall only when granted) and the app's
+ * policy and budget (invariant 7), and commits it as `queued` before answering
  * (invariant 4). With an Idempotency-Key the app's earlier request with that key is returned
  * instead (`created` false); the same key with another request is 409.
  */
@@ -71,6 +75,8 @@ export async function submitTransaction(
     );
   }
   const app = await actingApp(principal, deps.findApp);
+  // Every spending request counts against the app's rate, refused or not: a runaway app is slowed before any work.
+  await deps.policy.countRequest(app);
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, deps.proof);
   // The call rules come after the proof: an app without a valid proof gets the same proof error whatever its calls,
   // so a refusal here tells only a caller already entitled to act for this user id. Both run before anything is
@@ -85,6 +91,8 @@ export async function submitTransaction(
   });
 
   const canonical = formatUserId(userId);
+  const spend = { chain: request.chain, calls, account: "wallet" as const, userId: canonical, checkCalls: true };
+  const admission = deps.policy.admit(app, spend);
   const requestHash = createHash("sha256")
     .update(
       JSON.stringify([
@@ -96,17 +104,23 @@ export async function submitTransaction(
       ]),
     )
     .digest("hex");
-  const result = await deps.repository.create({
-    appId: app.id,
-    accountType: type,
-    userId: canonical,
-    chain: request.chain,
-    sender,
-    calls,
-    delegatecall,
-    idempotencyKey,
-    requestHash,
-  });
+  const result = await deps.policy.commit(spend, admission, () =>
+    deps.repository.create(
+      {
+        appId: app.id,
+        accountType: type,
+        userId: canonical,
+        chain: request.chain,
+        sender,
+        calls,
+        delegatecall,
+        idempotencyKey,
+        requestHash,
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
+    ),
+  );
   if (!result.created && result.record.requestHash !== requestHash) {
     throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
   }

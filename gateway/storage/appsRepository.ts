@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PolicySettings } from "../policy/policySettings";
 
 /** Whether an app may obtain tokens: a disabled app's credentials are refused. */
 export const AppStatus = z.enum(["active", "disabled"]);
@@ -22,6 +23,8 @@ export const App = z.object({
   testMode: z.boolean(),
   /** The operator let this app send delegatecall requests (admin CLI `apps grant-delegatecall`). */
   delegatecallGranted: z.boolean(),
+  /** The operator's budget and policy settings (admin CLI `apps policy`); empty: the defaults. */
+  policy: z.custom<PolicySettings>(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   secretRotatedAt: z.iso.datetime(),
@@ -49,6 +52,8 @@ export interface AppsRepository {
   setTestMode(id: string, on: boolean): Promise<App>;
   /** Grants or revokes `delegatecall: 1` requests. Throws NotFoundError for an unknown id. */
   setDelegatecallGrant(id: string, granted: boolean): Promise<App>;
+  /** Replaces the app's budget and policy settings (empty: the defaults). Throws NotFoundError for an unknown id. */
+  setPolicy(id: string, settings: PolicySettings): Promise<App>;
   /** Replaces the secret; the old one stops working at once. Throws NotFoundError for an unknown id. */
   rotateSecret(id: string): Promise<AppWithSecret>;
   /**

@@ -3,6 +3,7 @@ import type { AppsRepository } from "./appsRepository";
 import type { DustRepository } from "./dustRepository";
 import type { OtpRepository } from "./otpRepository";
 import type { ProvidersRepository } from "./providersRepository";
+import type { RateWindowsRepository } from "./rateWindowsRepository";
 import type { SafesRepository } from "./safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
@@ -10,6 +11,7 @@ import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
 import { SqliteDustRepository } from "./sqlite/sqliteDustRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
+import { SqliteRateWindowsRepository } from "./sqlite/sqliteRateWindowsRepository";
 import { SqliteSafesRepository } from "./sqlite/sqliteSafesRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
 import { SqliteTransactionsRepository } from "./sqlite/sqliteTransactionsRepository";
@@ -24,6 +26,7 @@ export interface Repositories {
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
+  readonly rateWindows: RateWindowsRepository;
 }
 
 /** Builds the repositories over one database; `clock` is the only source of time they use. */
@@ -36,5 +39,6 @@ export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date
     transactions: new SqliteTransactionsRepository(db, clock),
     safes: new SqliteSafesRepository(db, clock),
     dust: new SqliteDustRepository(db, clock),
+    rateWindows: new SqliteRateWindowsRepository(db),
   };
 }

@@ -1,3 +1,4 @@
+import type { SpendLimit } from "./spendLimits";
 import type { NewTx, TxRecord } from "./transactionsRepository";
 
 /** A Safe account an app created (spec §4.10): threshold 1 of `owners`, the operator among them. */
@@ -34,11 +35,12 @@ export interface SafesRepository {
   /**
    * Stores a new Safe and the request that deploys it in one transaction (accepted means durable), or returns the
    * app's earlier request with the same Idempotency-Key (`created` false) and its Safe. Throws SafeExistsError if
-   * the address is taken.
+   * the address is taken, SpendLimitExceededError if the deployment does not fit `limits` (nothing is stored).
    */
   create(
     safe: NewSafe,
     deployment: NewTx,
+    limits?: readonly SpendLimit[],
   ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }>;
   find(chain: string, address: string): Promise<SafeRecord | undefined>;
   /** An app's Safes on a chain, oldest first, `limit` from after `cursor`. */

@@ -15,6 +15,8 @@ export interface AppsTable {
   test_mode: 0 | 1;
   /** 1: the operator granted `delegatecall: 1` requests (migration 007); 0 for every app until then. */
   delegatecall_granted: 0 | 1;
+  /** The operator's budget and policy settings (JSON, migration 008); null: the defaults. */
+  policy: string | null;
   created_at: string;
   updated_at: string;
   secret_rotated_at: string;
@@ -84,6 +86,18 @@ export interface TransactionsTable {
   /** The Safe transaction's EIP-712 hash and nonce, once built (not for create). */
   safe_tx_hash: string | null;
   safe_nonce: number | null;
+  /** Gas reserved at acceptance: the most the request can cost the operator (migration 008). */
+  reserved_gas: number;
+  /** Gas it did cost, once final (null before): counted instead of `reserved_gas` from then on. */
+  settled_gas: number | null;
+}
+
+/** `app_rate_windows`: how many spending requests an app made in one fixed window (shared by every process). */
+export interface AppRateWindowsTable {
+  app_id: string;
+  /** ISO-8601 start of the window. */
+  window_start: string;
+  count: number;
 }
 
 /** `safes`: a Safe account an app created (spec §4.10), with the exact call that deploys it. */
@@ -169,6 +183,7 @@ export interface DatabaseSchema {
   otp_codes: OtpCodesTable;
   app_providers: AppProvidersTable;
   transactions: TransactionsTable;
+  app_rate_windows: AppRateWindowsTable;
   bundles: BundlesTable;
   safes: SafesTable;
   dust_tokens: DustTokensTable;

@@ -1,5 +1,6 @@
 import type { AccountType } from "../identity/walletAddress";
 import type { PackedUserOperation } from "../userop/packedUserOperation";
+import type { SpendLimit } from "./spendLimits";
 
 /**
  * Lifecycle of a transaction request (README "Transaction states"):
@@ -45,6 +46,8 @@ export interface NewTx {
    * call of the proxy factory); the others are one Safe transaction (`calls[0]`, DELEGATECALL if `delegatecall`).
    */
   readonly safeAction?: SafeAction;
+  /** Gas reserved at acceptance, the most the request can cost the operator (README "Budgets and policies"). */
+  readonly reservedGas?: bigint;
 }
 
 /** A stored request and where it is in its lifecycle. */
@@ -67,6 +70,8 @@ export interface TxRecord extends NewTx {
   /** The Safe transaction last built for a Safe request: its EIP-712 hash and the Safe nonce it was signed for. */
   readonly safeTxHash: string | undefined;
   readonly safeNonce: number | undefined;
+  /** Gas it did cost once final (its operation's actualGasUsed, or the relayer's gasUsed); undefined before. */
+  readonly settledGas: bigint | undefined;
 }
 
 /** A signed UserOperation about to be sent for a request. */
@@ -124,12 +129,16 @@ export type TxOutcome =
       readonly blockNumber?: number;
       readonly success?: boolean;
       readonly error?: TxError;
+      /** Gas it cost the operator, if known; unknown keeps the gas reserved at acceptance. */
+      readonly gasUsed?: bigint;
     }
   | {
       readonly status: "failed";
       readonly error: TxError;
       readonly transactionHash?: string;
       readonly blockNumber?: number;
+      /** Gas it cost the operator, if it ran on chain; unknown: nothing (it never ran). */
+      readonly gasUsed?: bigint;
     }
   /**
    * Back to the queue from `nextAttemptAt`: to be built again (its nonce key keeps it single-use), or, with
@@ -149,8 +158,12 @@ export type TxOutcome =
 
 /** Transaction requests and bundles (design §1.4: accepted means durable). */
 export interface TransactionsRepository {
-  /** Stores a new request, or returns the app's earlier one with the same Idempotency-Key (`created` false). */
-  create(tx: NewTx): Promise<{ record: TxRecord; created: boolean }>;
+  /**
+   * Stores a new request, or returns the app's earlier one with the same Idempotency-Key (`created` false). A new
+   * request must fit every limit in `limits` (the app's spend on its chain, and its user id's, over each period),
+   * checked in the transaction that stores it: else SpendLimitExceededError and nothing is stored.
+   */
+  create(tx: NewTx, limits?: readonly SpendLimit[]): Promise<{ record: TxRecord; created: boolean }>;
   find(id: string): Promise<TxRecord | undefined>;
   /** A chain's queued requests due by `now`: the oldest of each wallet, oldest first. */
   due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
@@ -177,6 +190,8 @@ export interface TransactionsRepository {
   ): Promise<void>;
   /** Records what became of one request. */
   settle(txId: string, outcome: TxOutcome): Promise<void>;
+  /** Gas each app's requests count for on each chain since `since` (settled, or reserved if not final), for metrics. */
+  spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]>;
   /** How many requests each chain has in each status (queue depth, for metrics). */
   countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]>;
 }

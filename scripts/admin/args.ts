@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ProviderName, ProviderVerification } from "../../gateway/storage/providersRepository";
 import { AppName } from "../../gateway/storage/appsRepository";
 import { MaintenanceMessage } from "../../gateway/storage/settingsRepository";
+import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import {
   DUST_OPTIONS,
   DUST_USAGE,
@@ -27,6 +28,7 @@ Commands:
   apps test-mode <id> on|off         allow or refuse blank "auth" for the app's own providers
   apps grant-delegatecall <id>       let the app send delegatecall requests (their code runs as the wallet)
   apps revoke-delegatecall <id>      refuse the app's delegatecall requests again (the default)
+${POLICY_USAGE}
   providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
                 | --jwks-url <url>) [--issuer <iss>] [--audience <aud>]
                                      let the app act for <provider>:<username> ids with JWTs of its identity service
@@ -48,6 +50,7 @@ export type AdminCommand =
   | { readonly kind: "apps rotate-secret"; readonly id: string }
   | { readonly kind: "apps test-mode"; readonly id: string; readonly on: boolean }
   | { readonly kind: "apps grant-delegatecall" | "apps revoke-delegatecall"; readonly id: string }
+  | { readonly kind: "apps policy"; readonly id: string; readonly changes: PolicyOptions | undefined }
   | {
       readonly kind: "providers add";
       readonly appId: string;
@@ -85,6 +88,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         audience: { type: "string" },
         help: { type: "boolean", short: "h" },
         ...DUST_OPTIONS,
+        ...POLICY_OPTIONS,
       },
     });
   } catch (error) {
@@ -106,6 +110,9 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     const dustStray = (Object.keys(DUST_OPTIONS) as (keyof DustOptions)[]).find((o) => values[o] !== undefined);
     if (dustStray && command.kind !== "dust")
       throw new UsageError(`option --${dustStray} applies only to dust commands`);
+    const policyStray = (Object.keys(POLICY_OPTIONS) as (keyof PolicyOptions)[]).find((o) => values[o] !== undefined);
+    if (policyStray && command.kind !== "apps policy")
+      throw new UsageError(`option --${policyStray} applies only to apps policy`);
     if (values.message !== undefined && command.kind !== "maintenance on") {
       throw new UsageError("option --message applies only to maintenance on");
     }
@@ -164,7 +171,7 @@ function providerVerification(values: ProviderOptions): ProviderVerification {
 
 function toCommand(
   positionals: string[],
-  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions,
+  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions & PolicyOptions,
 ): AdminCommand {
   const [group, action, ...rest] = positionals;
   if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
@@ -203,6 +210,14 @@ function toCommand(
     case "apps grant-delegatecall":
     case "apps revoke-delegatecall":
       return { kind: line, id: one() };
+    case "apps policy": {
+      const changes = Object.fromEntries(
+        (Object.keys(POLICY_OPTIONS) as (keyof PolicyOptions)[])
+          .filter((o) => values[o] !== undefined)
+          .map((o) => [o, values[o]]),
+      ) as PolicyOptions;
+      return { kind: "apps policy", id: one(), changes: Object.keys(changes).length > 0 ? changes : undefined };
+    }
     case "providers add": {
       const [appId = "", provider = ""] = takes(2);
       const name = ProviderName.safeParse(provider);

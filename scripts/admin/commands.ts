@@ -4,6 +4,8 @@ import { ProviderTakenError } from "../../gateway/storage/providersRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import { USAGE, type AdminCommand } from "./args";
 import { DustUsageError } from "./dustArgs";
+import { PolicyUsageError, changedPolicy } from "./policyArgs";
+import { formatRate } from "../../gateway/policy/policySettings";
 import { runDustCommand } from "./dustCommands";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
@@ -36,6 +38,22 @@ const summarize = (app: App): string =>
   `${app.id} "${app.name}" (client id ${app.clientId}, ${app.status}, test mode ${app.testMode ? "on" : "off"}, ` +
   `delegatecall ${app.delegatecallGranted ? "granted" : "not granted"})`;
 
+/** The app's own settings, one a line; what it did not set takes the deployment's default (POLICY_DEFAULT_*). */
+function describePolicy(app: App): string {
+  const p = app.policy;
+  const line = (name: string, value: string | undefined) => `  ${name.padEnd(20)}${value ?? "default"}`;
+  return [
+    line("budget (gas/chain)", p.budgetGas?.toString()),
+    line("period (s)", p.periodSeconds?.toString()),
+    line("rate", p.rate && formatRate(p.rate)),
+    line("chains", p.chains?.join(",") ?? "any"),
+    line("targets", p.targets?.join(",") ?? "any"),
+    line("max value (wei)", p.maxValueWei?.toString() ?? "any"),
+    line("user daily cap (gas)", p.userDailyCapGas?.toString()),
+    ...(app.testMode ? ["  (test mode: never more than the defaults)"] : []),
+  ].join("\n");
+}
+
 const printCredentials = (output: AdminOutput, { app, clientSecret }: AppWithSecret): void => {
   output.out(`  id:            ${app.id}\n  client id:     ${app.clientId}\n  client secret: ${clientSecret}`);
   output.err(SECRET_WARNING);
@@ -53,7 +71,7 @@ export async function runAdminCommand(
     else await execute(command, repos, output);
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof ProviderTakenError || error instanceof DustUsageError) {
+    if (error instanceof ProviderTakenError || error instanceof DustUsageError || error instanceof PolicyUsageError) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
@@ -110,6 +128,14 @@ async function execute(
       const granted = command.kind === "apps grant-delegatecall";
       const app = await apps.setDelegatecallGrant(command.id, granted);
       return output.out(`${granted ? "Granted" : "Revoked"} delegatecall for app ${summarize(app)}`);
+    }
+    case "apps policy": {
+      const found = await apps.findById(command.id);
+      if (!found) throw new NotFoundError("app", command.id);
+      const app = command.changes
+        ? await apps.setPolicy(command.id, changedPolicy(found.policy, command.changes))
+        : found;
+      return output.out(`${command.changes ? "Set" : "Policy of"} app ${app.id}:\n${describePolicy(app)}`);
     }
     case "providers add": {
       const registered = await providers.register(command.appId, command.provider, command.verification);

@@ -168,6 +168,53 @@ describe("admin CLI: commands", () => {
     expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(false);
   });
 
+  it("apps policy sets an app's budget, rate and allowlists from the command line, shows them, and drops them again", async () => {
+    const { app } = await store.repos.apps.create({ name: "Spender" });
+    const line = (...argv: string[]) => {
+      const parsed = parseAdminArgs(["apps", "policy", app.id, ...argv], {});
+      if (!parsed.ok) throw new Error(parsed.error);
+      return run(parsed.command);
+    };
+    const target = "0x000000000000000000000000000000000000dead";
+    expect(
+      await line(
+        "--budget-gas",
+        "50000000",
+        "--period",
+        "1h",
+        "--rate",
+        "5/s",
+        "--chains",
+        "localhost,matic",
+        "--targets",
+        target,
+        "--max-value-wei",
+        "1000",
+        "--user-daily-cap-gas",
+        "9000000",
+      ),
+    ).to.equal(EXIT.ok);
+    expect((await store.repos.apps.findById(app.id))!.policy).to.deep.equal({
+      budgetGas: 50_000_000n,
+      periodSeconds: 3600,
+      rate: { requests: 5, perSeconds: 1 },
+      chains: ["localhost", "matic"],
+      targets: ["0x000000000000000000000000000000000000dEaD"],
+      maxValueWei: 1000n,
+      userDailyCapGas: 9_000_000n,
+    });
+    expect(output.stdout.at(-1)).to.match(/budget \(gas\/chain\)\s+50000000\n[\s\S]*rate\s+5\/s/);
+    expect(await line("--rate", "default", "--chains", "default")).to.equal(EXIT.ok);
+    const kept = (await store.repos.apps.findById(app.id))!.policy;
+    expect([kept.rate, kept.chains, kept.budgetGas]).to.deep.equal([undefined, undefined, 50_000_000n]);
+    expect(await line("--rate", "fast")).to.equal(EXIT.usage);
+    expect(await line("--chains", "atlantis")).to.equal(EXIT.usage);
+    expect(await line("--reset")).to.equal(EXIT.ok);
+    expect((await store.repos.apps.findById(app.id))!.policy).to.deep.equal({});
+    expect(await run({ kind: "apps policy", id: "app_missing", changes: undefined })).to.equal(EXIT.notFound);
+    expect(parseAdminArgs(["apps", "list", "--rate", "5/s"], {})).to.deep.include({ ok: false });
+  });
+
   it("an unknown app id exits 1 with a message and changes nothing", async () => {
     for (const command of [
       { kind: "apps status", id: "app_missing", status: "disabled" },

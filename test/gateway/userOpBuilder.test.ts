@@ -63,6 +63,7 @@ function request(id: string, userId: string, factory: string, target: string, da
     updatedAt: "",
     safeTxHash: undefined,
     safeNonce: undefined,
+    settledGas: undefined,
   };
 }
 

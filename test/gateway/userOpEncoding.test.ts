@@ -195,6 +195,8 @@ describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
       transactionHash: hash,
       blockNumber: 9,
       revertReason: "no funds",
+      // actualGasUsed (after actualGasCost 123): what settles the app's budget.
+      actualGasUsed: 456n,
     });
   });
 });

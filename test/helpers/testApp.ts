@@ -49,6 +49,8 @@ export function buildTestApp(
     logger?: Logger;
     /** Chains whose transaction requests are accepted (as if their worker were configured). */
     txChains?: readonly string[];
+    /** A database file to share with other app instances (as the processes of a cluster do); default: in memory. */
+    databasePath?: string;
   } = {},
 ) {
   const config = loadConfig(
@@ -78,8 +80,8 @@ export function buildTestApp(
     ttlSeconds: config.otp.userTokenTtlSeconds,
   });
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
-  // A fresh in-memory database per app; opened at once, awaited by whoever needs it.
-  const database = openDatabase(":memory:");
+  // A fresh in-memory database per app unless told to share a file; opened at once, awaited by whoever needs it.
+  const database = openDatabase(options.databasePath ?? ":memory:");
   const repositories = database.then((d) => createRepositories(d.db, () => clock));
   const app = createApp({
     config,
@@ -102,6 +104,7 @@ export function buildTestApp(
     transactions: deferred(repositories.then((r) => r.transactions)),
     safes: deferred(repositories.then((r) => r.safes)),
     dust: deferred(repositories.then((r) => r.dust)),
+    rateWindows: deferred(repositories.then((r) => r.rateWindows)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {

@@ -7,6 +7,7 @@ import * as m004 from "./004_transactions";
 import * as m005 from "./005_safes";
 import * as m006 from "./006_dust";
 import * as m007 from "./007_app_delegatecall_grant";
+import * as m008 from "./008_app_budgets";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -20,6 +21,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "005_safes": m005,
   "006_dust": m006,
   "007_app_delegatecall_grant": m007,
+  "008_app_budgets": m008,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

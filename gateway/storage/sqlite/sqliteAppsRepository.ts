@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { randomBytes, randomInt } from "node:crypto";
 import { z } from "zod";
+import { type PolicySettings, parsePolicySettings, serializePolicySettings } from "../../policy/policySettings";
 import { App, AppName, type AppStatus, type AppsRepository, type AppWithSecret } from "../appsRepository";
 import { generateClientSecret, hashClientSecret, verifyClientSecret } from "../clientSecret";
 import { NotFoundError } from "../errors";
@@ -23,6 +24,7 @@ const AppRow = z
     status: z.string(),
     test_mode: z.union([z.literal(0), z.literal(1)]),
     delegatecall_granted: z.union([z.literal(0), z.literal(1)]),
+    policy: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
     secret_rotated_at: z.string(),
@@ -34,6 +36,7 @@ const AppRow = z
     status: row.status,
     testMode: row.test_mode === 1,
     delegatecallGranted: row.delegatecall_granted === 1,
+    policy: parsePolicySettings(row.policy),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     secretRotatedAt: row.secret_rotated_at,
@@ -64,6 +67,7 @@ export class SqliteAppsRepository implements AppsRepository {
         status: "active",
         test_mode: input.testMode ? 1 : 0,
         delegatecall_granted: 0,
+        policy: null,
         created_at: now,
         updated_at: now,
         secret_rotated_at: now,
@@ -98,6 +102,11 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async setDelegatecallGrant(id: string, granted: boolean): Promise<App> {
     return this.update(id, { delegatecall_granted: granted ? 1 : 0 });
+  }
+
+  async setPolicy(id: string, settings: PolicySettings): Promise<App> {
+    const empty = Object.keys(settings).length === 0;
+    return this.update(id, { policy: empty ? null : serializePolicySettings(settings) });
   }
 
   async rotateSecret(id: string): Promise<AppWithSecret> {

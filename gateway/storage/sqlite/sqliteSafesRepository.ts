@@ -9,6 +9,8 @@ import {
   type SafesRepository,
 } from "../safesRepository";
 import type { NewTx, TxRecord } from "../transactionsRepository";
+import type { SpendLimit } from "../spendLimits";
+import { checkSpendLimit } from "./spendLimitCheck";
 import { newTransactionRow, toRecord } from "./transactionRows";
 
 const StoredOwners = z.array(z.string()).min(1);
@@ -38,6 +40,7 @@ export class SqliteSafesRepository implements SafesRepository {
   async create(
     safe: NewSafe,
     deployment: NewTx,
+    limits: readonly SpendLimit[] = [],
   ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }> {
     return this.db.transaction().execute(async (trx) => {
       if (deployment.idempotencyKey !== undefined) {
@@ -65,6 +68,7 @@ export class SqliteSafesRepository implements SafesRepository {
         .where("address", "=", safe.address)
         .executeTakeFirst();
       if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
+      for (const limit of limits) await checkSpendLimit(trx, deployment, limit, this.clock());
       const now = this.clock().toISOString();
       const row = newTransactionRow(deployment, now);
       await trx.insertInto("transactions").values(row).execute();

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import type { SpendLimit } from "../spendLimits";
+import { checkSpendLimit } from "./spendLimitCheck";
 import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
   type Bundle,
@@ -15,6 +17,12 @@ import {
 } from "../transactionsRepository";
 
 type CreateResult = { record: TxRecord; created: boolean };
+type PendingCreate = {
+  tx: NewTx;
+  limits: readonly SpendLimit[];
+  resolve: (r: CreateResult) => void;
+  reject: (e: unknown) => void;
+};
 
 /** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
 const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
@@ -27,7 +35,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   ) {}
 
   /** Requests waiting for the next group commit. */
-  private pending: { tx: NewTx; resolve: (r: CreateResult) => void; reject: (e: unknown) => void }[] = [];
+  private pending: PendingCreate[] = [];
 
   /**
    * Group commit: the requests that arrive in one turn of the event loop are stored in one transaction, so they
@@ -35,9 +43,9 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
    * the commit (design §1.4). Should the shared transaction fail, each request is tried alone, so one bad request
    * cannot fail the others.
    */
-  create(tx: NewTx): Promise<CreateResult> {
+  create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ tx, resolve, reject });
+      this.pending.push({ tx, limits, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => void this.commitPending());
     });
   }
@@ -48,7 +56,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     try {
       const results = await this.db.transaction().execute(async (trx) => {
         const out: CreateResult[] = [];
-        for (const item of batch) out.push(await this.createIn(trx, item.tx));
+        for (const item of batch) out.push(await this.createIn(trx, item.tx, item.limits));
         return out;
       });
       batch.forEach((item, i) => item.resolve(results[i]!));
@@ -56,14 +64,18 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       for (const item of batch) {
         await this.db
           .transaction()
-          .execute((trx) => this.createIn(trx, item.tx))
+          .execute((trx) => this.createIn(trx, item.tx, item.limits))
           .then(item.resolve, item.reject);
       }
     }
   }
 
   /** Stores one request in `trx`, or finds the app's earlier one with the same Idempotency-Key. */
-  private async createIn(trx: Transaction<DatabaseSchema>, tx: NewTx): Promise<CreateResult> {
+  private async createIn(
+    trx: Transaction<DatabaseSchema>,
+    tx: NewTx,
+    limits: readonly SpendLimit[],
+  ): Promise<CreateResult> {
     if (tx.idempotencyKey !== undefined) {
       const existing = await trx
         .selectFrom("transactions")
@@ -71,8 +83,10 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
         .where("app_id", "=", tx.appId)
         .where("idempotency_key", "=", tx.idempotencyKey)
         .executeTakeFirst();
+      // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
       if (existing) return { record: toRecord(existing), created: false };
     }
+    for (const limit of limits) await checkSpendLimit(trx, tx, limit, this.clock());
     const row = newTransactionRow(tx, this.clock().toISOString());
     await trx.insertInto("transactions").values(row).execute();
     return { record: toRecord(row), created: true };
@@ -201,6 +215,21 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     await this.db.transaction().execute((trx) => this.applyOutcome(trx, txId, outcome));
   }
 
+  async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
+    const out: { appId: string; chain: string; gas: bigint }[] = [];
+    for (const [appId, from] of since) {
+      const rows = await this.db
+        .selectFrom("transactions")
+        .select(["chain", sql<number>`sum(coalesce(settled_gas, reserved_gas))`.as("gas")])
+        .where("app_id", "=", appId)
+        .where("created_at", ">", from.toISOString())
+        .groupBy("chain")
+        .execute();
+      for (const row of rows) out.push({ appId, chain: row.chain, gas: BigInt(row.gas) });
+    }
+    return out;
+  }
+
   async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
     const rows = await this.db
       .selectFrom("transactions")
@@ -250,6 +279,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           }
         : {
             status: outcome.status,
+            // What it cost replaces what it reserved; unknown: an included one keeps its reservation (it ran, and
+            // may have cost that much), a failed one never ran and costs nothing.
+            settled_gas:
+              outcome.gasUsed !== undefined
+                ? sql<number>`${Number(outcome.gasUsed)}`
+                : outcome.status === "included"
+                  ? sql<number>`reserved_gas`
+                  : sql<number>`0`,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,
             success:

@@ -61,6 +61,8 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
     safe_action: tx.safeAction ?? null,
     safe_tx_hash: null,
     safe_nonce: null,
+    reserved_gas: Number(tx.reservedGas ?? 0n),
+    settled_gas: null,
   };
 }
 
@@ -93,6 +95,8 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
       : { safeAction: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).parse(row.safe_action) }),
     safeTxHash: orUndefined(row.safe_tx_hash),
     safeNonce: orUndefined(row.safe_nonce),
+    reservedGas: BigInt(row.reserved_gas),
+    settledGas: row.settled_gas === null ? undefined : BigInt(row.settled_gas),
   };
 }
 

@@ -29,6 +29,7 @@ describe("storage: apps repository", () => {
       status: "active",
       testMode: false,
       delegatecallGranted: false,
+      policy: {},
       createdAt: T0,
       updatedAt: T0,
       secretRotatedAt: T0,
@@ -120,6 +121,23 @@ describe("storage: apps repository", () => {
     expect(await store.repos.apps.setTestMode(app.id, true)).to.deep.include({ testMode: true, status: "disabled" });
     expect((await store.repos.apps.setTestMode(app.id, false)).testMode).to.equal(false);
     expect(await store.repos.apps.findById(app.id)).to.deep.include({ status: "disabled", secretRotatedAt: T0 });
+  });
+
+  it("stores an app's budget and policy settings and reads them back as set (empty: the defaults)", async () => {
+    const { app } = await store.repos.apps.create({ name: "Demo" });
+    const settings = {
+      budgetGas: 12_345_678_901_234n,
+      periodSeconds: 3600,
+      rate: { requests: 5, perSeconds: 1 as const },
+      chains: ["localhost"],
+      targets: ["0x00000000000000000000000000000000000000B2"],
+      maxValueWei: 10n ** 18n,
+      userDailyCapGas: 7_000_000n,
+    };
+    expect((await store.repos.apps.setPolicy(app.id, settings)).policy).to.deep.equal(settings);
+    expect((await store.repos.apps.findById(app.id))!.policy).to.deep.equal(settings);
+    expect((await store.repos.apps.setPolicy(app.id, {})).policy).to.deep.equal({});
+    expect((await rawRow(app.id)).policy).to.equal(null);
   });
 
   it("grants and revokes delegatecall, stamping updatedAt only", async () => {

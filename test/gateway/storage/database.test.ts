@@ -36,6 +36,7 @@ describe("storage: openDatabase", () => {
     try {
       expect(await tableNames(db)).to.deep.equal([
         "app_providers",
+        "app_rate_windows",
         "apps",
         "bundles",
         "dust_orders",

@@ -72,6 +72,7 @@ export async function buildStorageFaultApp() {
     transactions: repositories.transactions,
     safes: repositories.safes,
     dust: repositories.dust,
+    rateWindows: repositories.rateWindows,
     txWorkers: { chains: new Set(["localhost"]), wake: () => undefined },
   });
   const { app: registered } = await repositories.apps.create({ name: "storage faults", testMode: true });

@@ -1,0 +1,121 @@
+import type { App } from "../storage/appsRepository";
+import type { RateWindowsRepository } from "../storage/rateWindowsRepository";
+import { type SpendLimit, SpendLimitExceededError } from "../storage/spendLimits";
+import type { TxCall } from "../storage/transactionsRepository";
+import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
+import { AppRateLimitedError, BudgetExceededError, PolicyDeniedError, secondsUntil } from "./policyErrors";
+import { formatRate } from "./policySettings";
+import { worstCaseGas } from "./worstCaseGas";
+
+/** What the spend policy needs. */
+export interface SpendPolicyDeps {
+  readonly defaults: PolicyDefaults;
+  readonly rateWindows: RateWindowsRepository;
+  /** TX_MAX_CALL_GAS: bounds the worst case of a wallet request. */
+  readonly maxCallGas: number;
+  readonly clock: () => Date;
+}
+
+/** A request that spends the operator's gas, as the policy sees it. */
+export interface SpendRequest {
+  readonly chain: string;
+  /** The calls the app asked for; for a Safe, only a `custom` call's is checked against targets and value. */
+  readonly calls: readonly TxCall[];
+  readonly account: "wallet" | "safe";
+  /** The user id a wallet request acts for (its daily cap); undefined for a Safe. */
+  readonly userId: string | undefined;
+  /** Whether `calls` are the app's own choice of target and value (wallet requests, Safe `custom`). */
+  readonly checkCalls: boolean;
+}
+
+/** A request the policy admits: the gas it reserves and the limits that must hold when it is stored. */
+export interface Admission {
+  readonly reservedGas: bigint;
+  readonly limits: readonly SpendLimit[];
+}
+
+/** Per-app budgets and policies (design §1.7), checked before a request is stored. */
+export interface SpendPolicy {
+  /** Counts one spending request of `app` (every process shares the count): 429 RATE_LIMITED past its rate. */
+  countRequest(app: App): Promise<void>;
+  /** Checks the allowlists and the value bound (403 POLICY_DENIED naming the rule); returns what to reserve. */
+  admit(app: App, request: SpendRequest): Admission;
+  /**
+   * Runs `store` (which must store the request under `admission.limits`), turning a limit it hit into 429
+   * BUDGET_EXCEEDED or 403 POLICY_DENIED (userDailyCap).
+   */
+  commit<T>(request: SpendRequest, admission: Admission, store: () => Promise<T>): Promise<T>;
+}
+
+const DAY_SECONDS = 86_400;
+
+/** Builds the spend policy over the database (every limit shared through it, design §6). */
+export function createSpendPolicy(deps: SpendPolicyDeps): SpendPolicy {
+  return {
+    async countRequest(app) {
+      const { rate } = effectivePolicy(app, deps.defaults);
+      const now = deps.clock().getTime();
+      const windowMs = rate.perSeconds * 1000;
+      const windowStart = Math.floor(now / windowMs) * windowMs;
+      const count = await deps.rateWindows.hit(app.id, new Date(windowStart));
+      if (count > rate.requests) {
+        throw new AppRateLimitedError(formatRate(rate), secondsUntil(new Date(windowStart + windowMs), new Date(now)));
+      }
+    },
+
+    admit(app, request) {
+      const policy = effectivePolicy(app, deps.defaults);
+      if (policy.chains && !policy.chains.includes(request.chain)) {
+        throw new PolicyDeniedError("chains", `This app may not send requests on ${request.chain}`, {
+          allowed: policy.chains,
+        });
+      }
+      if (request.checkCalls) {
+        const targets = policy.targets?.map((t) => t.toLowerCase());
+        request.calls.forEach((call, index) => {
+          if (targets && !targets.includes(call.to.toLowerCase())) {
+            throw new PolicyDeniedError("targets", `Call ${index} targets ${call.to}, not on this app's allowlist`, {
+              index,
+            });
+          }
+          if (policy.maxValueWei !== undefined && call.value > policy.maxValueWei) {
+            throw new PolicyDeniedError(
+              "maxValue",
+              `Call ${index} sends ${call.value} wei; this app may send at most ${policy.maxValueWei} per call`,
+              { index, maxValueWei: policy.maxValueWei.toString() },
+            );
+          }
+        });
+      }
+      const limits: SpendLimit[] = [
+        { rule: "budget", limitGas: policy.budgetGas, periodSeconds: policy.periodSeconds },
+      ];
+      if (policy.userDailyCapGas !== undefined && request.userId !== undefined) {
+        limits.push({ rule: "userDailyCap", limitGas: policy.userDailyCapGas, periodSeconds: DAY_SECONDS });
+      }
+      return { reservedGas: worstCaseGas(request.calls, request.account, deps.maxCallGas), limits };
+    },
+
+    async commit(request, admission, store) {
+      try {
+        return await store();
+      } catch (error) {
+        if (!(error instanceof SpendLimitExceededError)) throw error;
+        const { limit } = error;
+        if (limit.rule === "userDailyCap") {
+          throw new PolicyDeniedError(
+            "userDailyCap",
+            `This user id's requests of this app on ${request.chain} have used its daily cap of ${limit.limitGas} gas`,
+            { capGas: limit.limitGas.toString(), freesAt: error.freesAt?.toISOString() ?? null },
+          );
+        }
+        throw new BudgetExceededError(
+          request.chain,
+          { ...limit, usedGas: error.usedGas, requestGas: error.requestGas },
+          error.freesAt,
+          deps.clock(),
+        );
+      }
+    },
+  };
+}
