@@ -17,7 +17,12 @@ export interface EffectivePolicy {
 }
 
 const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
-const perSecond = (rate: RateLimit): number => rate.requests / rate.perSeconds;
+/**
+ * Whether `rate` allows no more than `limit` in any stretch of time: no more requests per window and no shorter window
+ * (600/min has 10/s's average, but lets 600 through in one second).
+ */
+const withinRate = (rate: RateLimit, limit: RateLimit): boolean =>
+  rate.requests <= limit.requests && rate.perSeconds >= limit.perSeconds;
 
 /**
  * The policy of `app`: each setting the operator made for it, else the default. A test-mode app never gets more
@@ -39,7 +44,7 @@ export function effectivePolicy(app: App, defaults: PolicyDefaults): EffectivePo
     ...base,
     budgetGas: minBig(budgetGas, defaults.budgetGas),
     periodSeconds: Math.max(periodSeconds, defaults.periodSeconds),
-    rate: perSecond(rate) <= perSecond(defaults.rate) ? rate : defaults.rate,
+    rate: withinRate(rate, defaults.rate) ? rate : defaults.rate,
     userDailyCapGas:
       defaults.userDailyCapGas === undefined
         ? userDailyCapGas

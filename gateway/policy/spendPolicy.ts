@@ -26,6 +26,8 @@ export interface SpendRequest {
   readonly userId: string | undefined;
   /** Whether `calls` are the app's own choice of target and value (wallet requests, Safe `custom`). */
   readonly checkCalls: boolean;
+  /** Whether the calls are delegatecalls: the target's code then makes whatever calls it likes, as the account. */
+  readonly delegatecall?: boolean;
 }
 
 /** A request the policy admits: the gas it reserves and the limits that must hold when it is stored. */
@@ -51,15 +53,25 @@ const DAY_SECONDS = 86_400;
 
 /** Builds the spend policy over the database (every limit shared through it, design §6). */
 export function createSpendPolicy(deps: SpendPolicyDeps): SpendPolicy {
+  /**
+   * The end of the window in which this process saw each app over its rate. A window's count only grows, so until
+   * it ends every further request is refused here, without a database write: an app far over its rate is shed
+   * cheaply instead of adding a write transaction per request.
+   */
+  const overUntil = new Map<string, number>();
   return {
     async countRequest(app) {
       const { rate } = effectivePolicy(app, deps.defaults);
       const now = deps.clock().getTime();
       const windowMs = rate.perSeconds * 1000;
       const windowStart = Math.floor(now / windowMs) * windowMs;
+      const windowEnd = windowStart + windowMs;
+      const refuse = () => new AppRateLimitedError(formatRate(rate), secondsUntil(new Date(windowEnd), new Date(now)));
+      if ((overUntil.get(app.id) ?? 0) === windowEnd) throw refuse();
       const count = await deps.rateWindows.hit(app.id, new Date(windowStart));
       if (count > rate.requests) {
-        throw new AppRateLimitedError(formatRate(rate), secondsUntil(new Date(windowStart + windowMs), new Date(now)));
+        overUntil.set(app.id, windowEnd);
+        throw refuse();
       }
     },
 
@@ -69,6 +81,18 @@ export function createSpendPolicy(deps: SpendPolicyDeps): SpendPolicy {
         throw new PolicyDeniedError("chains", `This app may not send requests on ${request.chain}`, {
           allowed: policy.chains,
         });
+      }
+      if (request.checkCalls && request.delegatecall && (policy.targets || policy.maxValueWei !== undefined)) {
+        // The code run by a delegatecall (a MultiSend, a router, a script) calls and pays anywhere as the account, so
+        // neither its target nor its value says where the money goes: with an allowlist or a value bound, refused.
+        const rule = policy.targets ? "targets" : "maxValue";
+        throw new PolicyDeniedError(
+          rule,
+          "A delegatecall's inner calls cannot be held to this app's allowlist or value bound",
+          {
+            index: 0,
+          },
+        );
       }
       if (request.checkCalls) {
         const targets = policy.targets?.map((t) => t.toLowerCase());

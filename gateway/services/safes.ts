@@ -257,7 +257,14 @@ export async function submitSafeTransaction(
   const calls = [{ to: call.to, value: call.value, data: call.data.toLowerCase() }];
   // A custom call's target and value are the app's choice, as a wallet call's are; payouts go where their
   // recipients are, through the token or MultiSend, and are bounded by the budget alone.
-  const spend = { chain, calls, account: "safe" as const, userId: undefined, checkCalls: action === "custom" };
+  const spend = {
+    chain,
+    calls,
+    account: "safe" as const,
+    userId: undefined,
+    checkCalls: action === "custom",
+    delegatecall: call.operation === 1,
+  };
   const admission = deps.policy.admit(app, spend);
   const result = await deps.policy.commit(spend, admission, () =>
     deps.transactions.create(

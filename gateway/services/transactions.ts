@@ -91,7 +91,14 @@ export async function submitTransaction(
   });
 
   const canonical = formatUserId(userId);
-  const spend = { chain: request.chain, calls, account: "wallet" as const, userId: canonical, checkCalls: true };
+  const spend = {
+    chain: request.chain,
+    calls,
+    account: "wallet" as const,
+    userId: canonical,
+    checkCalls: true,
+    delegatecall,
+  };
   const admission = deps.policy.admit(app, spend);
   const requestHash = createHash("sha256")
     .update(

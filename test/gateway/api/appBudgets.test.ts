@@ -8,6 +8,7 @@ import type { ChainClient } from "../../../gateway/chains/clients";
 import type { PolicySettings } from "../../../gateway/policy/policySettings";
 import { worstCaseGas } from "../../../gateway/policy/worstCaseGas";
 import { buildTestApp } from "../../helpers/testApp";
+import { openDatabase } from "../../../gateway/storage/database";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -120,6 +121,20 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
     // The next window lets it in again.
     built.setClock(new Date("2026-11-22T12:01:00.000Z"));
     expect((await runaway.post()).status).to.equal(202);
+    built.close();
+  });
+
+  it("a runaway app far over its rate is shed without a database write per refused request", async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-rate-")), "idwallet.sqlite");
+    const built = service(file);
+    const runaway = await appOf(built, "runaway", { rate: { requests: 2, perSeconds: 60 } });
+    for (let i = 0; i < 2; i++) expect((await runaway.post()).status).to.equal(202);
+    for (let i = 0; i < 20; i++) expect((await runaway.post()).status).to.equal(429);
+    const database = await openDatabase(file);
+    const windows = await database.db.selectFrom("app_rate_windows").select("count").execute();
+    await database.close();
+    // The first refusal was counted; the next nineteen were refused from memory.
+    expect(windows.map((w) => Number(w.count))).to.deep.equal([3]);
     built.close();
   });
 
@@ -274,6 +289,30 @@ describe("API: Safe requests count against the app's budget (the relayer pays fo
     const other = await appWithSafe("other", 2n * relayCeiling);
     expect((await other.custom()).status).to.equal(202);
     expect(await stored(built)).to.equal(4);
+    built.close();
+  });
+
+  it("a Safe custom delegatecall cannot slip past the app's target allowlist (its code calls anywhere)", async () => {
+    const built = buildTestApp(
+      {
+        chains: { localhost: { rpcUrl: "http://127.0.0.1:9" } },
+        relayerKey: `0x${"4b".repeat(32)}`,
+        safe: { operatorKey: OPERATOR_KEY, contracts: CONTRACTS },
+      },
+      { chains: new Map([["localhost", idleChain("localhost", 31337)]]), txChains: ["localhost"] },
+    );
+    const repos = await built.repositories;
+    const { app, token } = await built.appWithToken("allowlisted");
+    await repos.apps.setPolicy(app.id, { targets: [TARGET] });
+    const post = (route: string, body: object) =>
+      request(built.app).post(route).set("Authorization", `Bearer ${token}`).send(body);
+    const { body: safe } = await post("/v1/localhost/account", { signers: [SIGNER] });
+    const custom = (operation: number) =>
+      post(`/v1/localhost/account/${safe.address}/custom`, { to: TARGET, data: "0x", operation });
+    const refused = await custom(1);
+    expect([refused.status, refused.body.code, refused.body.rule]).to.deep.equal([403, "POLICY_DENIED", "targets"]);
+    expect(await stored(built)).to.equal(1);
+    expect((await custom(0)).status).to.equal(202);
     built.close();
   });
 });
