@@ -1,5 +1,11 @@
 import { expect } from "chai";
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, UnknownRow } from "kysely";
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  UnknownRow,
+} from "kysely";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/storage/spendLimits";
@@ -57,7 +63,9 @@ describe("storage: spend buckets against an app that fills its window", function
     });
 
     for (let burst = 0; burst < BURSTS; burst++) {
-      const stored = await Promise.all(Array.from({ length: PER_BURST }, () => repos.transactions.create(newTx(busy.id))));
+      const stored = await Promise.all(
+        Array.from({ length: PER_BURST }, () => repos.transactions.create(newTx(busy.id))),
+      );
       const failed = { status: "failed", error: { code: "AA21", message: "x" } } as const;
       await repos.transactions.settleBundle(
         "none",
