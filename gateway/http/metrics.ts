@@ -61,8 +61,14 @@ export function createMetrics(transactionCounts?: TransactionCounts, budgetUsage
   return { registry, resolvedIds, middleware };
 }
 
-/** Gas used of each app's budget on each chain in its current period, and the budget itself (each read at scrape). */
+/** Gas used of each app's budget on each chain in its current period, and the budget itself (read once a scrape). */
 function registerBudgetGauges(registry: Registry, budgetUsage: BudgetUsageSource): void {
+  // prom-client collects both gauges of one scrape concurrently: they share one read, made by the first to ask.
+  let reading: ReturnType<BudgetUsageSource> | undefined;
+  const readOnce = () =>
+    (reading ??= budgetUsage().finally(() => {
+      reading = undefined;
+    }));
   const gauge = (name: string, help: string, value: (row: { usedGas: bigint; budgetGas: bigint }) => bigint) =>
     new Gauge({
       name,
@@ -71,7 +77,7 @@ function registerBudgetGauges(registry: Registry, budgetUsage: BudgetUsageSource
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await budgetUsage()) this.set({ app: row.appId, chain: row.chain }, Number(value(row)));
+        for (const row of await readOnce()) this.set({ app: row.appId, chain: row.chain }, Number(value(row)));
       },
     });
   gauge(

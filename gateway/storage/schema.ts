@@ -176,6 +176,24 @@ export interface DustOrdersTable {
   swept_at: string | null;
 }
 
+/** Gas of an app's requests on a chain (or of one user id's) accepted in one minute: the spend windows' unit. */
+export interface SpendBucketsTable {
+  app_id: string;
+  /** "app": the app's total (user_id ''); "user": one user id's share. */
+  scope: SpendScope;
+  user_id: string;
+  chain: string;
+  /** Minutes since the epoch. */
+  minute: number;
+  /** Worst case reserved by the bucket's requests not yet settled. */
+  pending_gas: number;
+  /** What its settled requests did cost. */
+  settled_gas: number;
+}
+
+/** Whose spend a bucket sums. */
+export type SpendScope = "app" | "user";
+
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 export interface DatabaseSchema {
   apps: AppsTable;
@@ -184,6 +202,7 @@ export interface DatabaseSchema {
   app_providers: AppProvidersTable;
   transactions: TransactionsTable;
   app_rate_windows: AppRateWindowsTable;
+  spend_buckets: SpendBucketsTable;
   bundles: BundlesTable;
   safes: SafesTable;
   dust_tokens: DustTokensTable;

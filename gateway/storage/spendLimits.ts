@@ -30,7 +30,7 @@ export class SpendLimitExceededError extends Error {
   }
 }
 
-/** One counted request of a window: when it was accepted and the gas it counts for. */
+/** One counted part of a window (a minute bucket): when its requests count as accepted and the gas they count for. */
 export interface SpendEntry {
   readonly createdAt: string;
   readonly gas: bigint;

@@ -10,6 +10,7 @@ import {
 } from "../safesRepository";
 import type { NewTx, TxRecord } from "../transactionsRepository";
 import type { SpendLimit } from "../spendLimits";
+import { reserveSpend } from "./spendBuckets";
 import { checkSpendLimit } from "./spendLimitCheck";
 import { newTransactionRow, toRecord } from "./transactionRows";
 
@@ -72,6 +73,7 @@ export class SqliteSafesRepository implements SafesRepository {
       const now = this.clock().toISOString();
       const row = newTransactionRow(deployment, now);
       await trx.insertInto("transactions").values(row).execute();
+      await reserveSpend(trx, row);
       const safeRow: Selectable<SafesTable> = {
         chain: safe.chain,
         address: safe.address,

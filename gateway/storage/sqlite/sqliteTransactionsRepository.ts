@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
-import type { SpendLimit } from "../spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../spendLimits";
+import { reserveSpend, settleSpend } from "./spendBuckets";
 import { checkSpendLimit } from "./spendLimitCheck";
+import { appSpendSince } from "./spendUsage";
 import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
   type Bundle,
@@ -40,8 +42,9 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   /**
    * Group commit: the requests that arrive in one turn of the event loop are stored in one transaction, so they
    * share one fsync (synchronous FULL) instead of paying one each; every caller still gets its answer only after
-   * the commit (design §1.4). Should the shared transaction fail, each request is tried alone, so one bad request
-   * cannot fail the others.
+   * the commit (design §1.4). A request over a spend limit is refused alone (its savepoint rolled back), the others
+   * still share the commit; should the shared transaction fail otherwise, each request is tried alone, so one bad
+   * request cannot fail the others.
    */
   create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<CreateResult> {
     return new Promise((resolve, reject) => {
@@ -55,11 +58,15 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     this.pending = [];
     try {
       const results = await this.db.transaction().execute(async (trx) => {
-        const out: CreateResult[] = [];
-        for (const item of batch) out.push(await this.createIn(trx, item.tx, item.limits));
+        const out: (CreateResult | SpendLimitExceededError)[] = [];
+        for (const item of batch) out.push(await this.createOrRefuse(trx, item.tx, item.limits));
         return out;
       });
-      batch.forEach((item, i) => item.resolve(results[i]!));
+      batch.forEach((item, i) => {
+        const result = results[i]!;
+        if (result instanceof SpendLimitExceededError) item.reject(result);
+        else item.resolve(result);
+      });
     } catch {
       for (const item of batch) {
         await this.db
@@ -67,6 +74,25 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           .execute((trx) => this.createIn(trx, item.tx, item.limits))
           .then(item.resolve, item.reject);
       }
+    }
+  }
+
+  /** createIn under a savepoint: a refusal by a spend limit undoes only this request's part of the batch. */
+  private async createOrRefuse(
+    trx: Transaction<DatabaseSchema>,
+    tx: NewTx,
+    limits: readonly SpendLimit[],
+  ): Promise<CreateResult | SpendLimitExceededError> {
+    await sql`savepoint batch_item`.execute(trx);
+    try {
+      const result = await this.createIn(trx, tx, limits);
+      await sql`release batch_item`.execute(trx);
+      return result;
+    } catch (error) {
+      if (!(error instanceof SpendLimitExceededError)) throw error;
+      await sql`rollback to batch_item`.execute(trx);
+      await sql`release batch_item`.execute(trx);
+      return error;
     }
   }
 
@@ -89,6 +115,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     for (const limit of limits) await checkSpendLimit(trx, tx, limit, this.clock());
     const row = newTransactionRow(tx, this.clock().toISOString());
     await trx.insertInto("transactions").values(row).execute();
+    await reserveSpend(trx, row);
     return { record: toRecord(row), created: true };
   }
 
@@ -216,18 +243,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
-    const out: { appId: string; chain: string; gas: bigint }[] = [];
-    for (const [appId, from] of since) {
-      const rows = await this.db
-        .selectFrom("transactions")
-        .select(["chain", sql<number>`sum(coalesce(settled_gas, reserved_gas))`.as("gas")])
-        .where("app_id", "=", appId)
-        .where("created_at", ">", from.toISOString())
-        .groupBy("chain")
-        .execute();
-      for (const row of rows) out.push({ appId, chain: row.chain, gas: BigInt(row.gas) });
-    }
-    return out;
+    return this.db.transaction().execute((trx) => appSpendSince(trx, since));
   }
 
   async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
@@ -297,12 +313,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
                 : null,
             ...error,
           };
-    await trx
+    const updated = await trx
       .updateTable("transactions")
       .set({ ...changes, updated_at: now })
       .where("id", "=", txId)
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])
-      .execute();
+      .executeTakeFirst();
+    // Only the settlement that made it final moves its reservation to settled, so it is moved once.
+    if (changes.status !== "queued" && updated.numUpdatedRows > 0n) await settleSpend(trx, txId);
   }
 }

@@ -45,6 +45,7 @@ describe("storage: openDatabase", () => {
         "otp_codes",
         "safes",
         "settings",
+        "spend_buckets",
         "transactions",
       ]);
       expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));

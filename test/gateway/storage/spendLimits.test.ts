@@ -73,13 +73,27 @@ describe("storage: spend limits and settlement", () => {
     await database.close();
   });
 
-  it("rolls the window: what was reserved longer than a period ago counts no more", async () => {
+  it("rolls the window: what a settled request cost longer than a period ago counts no more", async () => {
     const { database, repos, newTx, refusal, advance } = await fresh();
-    await repos.transactions.create(newTx(), [BUDGET]);
+    const first = await repos.transactions.create(newTx(), [BUDGET]);
     advance(30 * 60_000);
     await repos.transactions.create(newTx(), [BUDGET]);
+    await repos.transactions.settle(first.record.id, { status: "included", success: true, gasUsed: RESERVED });
     expect(await refusal(newTx())).to.be.instanceOf(SpendLimitExceededError);
     advance(30 * 60_000 + 1);
+    expect(await refusal(newTx())).to.equal(undefined);
+    await database.close();
+  });
+
+  it("counts a reservation still pending after its period until it settles", async () => {
+    const { database, repos, newTx, refusal, advance } = await fresh();
+    const first = await repos.transactions.create(newTx(), [BUDGET]);
+    await repos.transactions.create(newTx(), [BUDGET]);
+    advance(2 * 3600_000);
+    const held = await refusal(newTx());
+    expect(held).to.include({ usedGas: 2n * RESERVED });
+    expect(held!.freesAt).to.equal(undefined);
+    await repos.transactions.settle(first.record.id, { status: "failed", error: { code: "AA21", message: "x" } });
     expect(await refusal(newTx())).to.equal(undefined);
     await database.close();
   });

@@ -1,0 +1,117 @@
+import { type Kysely, type Transaction, sql } from "kysely";
+import type { DatabaseSchema, SpendScope } from "../schema";
+
+/** Width of a spend bucket: a request counts as accepted at the start of its minute. */
+export const BUCKET_MS = 60_000;
+
+/** Whose spend on which chain a window sums: the app's, or one of its user ids'. */
+export interface SpendKey {
+  readonly appId: string;
+  readonly scope: SpendScope;
+  readonly userId: string;
+  readonly chain: string;
+}
+
+/** The bucket (minutes since the epoch) a moment falls in. */
+export function minuteOf(at: string | Date): number {
+  return Math.floor((typeof at === "string" ? Date.parse(at) : at.getTime()) / BUCKET_MS);
+}
+
+/** A stored request as its buckets see it. */
+interface CountedRow {
+  readonly app_id: string;
+  readonly user_id: string;
+  readonly chain: string;
+  readonly created_at: string;
+}
+
+/** The app's and the user id's keys a request counts under. */
+function keysOf(row: CountedRow): SpendKey[] {
+  return [
+    { appId: row.app_id, scope: "app", userId: "", chain: row.chain },
+    { appId: row.app_id, scope: "user", userId: row.user_id, chain: row.chain },
+  ];
+}
+
+/** Adds a just-stored request's reservation to its buckets; run in the transaction that stores it. */
+export async function reserveSpend(
+  trx: Transaction<DatabaseSchema>,
+  row: CountedRow & { readonly reserved_gas: number },
+): Promise<void> {
+  const minute = minuteOf(row.created_at);
+  for (const key of keysOf(row)) {
+    await trx
+      .insertInto("spend_buckets")
+      .values({
+        app_id: key.appId,
+        scope: key.scope,
+        user_id: key.userId,
+        chain: key.chain,
+        minute,
+        pending_gas: row.reserved_gas,
+        settled_gas: 0,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(["app_id", "scope", "user_id", "chain", "minute"])
+          .doUpdateSet({ pending_gas: sql<number>`pending_gas + ${row.reserved_gas}` }),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Moves a request that just became final from its buckets' pending gas to their settled gas (what it cost); run in
+ * the transaction that settles it, once (only when that transaction did change it to final).
+ */
+export async function settleSpend(trx: Transaction<DatabaseSchema>, txId: string): Promise<void> {
+  const row = await trx
+    .selectFrom("transactions")
+    .select(["app_id", "user_id", "chain", "created_at", "reserved_gas", "settled_gas"])
+    .where("id", "=", txId)
+    .executeTakeFirstOrThrow();
+  for (const key of keysOf(row)) {
+    await trx
+      .updateTable("spend_buckets")
+      .set({
+        pending_gas: sql<number>`pending_gas - ${row.reserved_gas}`,
+        settled_gas: sql<number>`settled_gas + ${row.settled_gas ?? 0}`,
+      })
+      .where("app_id", "=", key.appId)
+      .where("scope", "=", key.scope)
+      .where("user_id", "=", key.userId)
+      .where("chain", "=", key.chain)
+      .where("minute", "=", minuteOf(row.created_at))
+      .execute();
+  }
+}
+
+/** Buckets of `key` inside the window that starts after `since` (a request there was accepted after it). */
+export function windowBuckets(trx: Kysely<DatabaseSchema>, key: SpendKey, since: Date) {
+  return trx
+    .selectFrom("spend_buckets")
+    .where("app_id", "=", key.appId)
+    .where("scope", "=", key.scope)
+    .where("user_id", "=", key.userId)
+    .where("chain", "=", key.chain)
+    .where("minute", ">", minuteOf(since));
+}
+
+/** Sums the window of `key` after `since`: at most a period's worth of buckets, plus any overdue reservations. */
+export async function windowSpend(trx: Transaction<DatabaseSchema>, key: SpendKey, since: Date): Promise<bigint> {
+  const inWindow = await windowBuckets(trx, key, since)
+    .select(sql<number | null>`sum(pending_gas + settled_gas)`.as("gas"))
+    .executeTakeFirstOrThrow();
+  const overdue = await trx
+    .selectFrom("spend_buckets")
+    .select(sql<number | null>`sum(pending_gas)`.as("gas"))
+    .where("app_id", "=", key.appId)
+    .where("scope", "=", key.scope)
+    .where("user_id", "=", key.userId)
+    .where("chain", "=", key.chain)
+    .where("pending_gas", ">", 0)
+    .where("minute", "<=", minuteOf(since))
+    .executeTakeFirstOrThrow();
+  // A request accepted before the window and still unsettled can still spend (retries, a held close): it counts.
+  return BigInt(inWindow.gas ?? 0) + BigInt(overdue.gas ?? 0);
+}
