@@ -17,6 +17,7 @@ import {
   safeOutcomeOfReceipt,
 } from "./safeRelay";
 import { mapLimit } from "../concurrency/mapLimit";
+import { chargedSafeOutcome } from "./spentGas";
 import { type OwnKind, OwnTransactions } from "./ownTransactions";
 import { opsToBroadcast } from "./preBroadcast";
 import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
@@ -163,8 +164,8 @@ export class BuiltinBundler {
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
       if (tx.accountType === "safe") {
         const outcome = await safeOutcomeOfReceipt(this.context, tx, receipt);
-        // The relayer paid the whole transaction for this one request: its gas settles the app's budget.
-        outcomes.set(tx.id, outcome.status === "queued" ? outcome : { ...outcome, gasUsed: BigInt(receipt.gasUsed) });
+        // The relayer paid the whole transaction for this one request: its gas is charged to the app's budget.
+        outcomes.set(tx.id, chargedSafeOutcome(tx, outcome, BigInt(receipt.gasUsed)));
         continue;
       }
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());

@@ -90,6 +90,8 @@ export interface TransactionsTable {
   reserved_gas: number;
   /** Gas it did cost, once final (null before): counted instead of `reserved_gas` from then on. */
   settled_gas: number | null;
+  /** Gas of the mined relayer transactions sent for it alone so far, reverted ones too (migration 009). */
+  spent_gas: number;
 }
 
 /** `app_rate_windows`: how many spending requests an app made in one fixed window (shared by every process). */

@@ -72,6 +72,8 @@ export interface TxRecord extends NewTx {
   readonly safeNonce: number | undefined;
   /** Gas it did cost once final (its operation's actualGasUsed, or the relayer's gasUsed); undefined before. */
   readonly settledGas: bigint | undefined;
+  /** Gas of the mined relayer transactions sent for it alone so far (a Safe relay's), reverted ones included. */
+  readonly spentGas: bigint;
 }
 
 /** A signed UserOperation about to be sent for a request. */
@@ -120,8 +122,8 @@ export interface NewBundle {
   readonly maxPriorityFeePerGas: bigint;
 }
 
-/** What became of a request's UserOperation. */
-export type TxOutcome =
+/** What became of a request's UserOperation, and the gas its mined relayer transaction burned, if any. */
+export type TxOutcome = (
   | {
       readonly status: "included";
       /** Unknown only when the operation's nonce is used but its event was not found (EXECUTED_UNTRACED). */
@@ -154,7 +156,14 @@ export type TxOutcome =
        * the next build re-checks (another operation, or an outsider who front-ran the bundle), not for this one.
        */
       readonly uncharged?: boolean;
-    };
+    }
+) & {
+  /**
+   * The gasUsed of a mined relayer transaction sent for this request alone (a Safe relay), whatever became of it:
+   * added to the request's spent gas, which a final request settles to (with `gasUsed` on top, if given).
+   */
+  readonly spentGas?: bigint;
+};
 
 /** Transaction requests and bundles (design §1.4: accepted means durable). */
 export interface TransactionsRepository {

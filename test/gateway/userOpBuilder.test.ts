@@ -64,6 +64,7 @@ function request(id: string, userId: string, factory: string, target: string, da
     safeTxHash: undefined,
     safeNonce: undefined,
     settledGas: undefined,
+    spentGas: 0n,
   };
 }
 

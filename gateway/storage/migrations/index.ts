@@ -8,6 +8,7 @@ import * as m005 from "./005_safes";
 import * as m006 from "./006_dust";
 import * as m007 from "./007_app_delegatecall_grant";
 import * as m008 from "./008_app_budgets";
+import * as m009 from "./009_spent_gas";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -22,6 +23,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "006_dust": m006,
   "007_app_delegatecall_grant": m007,
   "008_app_budgets": m008,
+  "009_spent_gas": m009,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

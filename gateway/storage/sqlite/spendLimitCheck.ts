@@ -2,11 +2,12 @@ import { type Transaction, sql } from "kysely";
 import type { DatabaseSchema } from "../schema";
 import { type SpendLimit, SpendLimitExceededError, whenItFits } from "../spendLimits";
 import type { NewTx } from "../transactionsRepository";
+import { countedGas } from "./countedGas";
 
 /**
  * Throws SpendLimitExceededError if `tx` does not fit `limit` beside what the window already counts: each request of
  * the app on the chain (of its user id, for a user cap) accepted within the period, at its settled gas once final,
- * else at the gas it reserved. Run inside the transaction that stores `tx`, so concurrent acceptances serialize.
+ * else at the gas it reserved (or burned, if more). Run inside the transaction that stores `tx`, so concurrent acceptances serialize.
  */
 export async function checkSpendLimit(
   trx: Transaction<DatabaseSchema>,
@@ -21,7 +22,7 @@ export async function checkSpendLimit(
     .where("chain", "=", tx.chain)
     .where("created_at", ">", since)
     .$if(limit.rule === "userDailyCap", (q) => q.where("user_id", "=", tx.userId));
-  const counted = sql<number>`coalesce(settled_gas, reserved_gas)`;
+  const counted = countedGas;
   const { used } = await window.select(sql<number | null>`sum(${counted})`.as("used")).executeTakeFirstOrThrow();
   const usedGas = BigInt(used ?? 0);
   const requestGas = tx.reservedGas ?? 0n;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../spendLimits";
+import { countedGas } from "./countedGas";
 import { checkSpendLimit } from "./spendLimitCheck";
 import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
@@ -220,7 +221,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     for (const [appId, from] of since) {
       const rows = await this.db
         .selectFrom("transactions")
-        .select(["chain", sql<number>`sum(coalesce(settled_gas, reserved_gas))`.as("gas")])
+        .select(["chain", sql<number>`sum(${countedGas})`.as("gas")])
         .where("app_id", "=", appId)
         .where("created_at", ">", from.toISOString())
         .groupBy("chain")
@@ -262,6 +263,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
     const now = this.clock().toISOString();
     const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
+    // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
+    const spent = Number(outcome.spentGas ?? 0n);
     const changes =
       outcome.status === "queued"
         ? {
@@ -279,14 +282,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           }
         : {
             status: outcome.status,
-            // What it cost replaces what it reserved; unknown: an included one keeps its reservation (it ran, and
-            // may have cost that much), a failed one never ran and costs nothing.
+            // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
+            // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
             settled_gas:
               outcome.gasUsed !== undefined
-                ? sql<number>`${Number(outcome.gasUsed)}`
+                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed)}`
                 : outcome.status === "included"
-                  ? sql<number>`reserved_gas`
-                  : sql<number>`0`,
+                  ? sql<number>`max(reserved_gas, spent_gas + ${spent})`
+                  : sql<number>`spent_gas + ${spent}`,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,
             success:
@@ -299,7 +302,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           };
     await trx
       .updateTable("transactions")
-      .set({ ...changes, updated_at: now })
+      .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
       .where("id", "=", txId)
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])
