@@ -285,11 +285,11 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
             // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
             // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
             settled_gas:
-              outcome.gasUsed !== undefined
-                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed)}`
+              outcome.gasUsed !== undefined || outcome.spentGas !== undefined
+                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
                 : outcome.status === "included"
-                  ? sql<number>`max(reserved_gas, spent_gas + ${spent})`
-                  : sql<number>`spent_gas + ${spent}`,
+                  ? sql<number>`max(reserved_gas, spent_gas)`
+                  : sql<number>`spent_gas`,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,
             success:
