@@ -136,6 +136,8 @@ export interface BundlesTable {
   created_at: string;
   updated_at: string;
   sent_at: string;
+  /** Gas it burned if it was a wallet bundle that reverted as a whole, charged to no request (migration 009). */
+  reverted_gas: number | null;
 }
 
 /** `dust_tokens`: a chain's token list of the dust interface. */

@@ -194,13 +194,15 @@ export interface TransactionsRepository {
   /** Closes a bundle (mined or dropped) and records what became of each of its requests, in one transaction. */
   settleBundle(
     bundleId: string,
-    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void>;
   /** Records what became of one request. */
   settle(txId: string, outcome: TxOutcome): Promise<void>;
   /** Gas each app's requests count for on each chain since `since` (settled, or reserved if not final), for metrics. */
   spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]>;
+  /** Gas of each chain's reverted wallet bundles, charged to no request: the relayer's own loss, for metrics. */
+  revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]>;
   /** How many requests each chain has in each status (queue depth, for metrics). */
   countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]>;
 }

@@ -147,6 +147,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       created_at: now,
       updated_at: now,
       sent_at: now,
+      reverted_gas: null,
     };
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto("bundles").values(row).execute();
@@ -194,7 +195,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
 
   async settleBundle(
     bundleId: string,
-    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -204,6 +205,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           status: result.status,
           mined_tx_hash: result.minedTxHash ?? null,
           block_number: result.blockNumber ?? null,
+          reverted_gas: result.revertedGas === undefined ? null : Number(result.revertedGas),
           updated_at: this.clock().toISOString(),
         })
         .where("id", "=", bundleId)
@@ -229,6 +231,16 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       for (const row of rows) out.push({ appId, chain: row.chain, gas: BigInt(row.gas) });
     }
     return out;
+  }
+
+  async revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]> {
+    const rows = await this.db
+      .selectFrom("bundles")
+      .select(["chain", sql<number>`sum(reverted_gas)`.as("gas")])
+      .where("reverted_gas", "is not", null)
+      .groupBy("chain")
+      .execute();
+    return rows.map((row) => ({ chain: row.chain, gas: BigInt(row.gas) }));
   }
 
   async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
