@@ -69,7 +69,11 @@ export function createApp(deps: AppDeps): Express {
       defaults: config.policy,
       clock: deps.clock,
     });
-  const metrics = createMetrics(() => deps.transactions.countByStatus(), budgetUsage);
+  const metrics = createMetrics(
+    () => deps.transactions.countByStatus(),
+    budgetUsage,
+    () => deps.transactions.revertedGasByChain(),
+  );
   const policy = createSpendPolicy({
     defaults: config.policy,
     rateWindows: deps.rateWindows,

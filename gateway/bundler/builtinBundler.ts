@@ -17,6 +17,7 @@ import {
   safeOutcomeOfReceipt,
 } from "./safeRelay";
 import { mapLimit } from "../concurrency/mapLimit";
+import { chargedSafeOutcome } from "./spentGas";
 import { type OwnKind, OwnTransactions } from "./ownTransactions";
 import { opsToBroadcast } from "./preBroadcast";
 import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
@@ -160,11 +161,12 @@ export class BuiltinBundler {
     const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
     const events = operationEvents(logs, this.context.entryPoint);
     const outcomes = new Map<string, TxOutcome>();
-    for (const tx of await this.context.repository.bundleOps(bundle.id)) {
+    const ops = await this.context.repository.bundleOps(bundle.id);
+    for (const tx of ops) {
       if (tx.accountType === "safe") {
         const outcome = await safeOutcomeOfReceipt(this.context, tx, receipt);
-        // The relayer paid the whole transaction for this one request: its gas settles the app's budget.
-        outcomes.set(tx.id, outcome.status === "queued" ? outcome : { ...outcome, gasUsed: BigInt(receipt.gasUsed) });
+        // The relayer paid the whole transaction for this one request: its gas is charged to the app's budget.
+        outcomes.set(tx.id, chargedSafeOutcome(tx, outcome, BigInt(receipt.gasUsed)));
         continue;
       }
       const event = tx.userOpHash === undefined ? undefined : events.get(tx.userOpHash.toLowerCase());
@@ -172,9 +174,16 @@ export class BuiltinBundler {
       if (event) this.knownDeployed.add(tx.sender);
       outcomes.set(tx.id, event ? includedOutcome(event) : await outcomeOfMissingOperation(this.context, tx, reverted));
     }
+    // A wallet bundle that reverted is charged to none of its operations: its gas is recorded as the relayer's loss.
+    const unattributed = reverted && !ops.some((tx) => tx.accountType === "safe");
     await this.context.repository.settleBundle(
       bundle.id,
-      { status: "mined", minedTxHash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) },
+      {
+        status: "mined",
+        minedTxHash: receipt.transactionHash,
+        blockNumber: Number(receipt.blockNumber),
+        ...(unattributed ? { revertedGas: BigInt(receipt.gasUsed) } : {}),
+      },
       outcomes,
     );
     this.context.logger.info(

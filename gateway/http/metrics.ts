@@ -16,12 +16,19 @@ export type BudgetUsageSource = () => Promise<
   readonly { appId: string; chain: string; usedGas: bigint; budgetGas: bigint }[]
 >;
 
+/** Where the relayer's loss gauge reads from, at each scrape: gas of each chain's reverted wallet bundles. */
+export type RevertedGasSource = () => Promise<readonly { chain: string; gas: bigint }[]>;
+
 /**
  * Creates the registry, the HTTP metrics, Node's default process metrics and, given `transactionCounts`, the
  * transaction requests by chain and status (read from the database at scrape time, so every process of a
  * cluster reports the same queue) and, given `budgetUsage`, each app's budget use per chain (read the same way).
  */
-export function createMetrics(transactionCounts?: TransactionCounts, budgetUsage?: BudgetUsageSource): Metrics {
+export function createMetrics(
+  transactionCounts?: TransactionCounts,
+  budgetUsage?: BudgetUsageSource,
+  revertedGas?: RevertedGasSource,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   if (transactionCounts) {
@@ -37,6 +44,19 @@ export function createMetrics(transactionCounts?: TransactionCounts, budgetUsage
     });
   }
   if (budgetUsage) registerBudgetGauges(registry, budgetUsage);
+  if (revertedGas) {
+    // Read from the database like the others, so every process reports the same total (it only grows).
+    new Gauge({
+      name: "idwallet_relayer_reverted_gas_total",
+      help: "Gas the relayer burned on wallet bundles that reverted as a whole, charged to no app's budget",
+      labelNames: ["chain"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await revertedGas()) this.set({ chain: row.chain }, Number(row.gas));
+      },
+    });
+  }
   const requests = new Histogram({
     name: "idwallet_http_request_duration_seconds",
     help: "HTTP request duration by route and status",

@@ -90,6 +90,8 @@ export interface TransactionsTable {
   reserved_gas: number;
   /** Gas it did cost, once final (null before): counted instead of `reserved_gas` from then on. */
   settled_gas: number | null;
+  /** Gas of the mined relayer transactions sent for it alone so far, reverted ones too (migration 009). */
+  spent_gas: number;
 }
 
 /** `app_rate_windows`: how many spending requests an app made in one fixed window (shared by every process). */
@@ -134,6 +136,8 @@ export interface BundlesTable {
   created_at: string;
   updated_at: string;
   sent_at: string;
+  /** Gas it burned if it was a wallet bundle that reverted as a whole, charged to no request (migration 009). */
+  reverted_gas: number | null;
 }
 
 /** `dust_tokens`: a chain's token list of the dust interface. */

@@ -72,6 +72,8 @@ export interface TxRecord extends NewTx {
   readonly safeNonce: number | undefined;
   /** Gas it did cost once final (its operation's actualGasUsed, or the relayer's gasUsed); undefined before. */
   readonly settledGas: bigint | undefined;
+  /** Gas of the mined relayer transactions sent for it alone so far (a Safe relay's), reverted ones included. */
+  readonly spentGas: bigint;
 }
 
 /** A signed UserOperation about to be sent for a request. */
@@ -120,8 +122,8 @@ export interface NewBundle {
   readonly maxPriorityFeePerGas: bigint;
 }
 
-/** What became of a request's UserOperation. */
-export type TxOutcome =
+/** What became of a request's UserOperation, and the gas its mined relayer transaction burned, if any. */
+export type TxOutcome = (
   | {
       readonly status: "included";
       /** Unknown only when the operation's nonce is used but its event was not found (EXECUTED_UNTRACED). */
@@ -154,7 +156,14 @@ export type TxOutcome =
        * the next build re-checks (another operation, or an outsider who front-ran the bundle), not for this one.
        */
       readonly uncharged?: boolean;
-    };
+    }
+) & {
+  /**
+   * The gasUsed of a mined relayer transaction sent for this request alone (a Safe relay), whatever became of it:
+   * added to the request's spent gas, which a final request settles to (with `gasUsed` on top, if given).
+   */
+  readonly spentGas?: bigint;
+};
 
 /** Transaction requests and bundles (design §1.4: accepted means durable). */
 export interface TransactionsRepository {
@@ -185,13 +194,15 @@ export interface TransactionsRepository {
   /** Closes a bundle (mined or dropped) and records what became of each of its requests, in one transaction. */
   settleBundle(
     bundleId: string,
-    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void>;
   /** Records what became of one request. */
   settle(txId: string, outcome: TxOutcome): Promise<void>;
   /** Gas each app's requests count for on each chain since `since` (settled, or reserved if not final), for metrics. */
   spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]>;
+  /** Gas of each chain's reverted wallet bundles, charged to no request: the relayer's own loss, for metrics. */
+  revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]>;
   /** How many requests each chain has in each status (queue depth, for metrics). */
   countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]>;
 }

@@ -4,6 +4,7 @@ import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
 import { requestNonce } from "../userop/entryPoint";
 import { packAccountGasLimits, packGasFees, packInitCode } from "../userop/packedUserOperation";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
+import { operationGas } from "../userop/operationGas";
 import { preVerificationGasBound } from "../userop/preVerificationGas";
 import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
@@ -157,8 +158,19 @@ function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Buil
     terms(d, PAYMASTER_VERIFICATION_GAS, deps),
     deps,
   );
-  return { built: { txId: d.tx.id, ...signed } };
+  return reservationExceeded(d.tx, operationGas(signed.userOp)) ?? { built: { txId: d.tx.id, ...signed } };
 }
+
+/**
+ * An operation must never cost more than its request reserved from the app's budget at acceptance (the budget
+ * counted that much, no more). A reservation of 0 is a request accepted before budgets existed: nothing to bound.
+ */
+const reservationExceeded = (tx: TxRecord, maxCost: bigint): { failure: OperationFailure } | undefined => {
+  const reserved = tx.reservedGas ?? 0n;
+  if (reserved === 0n || maxCost <= reserved) return undefined;
+  const message = `the operation may cost up to ${maxCost} gas; its request reserved ${reserved} from the budget`;
+  return { failure: { code: "RESERVATION_EXCEEDED", action: "fail", message } };
+};
 
 const withMargin = (gas: bigint, percent: bigint, minimum: bigint): bigint => {
   const margin = (gas * percent) / 100n;

@@ -18,6 +18,8 @@ describe("Bundle front-run by an outsider watching the mempool (e2e)", function 
   let proxy: RpcProxy;
   let service: ServiceProcess;
   let frontRuns = 0;
+  /** The relayer's bundles the outsider front-ran: they revert, and their gas is charged to no request. */
+  const frontRunBundles: string[] = [];
   let attacking = false;
 
   /**
@@ -37,6 +39,7 @@ describe("Bundle front-run by an outsider watching the mempool (e2e)", function 
       });
       await deploy.wait();
       frontRuns++;
+      frontRunBundles.push(tx.hash!);
     }
     return "forward" as const;
   };
@@ -82,5 +85,13 @@ describe("Bundle front-run by an outsider watching the mempool (e2e)", function 
     } finally {
       await database.close();
     }
+
+    // The relayer's loss is not lost from sight: /metrics shows the gas of every bundle that reverted.
+    const receipts = await Promise.all(frontRunBundles.map((h) => setup.chain.provider.getTransactionReceipt(h)));
+    const reverted = receipts.filter((r) => r !== null && r.status === 0);
+    expect(reverted.length, "front-run bundles that reverted").to.be.at.least(3);
+    const burned = reverted.reduce((sum, r) => sum + r!.gasUsed, 0n);
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).to.include(`idwallet_relayer_reverted_gas_total{chain="localhost"} ${burned}\n`);
   });
 });

@@ -8,6 +8,7 @@ import type { TxRecord } from "../../gateway/storage/transactionsRepository";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/transactions/userOpBuilder";
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
 import { operationBound } from "../../gateway/transactions/requestBounds";
+import { operationGas } from "../../gateway/userop/operationGas";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { type SeenRequest, simulatedOps } from "../helpers/simulatedOps";
@@ -64,6 +65,7 @@ function request(id: string, userId: string, factory: string, target: string, da
     safeTxHash: undefined,
     safeNonce: undefined,
     settledGas: undefined,
+    spentGas: 0n,
   };
 }
 
@@ -227,5 +229,19 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
     const tx = request("7c1e…capped", "tel:14155550221", deps.factories.kernel, await target.getAddress(), data);
     const result = await buildUserOperation(tx, { deployed: false, fees: FEES }, { ...deps, maxCallGas: 1_000_000n });
     expect("failure" in result && result.failure.code).to.equal("CALL_GAS_TOO_HIGH");
+  });
+
+  it("fails an operation whose gas limits could cost more than its request reserved from the budget", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const data = target.interface.encodeFunctionData("burn", [500]);
+    const tx = request("7c1e…reserved", "tel:14155550222", deps.factories.kernel, await target.getAddress(), data);
+    const fits = await buildUserOperation(tx, { deployed: false, fees: FEES }, deps);
+    if (!("built" in fits)) throw new Error(`build failed: ${JSON.stringify(fits.failure)}`);
+    const cost = operationGas(fits.built.userOp);
+    // Exactly its maximum cost reserved: built. One gas less: the operation could overspend, so it is not sent.
+    const exact = await buildUserOperation({ ...tx, reservedGas: cost }, { deployed: false, fees: FEES }, deps);
+    expect("built" in exact).to.equal(true);
+    const short = await buildUserOperation({ ...tx, reservedGas: cost - 1n }, { deployed: false, fees: FEES }, deps);
+    expect("failure" in short && short.failure).to.deep.include({ code: "RESERVATION_EXCEEDED", action: "fail" });
   });
 });

@@ -8,6 +8,7 @@ import * as m005 from "./005_safes";
 import * as m006 from "./006_dust";
 import * as m007 from "./007_app_delegatecall_grant";
 import * as m008 from "./008_app_budgets";
+import * as m009 from "./009_spent_gas";
 import * as m010 from "./010_spend_buckets";
 
 /**
@@ -23,6 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "006_dust": m006,
   "007_app_delegatecall_grant": m007,
   "008_app_budgets": m008,
+  "009_spent_gas": m009,
   "010_spend_buckets": m010,
 };
 

@@ -173,6 +173,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       created_at: now,
       updated_at: now,
       sent_at: now,
+      reverted_gas: null,
     };
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto("bundles").values(row).execute();
@@ -220,7 +221,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
 
   async settleBundle(
     bundleId: string,
-    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number },
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -230,6 +231,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           status: result.status,
           mined_tx_hash: result.minedTxHash ?? null,
           block_number: result.blockNumber ?? null,
+          reverted_gas: result.revertedGas === undefined ? null : Number(result.revertedGas),
           updated_at: this.clock().toISOString(),
         })
         .where("id", "=", bundleId)
@@ -244,6 +246,16 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
     return this.db.transaction().execute((trx) => appSpendSince(trx, since));
+  }
+
+  async revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]> {
+    const rows = await this.db
+      .selectFrom("bundles")
+      .select(["chain", sql<number>`sum(reverted_gas)`.as("gas")])
+      .where("reverted_gas", "is not", null)
+      .groupBy("chain")
+      .execute();
+    return rows.map((row) => ({ chain: row.chain, gas: BigInt(row.gas) }));
   }
 
   async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
@@ -278,6 +290,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
     const now = this.clock().toISOString();
     const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
+    // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
+    const spent = Number(outcome.spentGas ?? 0n);
     const changes =
       outcome.status === "queued"
         ? {
@@ -295,14 +309,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           }
         : {
             status: outcome.status,
-            // What it cost replaces what it reserved; unknown: an included one keeps its reservation (it ran, and
-            // may have cost that much), a failed one never ran and costs nothing.
+            // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
+            // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
             settled_gas:
-              outcome.gasUsed !== undefined
-                ? sql<number>`${Number(outcome.gasUsed)}`
+              outcome.gasUsed !== undefined || outcome.spentGas !== undefined
+                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
                 : outcome.status === "included"
-                  ? sql<number>`reserved_gas`
-                  : sql<number>`0`,
+                  ? sql<number>`max(reserved_gas, spent_gas)`
+                  : sql<number>`spent_gas`,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,
             success:
@@ -315,7 +329,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           };
     const updated = await trx
       .updateTable("transactions")
-      .set({ ...changes, updated_at: now })
+      .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
       .where("id", "=", txId)
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])

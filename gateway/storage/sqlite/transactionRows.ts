@@ -63,6 +63,7 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
     safe_nonce: null,
     reserved_gas: Number(tx.reservedGas ?? 0n),
     settled_gas: null,
+    spent_gas: 0,
   };
 }
 
@@ -97,6 +98,7 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     safeNonce: orUndefined(row.safe_nonce),
     reservedGas: BigInt(row.reserved_gas),
     settledGas: row.settled_gas === null ? undefined : BigInt(row.settled_gas),
+    spentGas: BigInt(row.spent_gas),
   };
 }
 

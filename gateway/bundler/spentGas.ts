@@ -1,0 +1,19 @@
+import type { TxOutcome, TxRecord } from "../storage/transactionsRepository";
+
+/** A Safe request whose sends, reverted on chain, burned all the gas it reserved: not sent again. */
+export const BUDGET_EXHAUSTED_BY_RETRIES = "BUDGET_EXHAUSTED_BY_RETRIES";
+
+/**
+ * The outcome of a mined Safe relay, charged the receipt's gas: the relayer sent it for this request alone, so all
+ * of it is the request's, reverted or not (an app could otherwise make its relays revert for free). A retry whose
+ * sends have burned the reservation is closed instead: its Safe nonce is used up by a cancellation (a signed build
+ * may still be submitted by anyone until then), and it fails with BUDGET_EXHAUSTED_BY_RETRIES.
+ */
+export function chargedSafeOutcome(tx: TxRecord, outcome: TxOutcome, gasUsed: bigint): TxOutcome {
+  const charged = { ...outcome, spentGas: gasUsed };
+  const reserved = tx.reservedGas ?? 0n;
+  // A reservation of 0 is a request accepted before budgets existed: nothing to exhaust.
+  if (charged.status !== "queued" || reserved === 0n || tx.spentGas + gasUsed < reserved) return charged;
+  const message = `its sends reverted on chain after burning ${tx.spentGas + gasUsed} gas; it reserved ${reserved}`;
+  return { ...charged, closeWhenDue: true, error: { code: BUDGET_EXHAUSTED_BY_RETRIES, message } };
+}
