@@ -61,21 +61,45 @@ export async function reserveSpend(
 }
 
 /**
- * Moves a request that just became final from its buckets' pending gas to their settled gas (what it cost); run in
- * the transaction that settles it, once (only when that transaction did change it to final).
+ * Moves a request that just became final from its buckets' pending gas (`pendingGas`: what they counted for it) to
+ * their settled gas (what it cost); run in the transaction that settles it, once (only when that transaction did
+ * change it to final).
  */
-export async function settleSpend(trx: Transaction<DatabaseSchema>, txId: string): Promise<void> {
+export async function settleSpend(trx: Transaction<DatabaseSchema>, txId: string, pendingGas: number): Promise<void> {
   const row = await trx
     .selectFrom("transactions")
-    .select(["app_id", "user_id", "chain", "created_at", "reserved_gas", "settled_gas"])
+    .select(["app_id", "user_id", "chain", "created_at", "settled_gas"])
     .where("id", "=", txId)
     .executeTakeFirstOrThrow();
+  await addToBuckets(trx, row, { pending: -pendingGas, settled: row.settled_gas ?? 0 });
+}
+
+/**
+ * Adds `gas` to a pending request's buckets: what its sends burned has passed its reservation (a Safe relay's
+ * reverted sends), and a pending request counts for the larger of the two.
+ */
+export async function growPendingSpend(trx: Transaction<DatabaseSchema>, txId: string, gas: number): Promise<void> {
+  if (gas <= 0) return;
+  const row = await trx
+    .selectFrom("transactions")
+    .select(["app_id", "user_id", "chain", "created_at"])
+    .where("id", "=", txId)
+    .executeTakeFirstOrThrow();
+  await addToBuckets(trx, row, { pending: gas, settled: 0 });
+}
+
+/** Adds to the pending and settled gas of a request's buckets (its app's and its user id's, at its minute). */
+async function addToBuckets(
+  trx: Transaction<DatabaseSchema>,
+  row: CountedRow,
+  add: { readonly pending: number; readonly settled: number },
+): Promise<void> {
   for (const key of keysOf(row)) {
     await trx
       .updateTable("spend_buckets")
       .set({
-        pending_gas: sql<number>`pending_gas - ${row.reserved_gas}`,
-        settled_gas: sql<number>`settled_gas + ${row.settled_gas ?? 0}`,
+        pending_gas: sql<number>`pending_gas + ${add.pending}`,
+        settled_gas: sql<number>`settled_gas + ${add.settled}`,
       })
       .where("app_id", "=", key.appId)
       .where("scope", "=", key.scope)

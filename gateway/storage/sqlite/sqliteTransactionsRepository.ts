@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
 import { type SpendLimit, SpendLimitExceededError } from "../spendLimits";
-import { reserveSpend, settleSpend } from "./spendBuckets";
+import { growPendingSpend, reserveSpend, settleSpend } from "./spendBuckets";
 import { checkSpendLimit } from "./spendLimitCheck";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
@@ -327,6 +327,13 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
                 : null,
             ...error,
           };
+    // What the buckets count for it while pending: the larger of its reservation and what its sends burned so far.
+    const before = await trx
+      .selectFrom("transactions")
+      .select(["reserved_gas", "spent_gas"])
+      .where("id", "=", txId)
+      .executeTakeFirst();
+    const pendingBefore = before ? Math.max(before.reserved_gas, before.spent_gas) : 0;
     const updated = await trx
       .updateTable("transactions")
       .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
@@ -334,7 +341,11 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])
       .executeTakeFirst();
-    // Only the settlement that made it final moves its reservation to settled, so it is moved once.
-    if (changes.status !== "queued" && updated.numUpdatedRows > 0n) await settleSpend(trx, txId);
+    if (updated.numUpdatedRows === 0n || before === undefined) return;
+    // Only the settlement that made it final moves its pending gas to settled, so it is moved once.
+    if (changes.status !== "queued") await settleSpend(trx, txId, pendingBefore);
+    else if (spent > 0) {
+      await growPendingSpend(trx, txId, Math.max(before.reserved_gas, before.spent_gas + spent) - pendingBefore);
+    }
   }
 }
