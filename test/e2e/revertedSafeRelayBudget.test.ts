@@ -5,9 +5,8 @@ import { createRepositories } from "../../gateway/storage/repositories";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { TestToken__factory } from "../../typechain-types";
 import { startTestStack } from "../helpers/localStack";
+import { safeStackClient } from "../helpers/safeStackClient";
 import { demoAppToken } from "../helpers/stackClients";
-
-type Json = Record<string, unknown>;
 
 /**
  * The attack: an app makes the relayer's transaction for its Safe payout revert on chain (it holds an approval of
@@ -19,41 +18,10 @@ describe("Safe relays that revert on chain are charged to the app's budget (e2e:
   let chain: JsonRpcProvider;
   let appToken: string;
 
-  const api = async (method: "GET" | "POST", route: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${route}`, {
-      method,
-      headers: { Authorization: `Bearer ${appToken}`, "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return (await res.json()) as Json;
-  };
-  const until = async (check: () => Promise<boolean>, what: string) => {
-    for (let i = 0; i < 200; i++) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`timed out waiting until ${what}`);
-  };
-  const final = async (safe: string, txUuid: string) => {
-    let view: Json = {};
-    await until(async () => {
-      view = await api("GET", `/v1/localhost/account/${safe}/tx/${txUuid}`);
-      return view.status === "included" || view.status === "failed";
-    }, `request ${txUuid} is final`);
-    return view;
-  };
-  /** The relayer's pending transaction to `safe`, once it is in the mempool. */
-  const pendingRelay = async (safe: string) => {
-    let found: { hash: string; from: string } | undefined;
-    await until(async () => {
-      const block = (await chain.send("eth_getBlockByNumber", ["pending", true])) as {
-        transactions: { hash: string; from: string; to: string }[];
-      };
-      found = block.transactions.find((t) => t.to?.toLowerCase() === safe.toLowerCase());
-      return found !== undefined;
-    }, "the relayer's transaction is pending");
-    return found!;
-  };
+  const client = () => safeStackClient(stack, chain, () => appToken);
+  const api: ReturnType<typeof client>["api"] = (...args) => client().api(...args);
+  const final: ReturnType<typeof client>["final"] = (...args) => client().final(...args);
+  const pendingRelay: ReturnType<typeof client>["pendingRelay"] = (...args) => client().pendingRelay(...args);
   /** The gasUsed of every transaction `from` sent to `to` in blocks `fromBlock`.. (the relayer's sends for a request). */
   const gasOfSends = async (from: string, to: string, fromBlock: number) => {
     let total = 0n;
