@@ -1,4 +1,4 @@
-import { canonicalEmail, canonicalHandle, canonicalTel, InvalidUsername } from "./usernameRules";
+import { canonicalEmail, canonicalHandle, canonicalSubject, canonicalTel, InvalidUsername } from "./usernameRules";
 
 /** Providers every deployment knows (design §3); apps may register others with the same syntax. */
 export const BUILT_IN_PROVIDERS = [
@@ -12,6 +12,11 @@ export const BUILT_IN_PROVIDERS = [
   "google",
   "apple",
 ] as const;
+
+const BUILT_IN: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS);
+
+/** True for a provider of design §3 whose canonical form idwallet defines; any other is app-owned. */
+export const isBuiltInProvider = (provider: string): boolean => BUILT_IN.has(provider);
 
 /** A user id split into its provider and canonical username. */
 export interface UserId {
@@ -59,17 +64,19 @@ export function parseUserId(input: string): UserId {
   const provider = rawProvider.toLowerCase();
   const rawUsername = trimmed.slice(colon + 1);
   try {
-    const username =
-      provider === "tel"
-        ? canonicalTel(rawUsername)
-        : provider === "email"
-          ? canonicalEmail(rawUsername)
-          : canonicalHandle(rawUsername);
+    const username = canonicalUsername(provider, rawUsername);
     return Object.freeze({ provider, username });
   } catch (err) {
     if (err instanceof InvalidUsername) return fail(err.reason);
     throw err;
   }
+}
+
+function canonicalUsername(provider: string, raw: string): string {
+  if (provider === "tel") return canonicalTel(raw);
+  if (provider === "email") return canonicalEmail(raw);
+  // An app-owned username is its identity service's subject, which the proof's `sub` must equal exactly.
+  return isBuiltInProvider(provider) ? canonicalHandle(raw) : canonicalSubject(raw);
 }
 
 /** The canonical `provider:username` string for any accepted spelling; the one form to store, hash and compare. */

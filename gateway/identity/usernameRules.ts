@@ -12,6 +12,8 @@ const fail = (reason: string): never => {
 };
 
 const MAX_HANDLE_CODE_POINTS = 100;
+// OpenID Connect Core §2: `sub` is at most 255 ASCII characters; code points here, as for handles.
+const MAX_SUBJECT_CODE_POINTS = 255;
 // RFC 5321 §4.5.3.1.3: a path is at most 256 octets including its angle brackets.
 const MAX_EMAIL_OCTETS = 254;
 // Whitespace, and Unicode category C: control, format (zero-width, bidi overrides), surrogate, private-use and
@@ -33,13 +35,23 @@ function checkCommon(name: string): void {
   if (name.includes(",")) fail("username must not contain a comma");
 }
 
-/** `tel`: E.164 digits with country code, without "+" or punctuation (`+1 (555) 123-4567` → `15551234567`). */
+/**
+ * `tel`: E.164 digits with country code, without "+" or punctuation (`+1 (555) 123-4567` → `15551234567`).
+ * Punctuation is accepted only after a leading "+": without one, only the bare canonical digits are.
+ */
 export function canonicalTel(raw: string): string {
   const number = raw.trim();
   if (number === "") fail("username must not be empty");
+  const international = number.startsWith("+");
   const digits = number.replace(/^\+/, "").replace(TEL_PUNCTUATION, "");
   if (!/^[0-9]*$/.test(digits)) {
     fail("phone number may contain only digits, a leading '+', spaces and ( ) - . /");
+  }
+  // "(647) 555-1234" would become 6475551234, a valid New Zealand number: a wallet no Canadian login can
+  // prove. Written punctuation marks a number as typed by a person, often in national format, so it must
+  // come with the "+" that says the country code is there; bare digits are the canonical international form.
+  if (!international && digits !== number) {
+    fail("phone number must include its country code: add a leading '+' (such as +1 647 555 1234)");
   }
   if (!E164.test(digits)) fail("phone number must have 8 to 15 digits including the country code, the first not 0");
   return digits;
@@ -64,7 +76,20 @@ export function canonicalEmail(raw: string): string {
   return email;
 }
 
-/** Every other provider: trimmed, NFC, lowercased, one leading "@" (a handle prefix) dropped. */
+/**
+ * App-owned providers: the identity service's subject exactly (design §3), only trimmed and NFC normalized.
+ * OIDC `sub` is case-sensitive, so folding "Alice" onto "alice" would hand one user's wallet to another.
+ */
+export function canonicalSubject(raw: string): string {
+  const subject = raw.trim().normalize("NFC");
+  checkCommon(subject);
+  if ([...subject].length > MAX_SUBJECT_CODE_POINTS) {
+    fail(`username must be at most ${MAX_SUBJECT_CODE_POINTS} characters`);
+  }
+  return subject;
+}
+
+/** Built-in handle providers: trimmed, NFC, lowercased, one leading "@" (a handle prefix) dropped. */
 export function canonicalHandle(raw: string): string {
   let name = nfcLower(raw.trim());
   if (name.startsWith("@")) name = name.slice(1);

@@ -44,7 +44,7 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
   it("commits a request and answers 202 with its id, status queued, the canonical user id and the wallet", async () => {
     const { post, app, token, repositories, close } = await setup();
     const res = await post({
-      userId: "acme:Alice",
+      userId: "ACME:alice",
       to: [TARGET, TARGET],
       value: ["10", "0x0a"],
       data: ["0x", "0xabcdef"],

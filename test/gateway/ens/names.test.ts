@@ -5,7 +5,7 @@ import { decodeDnsName, InvalidDnsNameError } from "../../../gateway/ens/dnsName
 import { dnsEncode } from "ethers";
 
 const DOMAIN = "idwallet.eth";
-const known = (p: string) => ["github", "tel", "email", "x", "discord", "telegram"].includes(p);
+const known = (p: string) => ["github", "tel", "email", "x", "discord", "telegram", "demo"].includes(p);
 const idOf = (name: string) => {
   const userId = nameToUserId(name, DOMAIN, known);
   return userId && formatUserId(userId);
@@ -21,6 +21,7 @@ describe("ENS names ↔ user ids", () => {
     ["email:bob@at.example.com", "bob.at.at.example.com.email.idwallet.eth"],
     ["github:ünïcödé", "ünïcödé.github.idwallet.eth"],
     ["x:jack", "jack.x.idwallet.eth"],
+    ["demo:alice", "alice.demo.idwallet.eth"],
   ];
   for (const [userId, name] of pairs) {
     it(`maps ${userId} ↔ ${name}`, () => {
@@ -31,6 +32,12 @@ describe("ENS names ↔ user ids", () => {
 
   it("normalizes a name before mapping it (ENSIP-15)", () => {
     expect(idOf("Alice.GitHub.IDWallet.eth")).to.equal("github:alice");
+  });
+
+  it("maps a capitalized name of an app-owned provider to the lowercase id, never the capitalized one", () => {
+    // ENSIP-15 lowercases every name, so demo:Alice (a subject of its own) has no name and cannot be reached by one.
+    expect(idOf("Alice.demo.idwallet.eth")).to.equal("demo:alice");
+    expect(userIdToName(parseUserId("demo:Alice"), DOMAIN)).to.equal(undefined);
   });
 
   const noId = [
@@ -54,6 +61,8 @@ describe("ENS names ↔ user ids", () => {
     ["a plus in an e-mail address", "email:a+tag@example.com"],
     ["a hash", "discord:user#1234"],
     ["an at label in the e-mail local part", "email:x.at.y@example.com"],
+    ["a capital letter in an app-owned subject", "demo:Alice"],
+    ["a leading @ in an app-owned subject", "demo:@alice"],
   ];
   for (const [why, userId] of noName) {
     it(`gives no name to an id with ${why}`, () =>
