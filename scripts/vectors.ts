@@ -38,13 +38,16 @@ export const VECTOR_INPUTS = [
   "tel:15551234567",
   "tel:+1 (555) 123-4567",
   "tel:+1-555-123-4567",
-  "tel:1.555.123.4567",
   "tel:+44 20 7946 0958",
   "tel:+81 3-1234-5678",
   "tel:8613800138000",
   "myapp:user-42",
   "myapp:User_42",
   "acme-corp:Some.Name",
+  "demo:Alice",
+  "demo:alice",
+  "demo:@alice",
+  " demo: 5fX9aQ2kLmUid ",
 ];
 
 async function main(): Promise<void> {
