@@ -85,7 +85,8 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
     name: "POST /v1/kernel/sign",
     method: "post",
     path: () => "/v1/kernel/sign",
-    body: (caller, proofs) => ({ ...userFields(caller, proofs), hash: HASH }),
+    // A chain named: test mode signs only for a local or testnet chain.
+    body: (caller, proofs) => ({ ...userFields(caller, proofs), hash: HASH, chain: CHAIN }),
     actsForUser: true,
     otherApp: [403, "PROVIDER_NOT_OWNED"],
   },
