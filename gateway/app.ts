@@ -29,6 +29,7 @@ import { transactionsRouter } from "./routes/transactions";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
 import { checkHealth } from "./services/health";
+import type { KnownProviders } from "./services/knownProviders";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
 import type { DustRepository } from "./storage/dustRepository";
@@ -50,6 +51,8 @@ export interface AppDeps {
   readonly otp: OtpService;
   readonly userTokens: Pick<UserTokens, "verify">;
   readonly providers: Pick<ProvidersRepository, "find">;
+  /** Built-in and registered providers, cached: the ids the resolver answers. */
+  readonly knownProviders: Pick<KnownProviders, "has">;
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
@@ -95,6 +98,7 @@ export function createApp(deps: AppDeps): Express {
       requireAuth: config.resolver.requireAuth,
       factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
       maxIds: config.resolver.maxIds,
+      isKnownProvider: (provider) => deps.knownProviders.has(provider),
       bodyLimit: config.bodyLimit,
       clock: deps.clock,
       onResolved: (count) => metrics.resolvedIds.inc(count),

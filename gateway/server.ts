@@ -12,6 +12,7 @@ import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./ens/ccipGateway";
 import { createLogger } from "./http/logging";
+import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";
 import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
@@ -30,6 +31,8 @@ export interface RunningServer {
 
 /** How often the stored maintenance switch is re-read. */
 const MAINTENANCE_POLL_MS = 2000;
+/** How often the registered provider names are re-read (the admin CLI changes them from another process). */
+const PROVIDERS_POLL_MS = 2000;
 
 /**
  * Opens storage (running migrations), checks every configured RPC's chain id, builds the app and listens.
@@ -59,6 +62,12 @@ export async function startServer(
       onError: (error) => logger.error({ err: error }, "reading the maintenance switch failed"),
     });
     await maintenance.refresh();
+    const knownProviders = createKnownProviders({
+      store: repositories.providers,
+      intervalMs: PROVIDERS_POLL_MS,
+      onError: (error) => logger.error({ err: error }, "reading the registered providers failed"),
+    });
+    await knownProviders.refresh();
     // Started before listening: a restart resumes every queued and submitted request at once (invariant 4).
     txWorkers = startTxWorkers(config, {
       chains,
@@ -83,6 +92,7 @@ export async function startServer(
       chains,
       apps: repositories.apps,
       providers: repositories.providers,
+      knownProviders,
       transactions: repositories.transactions,
       safes: repositories.safes,
       dust: repositories.dust,
@@ -130,6 +140,7 @@ export async function startServer(
       ...(dustUrl ? { dustUrl } : {}),
       close: async () => {
         maintenance.stop();
+        knownProviders.stop();
         await Promise.all([server, authServer, dustServer].map((s) => s && closeServer(s)));
         await workers.stop();
         for (const chain of chains.values()) chain.provider.destroy();

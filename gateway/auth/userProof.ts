@@ -1,5 +1,6 @@
 import { type JWTVerifyGetKey, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify } from "jose";
 import { ApiError, UnauthorizedError } from "../errors/apiError";
+import type { ChainType } from "../chains/registry";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
 
 /** How an app-owned provider's proofs are verified: the key the app registered. */
@@ -16,12 +17,19 @@ export interface ProviderRegistration {
   /** When set, the proof's `iss` / `aud` must match. */
   readonly issuer?: string;
   readonly audience?: string;
+  /** Removed with `providers remove`: the name stays the app's, but its ids cannot act. */
+  readonly disabled?: boolean;
 }
 
 /** The app acting, as its bearer token and registration say. */
 export interface ActingApp {
   readonly appId: string;
   readonly testMode: boolean;
+}
+
+/** Where the action takes effect: the type of its chain, or undefined when it is valid on every chain. */
+export interface ActionScope {
+  readonly chainType: ChainType | undefined;
 }
 
 /** What the check needs. */
@@ -39,10 +47,17 @@ const ALGORITHMS = { hs256: ["HS256"], rs256: ["RS256"], es256: ["ES256"], jwks:
 /**
  * Invariant 3: nobody acts for a user id without proof bound to that user id. `tel:` ids need the phone-login
  * JWT of that number; an app-owned provider needs a JWT from the owning app's identity service whose
- * subject is the username (blank only for that app in test mode); other built-in providers have no
- * native login yet. Throws a 4xx ApiError, returns nothing when the proof holds.
+ * subject is the username (blank only for that app in test mode, and only for an action on a local or testnet
+ * chain); other built-in providers have no native login yet. Throws a 4xx ApiError, returns nothing when the
+ * proof holds.
  */
-export async function checkUserProof(userId: UserId, auth: string, app: ActingApp, deps: UserProofDeps): Promise<void> {
+export async function checkUserProof(
+  userId: UserId,
+  auth: string,
+  app: ActingApp,
+  scope: ActionScope,
+  deps: UserProofDeps,
+): Promise<void> {
   const proof = auth.trim();
   if (userId.provider === "tel") {
     if (proof === "")
@@ -69,9 +84,20 @@ export async function checkUserProof(userId: UserId, auth: string, app: ActingAp
     );
   if (registration.appId !== app.appId)
     throw forbidden("PROVIDER_NOT_OWNED", `The provider ${userId.provider} belongs to another app`);
+  // Removal keeps the name (so no other app can take its wallets over) but stops every action for its ids.
+  if (registration.disabled)
+    throw forbidden("PROVIDER_DISABLED", `The provider ${userId.provider} was removed; its ids cannot act`);
   if (proof === "") {
-    if (app.testMode) return;
-    throw new UnauthorizedError("PROOF_REQUIRED", "auth may be blank only for an app in test mode");
+    if (!app.testMode) throw new UnauthorizedError("PROOF_REQUIRED", "auth may be blank only for an app in test mode");
+    // Test mode spends nothing real: never on a production chain, nor for a signature valid on every chain.
+    if (scope.chainType !== "local" && scope.chainType !== "testnet")
+      throw forbidden(
+        "TEST_MODE_NOT_ALLOWED",
+        scope.chainType === undefined
+          ? "A blank auth (test mode) needs a local or testnet chain named in the request"
+          : "A blank auth (test mode) is refused on production chains",
+      );
+    return;
   }
   const subject = await verifyProviderJwt(proof, registration, deps.clock);
   if (subject !== userId.username) throw forbidden("PROOF_MISMATCH", "auth proves another user id");

@@ -15,6 +15,7 @@ export function resolverRouter(deps: {
   requireAuth: boolean;
   factories: Factories;
   maxIds: number;
+  isKnownProvider: (provider: string) => boolean;
   bodyLimit: string;
   clock: () => Date;
   onResolved?: (count: number) => void;
@@ -27,7 +28,7 @@ export function resolverRouter(deps: {
       if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))
         throw new UnsupportedMediaTypeError(["application/json", "text/plain (JSON text)"]);
       const body = ResolverRequest.parse(req.body);
-      const users = resolveUserIds(body.userIds, body.accountType, deps.factories, deps.maxIds);
+      const users = resolveUserIds(body.userIds, body.accountType, deps.factories, deps.maxIds, deps.isKnownProvider);
       deps.onResolved?.(users.length);
       res.json({ updatedAt: deps.clock().toISOString(), accountType: body.accountType, users });
     },

@@ -21,10 +21,17 @@ const shown = (id: string): string => (id.length > SHOWN_ID_LENGTH ? `${id.slice
 
 /**
  * Resolves a comma-separated list of user ids to wallet addresses, in request order, duplicates kept.
- * Pure: no database, no RPC. Throws 400 TOO_MANY_USER_IDS before any parsing above `maxIds`, and one
- * 400 INVALID_USER_ID naming every invalid id.
+ * No database, no RPC (`isKnownProvider` reads a cache). Throws 400 TOO_MANY_USER_IDS before any parsing above
+ * `maxIds`, and one 400 naming every id not answered: UNKNOWN_PROVIDER when each is only of a provider neither
+ * built-in nor registered, INVALID_USER_ID otherwise.
  */
-export function resolveUserIds(list: string, type: AccountType, factories: Factories, maxIds: number): ResolvedUser[] {
+export function resolveUserIds(
+  list: string,
+  type: AccountType,
+  factories: Factories,
+  maxIds: number,
+  isKnownProvider: (provider: string) => boolean,
+): ResolvedUser[] {
   let count = 1;
   for (let i = list.indexOf(SEPARATOR); i !== -1; i = list.indexOf(SEPARATOR, i + 1)) {
     if (++count > maxIds) {
@@ -36,10 +43,17 @@ export function resolveUserIds(list: string, type: AccountType, factories: Facto
   const factory = factories[type];
   const resolved: ResolvedUser[] = [];
   const invalid: { index: number; userId: string; reason: string }[] = [];
+  let unknownProviders = 0;
   list.split(SEPARATOR).forEach((raw, index) => {
     const userId = raw.trim();
     try {
       const parsed = parseUserId(userId);
+      // Design §3: no address for a provider nobody owns, where funds would wait for a future registrant.
+      if (!isKnownProvider(parsed.provider)) {
+        unknownProviders++;
+        invalid.push({ index, userId: shown(userId), reason: `unknown provider ${parsed.provider}` });
+        return;
+      }
       resolved.push({
         userId,
         canonicalUserId: formatUserId(parsed),
@@ -51,11 +65,14 @@ export function resolveUserIds(list: string, type: AccountType, factories: Facto
     }
   });
   if (invalid.length > 0) {
+    const onlyUnknown = unknownProviders === invalid.length;
     throw new ApiError(
       400,
-      "INVALID_USER_ID",
-      "Invalid user id",
-      `${invalid.length} of the user ids ${invalid.length === 1 ? "is" : "are"} invalid: ${invalid
+      onlyUnknown ? "UNKNOWN_PROVIDER" : "INVALID_USER_ID",
+      onlyUnknown ? "Unknown provider" : "Invalid user id",
+      `${invalid.length} of the user ids ${invalid.length === 1 ? "is" : "are"} ${
+        onlyUnknown ? "of a provider neither built-in nor registered" : "invalid"
+      }: ${invalid
         .slice(0, 5)
         .map((i) => JSON.stringify(i.userId))
         .join(", ")}${invalid.length > 5 ? ", …" : ""}`,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import type { ChainClient } from "../chains/clients";
+import { chainByName } from "../chains/registry";
 import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
@@ -77,7 +78,8 @@ export async function submitTransaction(
   const app = await actingApp(principal, deps.findApp);
   // Every spending request counts against the app's rate, refused or not: a runaway app is slowed before any work.
   await deps.policy.countRequest(app);
-  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, deps.proof);
+  const scope = { chainType: chainByName(request.chain)?.type };
+  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, scope, deps.proof);
   // The call rules come after the proof: an app without a valid proof gets the same proof error whatever its calls,
   // so a refusal here tells only a caller already entitled to act for this user id. Both run before anything is
   // stored, so a refused request leaves no row and its Idempotency-Key stays free.

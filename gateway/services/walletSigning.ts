@@ -4,6 +4,7 @@ import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import { kernelReplaySafeHash } from "../accounts/kernelMessage";
 import { wrapErc6492 } from "../accounts/erc6492";
 import type { ChainClient } from "../chains/clients";
+import { chainByName } from "../chains/registry";
 import { ApiError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { createAccountCallData } from "../transactions/callData";
@@ -41,7 +42,9 @@ export async function signForUser(request: SignRequest, principal: AppPrincipal,
   const userId = requestUserId(request.userId);
   const client = request.chain === undefined ? undefined : servedChain(request.chain, deps.chains);
   const app = await actingApp(principal, deps.findApp);
-  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, deps.proof);
+  // Without a chain the signature is valid on every chain, production ones included.
+  const chainType = request.chain === undefined ? undefined : chainByName(request.chain)?.type;
+  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, { chainType }, deps.proof);
 
   const accountAddress = deriveWalletAddress(deps.kernelFactory, "kernel", userId);
   const erc1271Signature = deps.signer.sign(kernelReplaySafeHash(accountAddress, request.hash)).serialized;

@@ -21,18 +21,24 @@ export const ProviderVerification = z.object({
 /** One of ProviderVerification. */
 export type ProviderVerification = z.infer<typeof ProviderVerification>;
 
-/** Thrown when a provider name is already registered (by any app). */
+/** Thrown when a provider name is registered already, or was ever registered by another app. */
 export class ProviderTakenError extends Error {
   override readonly name = "ProviderTakenError";
 }
 
 /** Provider names apps own for their own identity services (spec §5.2). */
 export interface ProvidersRepository {
-  /** Registers `provider` for `appId`; throws ProviderTakenError if any app has it. */
+  /**
+   * Registers `provider` for `appId`, or re-enables (with this verification) the app's own removed registration;
+   * throws ProviderTakenError if it is enabled, or was ever registered by another app.
+   */
   register(appId: string, provider: string, verification: ProviderVerification): Promise<ProviderRegistration>;
+  /** The registration of `provider`, disabled or not. */
   find(provider: string): Promise<ProviderRegistration | undefined>;
   /** Every registration, by provider name; never the HS256 secrets. */
-  list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string }[]>;
-  /** Removes the registration; false if there was none. */
+  list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string; disabledAt?: string }[]>;
+  /** Every provider name ever registered, removed ones included (they keep their wallets). */
+  names(): Promise<string[]>;
+  /** Disables the registration, keeping the name the app's; false if there was no enabled one. */
   remove(provider: string): Promise<boolean>;
 }

@@ -50,6 +50,8 @@ export interface AppProvidersTable {
   app_id: string;
   verification: string;
   created_at: string;
+  /** Set by `providers remove`: the name stays the app's, its ids cannot act. */
+  disabled_at: string | null;
 }
 
 /** `transactions`: one accepted wallet transaction request (spec §4.3) and its UserOperation's lifecycle. */

@@ -32,8 +32,8 @@ ${POLICY_USAGE}
   providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
                 | --jwks-url <url>) [--issuer <iss>] [--audience <aud>]
                                      let the app act for <provider>:<username> ids with JWTs of its identity service
-  providers list                     registered providers (never secrets)
-  providers remove <provider>
+  providers list                     registered providers, removed ones too (never secrets)
+  providers remove <provider>        its ids stop acting; the name is never given to another app
   maintenance on [--message <text>]  API routes answer 503 (health and CCIP keep working)
   maintenance off
   maintenance status

@@ -148,14 +148,16 @@ async function execute(
       if (all.length === 0) return output.out("No providers.");
       return output.out(
         formatTable(
-          ["PROVIDER", "APP", "KEY", "CREATED"],
-          all.map((p) => [p.provider, p.appId, p.kind, p.createdAt]),
+          ["PROVIDER", "APP", "KEY", "CREATED", "REMOVED"],
+          all.map((p) => [p.provider, p.appId, p.kind, p.createdAt, p.disabledAt ?? "-"]),
         ),
       );
     }
     case "providers remove": {
       if (!(await providers.remove(command.provider))) throw new NotFoundError("provider", command.provider);
-      return output.out(`Removed provider ${command.provider}`);
+      return output.out(
+        `Removed provider ${command.provider}: its ids can no longer act; the name stays its app's (providers add by that app re-enables it)`,
+      );
     }
     case "maintenance on":
       await settings.setMaintenance(true, command.message);

@@ -10,6 +10,8 @@ const NOW = new Date("2026-11-22T12:00:00Z");
 const APP_A = { appId: "app_a", testMode: false };
 const APP_A_TEST = { appId: "app_a", testMode: true };
 const APP_B = { appId: "app_b", testMode: true };
+/** An action on the local chain, where test mode is allowed. */
+const LOCAL = { chainType: "local" } as const;
 const HS_SECRET = "app-a-shared-secret-of-32-characters!";
 
 /** Proof tokens by the app's identity service. */
@@ -62,6 +64,7 @@ describe("User proof check (auth field)", () => {
       { provider: "acme-rsa", appId: "app_a", key: { kind: "rs256", publicKeyPem: await exportSPKI(rsa.publicKey) } },
       { provider: "acme-ec", appId: "app_a", key: { kind: "es256", publicKeyPem: await exportSPKI(ec.publicKey) } },
       { provider: "acme-jwks", appId: "app_a", key: { kind: "jwks", url: jwksUrl }, issuer: "https://id.acme.test" },
+      { provider: "acme-old", appId: "app_a", key: { kind: "hs256", secret: HS_SECRET }, disabled: true },
     ];
     deps = {
       verifyUserToken: async (token) => {
@@ -77,63 +80,101 @@ describe("User proof check (auth field)", () => {
   const hs = new TextEncoder().encode(HS_SECRET);
 
   it("accepts app-owned provider proofs signed with HS256, RS256, ES256 and a JWKS key", async () => {
-    await checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_A, deps);
-    await checkUserProof(parseUserId("acme-rsa:alice"), await sign(rsa.privateKey, "RS256", "alice"), APP_A, deps);
-    await checkUserProof(parseUserId("acme-ec:alice"), await sign(ec.privateKey, "ES256", "alice"), APP_A, deps);
+    await checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_A, LOCAL, deps);
+    await checkUserProof(
+      parseUserId("acme-rsa:alice"),
+      await sign(rsa.privateKey, "RS256", "alice"),
+      APP_A,
+      LOCAL,
+      deps,
+    );
+    await checkUserProof(parseUserId("acme-ec:alice"), await sign(ec.privateKey, "ES256", "alice"), APP_A, LOCAL, deps);
     const jwksToken = await new SignJWT({})
       .setProtectedHeader({ alg: "ES256", kid: "k1" })
       .setSubject("alice")
       .setIssuer("https://id.acme.test")
       .setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600)
       .sign(jwksKey.privateKey);
-    await checkUserProof(parseUserId("acme-jwks:alice"), jwksToken, APP_A, deps);
+    await checkUserProof(parseUserId("acme-jwks:alice"), jwksToken, APP_A, LOCAL, deps);
   });
 
   it("refuses a proof for another user (403), an expired one, alg:none and a wrong key (401)", async () => {
     await rejects(
-      checkUserProof(parseUserId("acme:bob"), await sign(hs, "HS256", "alice"), APP_A, deps),
+      checkUserProof(parseUserId("acme:bob"), await sign(hs, "HS256", "alice"), APP_A, LOCAL, deps),
       403,
       "PROOF_MISMATCH",
     );
     const expired = await sign(hs, "HS256", "alice", { exp: Math.floor(NOW.getTime() / 1000) - 1 });
-    await rejects(checkUserProof(parseUserId("acme:alice"), expired, APP_A, deps), 401, "PROOF_EXPIRED");
+    await rejects(checkUserProof(parseUserId("acme:alice"), expired, APP_A, LOCAL, deps), 401, "PROOF_EXPIRED");
     const none = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "alice", exp: 9e9 })).toString("base64url")}.`;
-    await rejects(checkUserProof(parseUserId("acme:alice"), none, APP_A, deps), 401, "INVALID_PROOF");
+    await rejects(checkUserProof(parseUserId("acme:alice"), none, APP_A, LOCAL, deps), 401, "INVALID_PROOF");
     const otherKey = await sign(new TextEncoder().encode("another-secret-another-secret-0123456"), "HS256", "alice");
-    await rejects(checkUserProof(parseUserId("acme:alice"), otherKey, APP_A, deps), 401, "INVALID_PROOF");
+    await rejects(checkUserProof(parseUserId("acme:alice"), otherKey, APP_A, LOCAL, deps), 401, "INVALID_PROOF");
     // An RS256 provider does not take an HS256 token signed with its public key as the secret.
     const confused = await sign(new TextEncoder().encode(await exportSPKI(rsa.publicKey)), "HS256", "alice");
-    await rejects(checkUserProof(parseUserId("acme-rsa:alice"), confused, APP_A, deps), 401, "INVALID_PROOF");
+    await rejects(checkUserProof(parseUserId("acme-rsa:alice"), confused, APP_A, LOCAL, deps), 401, "INVALID_PROOF");
   });
 
   it("refuses app B acting on app A's provider (403), even in test mode", async () => {
-    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_B, deps), 403, "PROVIDER_NOT_OWNED");
+    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_B, LOCAL, deps), 403, "PROVIDER_NOT_OWNED");
     await rejects(
-      checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_B, deps),
+      checkUserProof(parseUserId("acme:alice"), await sign(hs, "HS256", "alice"), APP_B, LOCAL, deps),
       403,
       "PROVIDER_NOT_OWNED",
     );
   });
 
   it("accepts blank auth only for the owning app in test mode", async () => {
-    await checkUserProof(parseUserId("acme:alice"), "", APP_A_TEST, deps);
-    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_A, deps), 401, "PROOF_REQUIRED");
-    await rejects(checkUserProof(parseUserId("tel:15551234567"), "", APP_A_TEST, deps), 401, "PROOF_REQUIRED");
+    await checkUserProof(parseUserId("acme:alice"), "", APP_A_TEST, LOCAL, deps);
+    await rejects(checkUserProof(parseUserId("acme:alice"), "", APP_A, LOCAL, deps), 401, "PROOF_REQUIRED");
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), "", APP_A_TEST, LOCAL, deps), 401, "PROOF_REQUIRED");
+  });
+
+  it("refuses blank auth in test mode on a production chain, or for an action valid on every chain (403)", async () => {
+    await checkUserProof(parseUserId("acme:alice"), "", APP_A_TEST, { chainType: "testnet" }, deps);
+    for (const chainType of ["production", undefined] as const)
+      await rejects(
+        checkUserProof(parseUserId("acme:alice"), "", APP_A_TEST, { chainType }, deps),
+        403,
+        "TEST_MODE_NOT_ALLOWED",
+      );
+    // A real proof is what production takes.
+    await checkUserProof(
+      parseUserId("acme:alice"),
+      await sign(hs, "HS256", "alice"),
+      APP_A,
+      { chainType: "production" },
+      deps,
+    );
+  });
+
+  it("refuses every action for a removed provider's ids, proof or blank auth (403)", async () => {
+    const proof = await sign(hs, "HS256", "alice");
+    await rejects(checkUserProof(parseUserId("acme-old:alice"), proof, APP_A, LOCAL, deps), 403, "PROVIDER_DISABLED");
+    await rejects(checkUserProof(parseUserId("acme-old:alice"), "", APP_A_TEST, LOCAL, deps), 403, "PROVIDER_DISABLED");
   });
 
   it("takes the phone-login token for tel: ids, only for its own number", async () => {
-    await checkUserProof(parseUserId("tel:+1 555 123 4567"), "phone-token-15551234567", APP_A, deps);
+    await checkUserProof(parseUserId("tel:+1 555 123 4567"), "phone-token-15551234567", APP_A, LOCAL, deps);
     await rejects(
-      checkUserProof(parseUserId("tel:15559999999"), "phone-token-15551234567", APP_A, deps),
+      checkUserProof(parseUserId("tel:15559999999"), "phone-token-15551234567", APP_A, LOCAL, deps),
       403,
       "PROOF_MISMATCH",
     );
-    await rejects(checkUserProof(parseUserId("tel:15551234567"), "garbage", APP_A, deps), 401, "INVALID_TOKEN");
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), "garbage", APP_A, LOCAL, deps), 401, "INVALID_TOKEN");
   });
 
   it("says native login is not available yet for other built-in providers, and refuses unknown providers", async () => {
-    await rejects(checkUserProof(parseUserId("github:alice"), "x", APP_A, deps), 400, "NATIVE_LOGIN_UNAVAILABLE");
-    await rejects(checkUserProof(parseUserId("email:a@b.com"), "", APP_A_TEST, deps), 400, "NATIVE_LOGIN_UNAVAILABLE");
-    await rejects(checkUserProof(parseUserId("nobody:alice"), "", APP_A_TEST, deps), 400, "UNKNOWN_PROVIDER");
+    await rejects(
+      checkUserProof(parseUserId("github:alice"), "x", APP_A, LOCAL, deps),
+      400,
+      "NATIVE_LOGIN_UNAVAILABLE",
+    );
+    await rejects(
+      checkUserProof(parseUserId("email:a@b.com"), "", APP_A_TEST, LOCAL, deps),
+      400,
+      "NATIVE_LOGIN_UNAVAILABLE",
+    );
+    await rejects(checkUserProof(parseUserId("nobody:alice"), "", APP_A_TEST, LOCAL, deps), 400, "UNKNOWN_PROVIDER");
   });
 });

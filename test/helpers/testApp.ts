@@ -4,6 +4,7 @@ import { createApp } from "../../gateway/app";
 import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
+import { createKnownProviders } from "../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
 import { createOtpService } from "../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../gateway/auth/userTokens";
@@ -82,7 +83,20 @@ export function buildTestApp(
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
   // A fresh in-memory database per app unless told to share a file; opened at once, awaited by whoever needs it.
   const database = openDatabase(options.databasePath ?? ":memory:");
-  const repositories = database.then((d) => createRepositories(d.db, () => clock));
+  const baseRepositories = database.then((d) => createRepositories(d.db, () => clock));
+  const knownProviders = createKnownProviders({
+    store: deferred(baseRepositories.then((r) => r.providers)),
+    intervalMs: 60_000,
+  });
+  // The service polls the registered names; a test sees its own registrations at once.
+  const repositories = baseRepositories.then((r) => {
+    const register: typeof r.providers.register = async (...args) => {
+      const registered = await r.providers.register(...args);
+      await knownProviders.refresh();
+      return registered;
+    };
+    return { ...r, providers: Object.assign(Object.create(r.providers) as typeof r.providers, { register }) };
+  });
   const app = createApp({
     config,
     clock: () => clock,
@@ -101,6 +115,7 @@ export function buildTestApp(
     }),
     userTokens,
     providers: deferred(repositories.then((r) => r.providers)),
+    knownProviders,
     transactions: deferred(repositories.then((r) => r.transactions)),
     safes: deferred(repositories.then((r) => r.safes)),
     dust: deferred(repositories.then((r) => r.dust)),
@@ -130,6 +145,7 @@ export function buildTestApp(
     },
     close: () => {
       maintenance.stop();
+      knownProviders.stop();
       void database.then((d) => d.close());
     },
   };

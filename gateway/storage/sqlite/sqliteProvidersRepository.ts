@@ -11,7 +11,7 @@ import type { AppProvidersTable, DatabaseSchema } from "../schema";
 
 const toRegistration = (row: AppProvidersTable): ProviderRegistration => {
   const verification = ProviderVerification.parse(JSON.parse(row.verification));
-  return { provider: row.provider, appId: row.app_id, ...verification };
+  return { provider: row.provider, appId: row.app_id, ...verification, disabled: row.disabled_at !== null };
 };
 
 /** ProvidersRepository over SQLite. */
@@ -29,15 +29,32 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       if (!app) throw new NotFoundError("app", appId);
       const taken = await tx
         .selectFrom("app_providers")
-        .select("app_id")
+        .select(["app_id", "disabled_at"])
         .where("provider", "=", name)
         .executeTakeFirst();
-      if (taken) throw new ProviderTakenError(`the provider ${name} is already registered`);
+      // Design §3: a name once registered is never given to another app, which would control its wallets.
+      if (taken && taken.app_id !== appId)
+        throw new ProviderTakenError(
+          `the provider ${name} was registered by app ${taken.app_id}; a provider name is never given to another app`,
+        );
+      if (taken && taken.disabled_at === null)
+        throw new ProviderTakenError(`the provider ${name} is already registered`);
+      const verificationJson = JSON.stringify(parsed);
+      if (taken) {
+        const row = await tx
+          .updateTable("app_providers")
+          .set({ verification: verificationJson, disabled_at: null })
+          .where("provider", "=", name)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toRegistration(row);
+      }
       const row = {
         provider: name,
         app_id: appId,
-        verification: JSON.stringify(parsed),
+        verification: verificationJson,
         created_at: this.clock().toISOString(),
+        disabled_at: null,
       };
       await tx.insertInto("app_providers").values(row).execute();
       return toRegistration(row);
@@ -53,18 +70,29 @@ export class SqliteProvidersRepository implements ProvidersRepository {
     return row && toRegistration(row);
   }
 
-  async list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string }[]> {
+  async list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string; disabledAt?: string }[]> {
     const rows = await this.db.selectFrom("app_providers").selectAll().orderBy("provider").execute();
     return rows.map((row) => ({
       provider: row.provider,
       appId: row.app_id,
       kind: toRegistration(row).key.kind,
       createdAt: row.created_at,
+      ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
     }));
   }
 
+  async names(): Promise<string[]> {
+    const rows = await this.db.selectFrom("app_providers").select("provider").orderBy("provider").execute();
+    return rows.map((row) => row.provider);
+  }
+
   async remove(provider: string): Promise<boolean> {
-    const result = await this.db.deleteFrom("app_providers").where("provider", "=", provider).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    const result = await this.db
+      .updateTable("app_providers")
+      .set({ disabled_at: this.clock().toISOString() })
+      .where("provider", "=", provider)
+      .where("disabled_at", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }

@@ -26,11 +26,11 @@ const idleChain = (name: string, chainId: number): ChainClient => ({
 function service(databasePath?: string, overrides: Record<string, unknown> = {}) {
   const chains = new Map([
     ["localhost", idleChain("localhost", 31337)],
-    ["matic", idleChain("matic", 137)],
+    ["maticmum", idleChain("maticmum", 80001)],
   ]);
   return buildTestApp(overrides, {
     chains,
-    txChains: ["localhost", "matic"],
+    txChains: ["localhost", "maticmum"],
     ...(databasePath ? { databasePath } : {}),
   });
 }
@@ -87,7 +87,7 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
     });
     expect(await stored(built)).to.equal(2);
     // The budget is per chain: the same app still spends on another.
-    expect((await runaway.post({ chain: "matic" })).status).to.equal(202);
+    expect((await runaway.post({ chain: "maticmum" })).status).to.equal(202);
     expect((await other.post()).status).to.equal(202);
     expect((await other.post()).status).to.equal(202);
     expect(await stored(built)).to.equal(5);
@@ -155,16 +155,16 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
 
   it("denies a chain, a target or a value the app's policy does not allow: 403 POLICY_DENIED naming the rule, nothing stored", async () => {
     const built = service();
-    const app = await appOf(built, "acme", { chains: ["matic"], targets: [TARGET], maxValueWei: 100n });
+    const app = await appOf(built, "acme", { chains: ["maticmum"], targets: [TARGET], maxValueWei: 100n });
     const chain = await app.post({ chain: "localhost" });
     expect([chain.status, chain.body.code, chain.body.rule, chain.body.allowed]).to.deep.equal([
       403,
       "POLICY_DENIED",
       "chains",
-      ["matic"],
+      ["maticmum"],
     ]);
     const target = await app.post({
-      chain: "matic",
+      chain: "maticmum",
       to: [TARGET, OTHER_TARGET],
       value: ["0", "0"],
       data: ["0x", "0x"],
@@ -175,10 +175,10 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
       "targets",
       1,
     ]);
-    const value = await app.post({ chain: "matic", value: ["101"] });
+    const value = await app.post({ chain: "maticmum", value: ["101"] });
     expect([value.status, value.body.rule, value.body.maxValueWei]).to.deep.equal([403, "maxValue", "100"]);
     expect(await stored(built)).to.equal(0);
-    expect((await app.post({ chain: "matic", to: [TARGET.toLowerCase()], value: ["100"] })).status).to.equal(202);
+    expect((await app.post({ chain: "maticmum", to: [TARGET.toLowerCase()], value: ["100"] })).status).to.equal(202);
     built.close();
   });
 

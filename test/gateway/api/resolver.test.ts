@@ -11,9 +11,10 @@ const vector = (userId: string) => {
 };
 const ALICE = vector("github:alice");
 const PHONE = vector("tel:15551234567");
+const SECRET = "provider-proof-secret-of-at-least-32-chars";
 
 describe("POST /v1/resolver", () => {
-  const { app, appWithToken, setClock } = buildTestApp();
+  const { app, appWithToken, setClock, repositories } = buildTestApp();
   afterEach(() => setClock(TEST_NOW));
 
   it("resolves ids sent as application/json, in request order", async () => {
@@ -61,6 +62,10 @@ describe("POST /v1/resolver", () => {
   });
 
   it("matches every golden vector", async () => {
+    // The vectors' app-owned providers are answered once registered.
+    const { app: owner } = await appWithToken("vector owner");
+    for (const provider of ["acme-corp", "myapp"])
+      await (await repositories).providers.register(owner.id, provider, { key: { kind: "hs256", secret: SECRET } });
     const res = await request(app)
       .post("/v1/resolver")
       .send({ userIds: golden.vectors.map((v) => v.userId).join(",") })
@@ -89,6 +94,40 @@ describe("POST /v1/resolver", () => {
     });
     expect(res.body.invalidUserIds[0].reason).to.match(/provider/);
     expect(res.body.invalidUserIds[2].reason).to.match(/digit|phone|tel/i);
+  });
+
+  it("gives no address for a provider nobody registered, where funds would wait for a future registrant (400)", async () => {
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: "github:alice,nosuchprovider:alice,nosuchprovider:bob" })
+      .expect(400);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Unknown provider",
+      status: 400,
+      code: "UNKNOWN_PROVIDER",
+      detail:
+        '2 of the user ids are of a provider neither built-in nor registered: "nosuchprovider:alice", "nosuchprovider:bob"',
+      invalidUserIds: [
+        { index: 1, userId: "nosuchprovider:alice", reason: "unknown provider nosuchprovider" },
+        { index: 2, userId: "nosuchprovider:bob", reason: "unknown provider nosuchprovider" },
+      ],
+      instance: "/v1/resolver",
+      requestId: res.headers["x-request-id"],
+    });
+    // With an invalid id among them, the answer is INVALID_USER_ID naming both kinds.
+    const mixed = await request(app).post("/v1/resolver").send({ userIds: "nocolon,nosuchprovider:alice" }).expect(400);
+    expect(mixed.body.code).to.equal("INVALID_USER_ID");
+    expect(mixed.body.invalidUserIds.map((i: { index: number }) => i.index)).to.deep.equal([0, 1]);
+  });
+
+  it("answers a removed provider's ids (its wallets may hold funds) and a registered one's", async () => {
+    const { app: owner } = await appWithToken("owner");
+    const repos = await repositories;
+    await repos.providers.register(owner.id, "gone", { key: { kind: "hs256", secret: SECRET } });
+    await request(app).post("/v1/resolver").send({ userIds: "gone:alice" }).expect(200);
+    await repos.providers.remove("gone");
+    await request(app).post("/v1/resolver").send({ userIds: "gone:alice" }).expect(200);
   });
 
   const invalidBodies: [string, unknown, string][] = [

@@ -35,6 +35,7 @@ describe("storage: app providers", () => {
       parseUserId("acme:alice"),
       proof,
       { appId: app.id, testMode: false },
+      { chainType: "production" },
       {
         verifyUserToken: async () => ({ userId: "" }),
         findProvider: (p) => repos.providers.find(p),
@@ -71,6 +72,32 @@ describe("storage: app providers", () => {
     await database.close();
   });
 
+  it("keeps a removed provider's name its app's: another app cannot take it, the same app re-enables it", async () => {
+    const { database, repos, app } = await fresh();
+    const { app: attacker } = await repos.apps.create({ name: "attacker" });
+    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    expect(await repos.providers.remove("acme")).to.equal(true);
+    expect(await repos.providers.find("acme")).to.deep.include({ appId: app.id, disabled: true });
+    expect(await repos.providers.names()).to.deep.equal(["acme"]);
+    let taken: unknown;
+    await repos.providers
+      .register(attacker.id, "acme", { key: { kind: "hs256", secret: `${SECRET}-attacker` } })
+      .catch((e: unknown) => (taken = e));
+    expect(taken).to.be.instanceOf(ProviderTakenError);
+    expect(await repos.providers.find("acme")).to.deep.include({
+      appId: app.id,
+      key: { kind: "hs256", secret: SECRET },
+    });
+    const rotated = `${SECRET}-rotated`;
+    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: rotated } });
+    expect(await repos.providers.find("acme")).to.deep.include({
+      appId: app.id,
+      disabled: false,
+      key: { kind: "hs256", secret: rotated },
+    });
+    await database.close();
+  });
+
   it("is managed by the admin CLI, which reads the secret from a file and never prints it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "idwallet-providers-"));
     const databasePath = path.join(dir, "idwallet.sqlite");
@@ -94,5 +121,36 @@ describe("storage: app providers", () => {
     expect(out.join("\n")).to.not.include(SECRET);
     expect(await cli("providers", "remove", "acme")).to.equal(0);
     expect(await cli("providers", "remove", "acme")).to.equal(1);
+  });
+
+  it("takeover: after providers remove, another app's providers add of the name fails (exit 2, a clear message)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-providers-"));
+    const secretFile = path.join(dir, "secret");
+    writeFileSync(secretFile, `${SECRET}\n`);
+    const out: string[] = [];
+    const cli = (...argv: string[]) =>
+      runAdminCli(argv, {
+        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite") },
+        output: { out: (t) => out.push(t), err: (t) => out.push(t) },
+        clock: () => NOW,
+      });
+    const appIds: string[] = [];
+    for (const name of ["owner", "attacker"]) {
+      expect(await cli("apps", "create", name)).to.equal(0);
+      appIds.push(/id:\s+(app_\w+)/.exec(out.join("\n").split(name).at(-1)!)![1]!);
+    }
+    const [owner, attacker] = appIds as [string, string];
+    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile)).to.equal(0);
+    expect(await cli("providers", "remove", "acme")).to.equal(0);
+    out.length = 0;
+    expect(await cli("providers", "add", attacker, "acme", "--hs256-secret-file", secretFile)).to.equal(2);
+    expect(out.join("\n")).to.equal(
+      `Error: the provider acme was registered by app ${owner}; a provider name is never given to another app`,
+    );
+    // The owner gets it back.
+    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile)).to.equal(0);
+    out.length = 0;
+    expect(await cli("providers", "list")).to.equal(0);
+    expect(out.join("\n")).to.match(new RegExp(`acme\\s+${owner}\\s+hs256\\s+\\S+\\s+-`));
   });
 });

@@ -10,6 +10,7 @@ import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../../gateway/auth/userTokens";
 import { loadConfig } from "../../../gateway/config/load";
+import { createKnownProviders } from "../../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../../gateway/services/maintenance";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
@@ -43,6 +44,7 @@ export async function buildStorageFaultApp() {
     store: repositories.settings,
     intervalMs: 60_000,
   });
+  const knownProviders = createKnownProviders({ store: repositories.providers, intervalMs: 60_000 });
   const userTokens = createUserTokens({
     secret: config.auth.tokenSecret,
     issuer: config.auth.issuer,
@@ -69,6 +71,7 @@ export async function buildStorageFaultApp() {
     otp: createOtpService({ config, repository: repositories.otp, sms, userTokens, clock }),
     userTokens,
     providers: repositories.providers,
+    knownProviders,
     transactions: repositories.transactions,
     safes: repositories.safes,
     dust: repositories.dust,
@@ -79,6 +82,7 @@ export async function buildStorageFaultApp() {
   await repositories.providers.register(registered.id, STORAGE_TEST_PROVIDER, {
     key: { kind: "hs256", secret: "storage-fault-proof-secret-of-32-chars" },
   });
+  await knownProviders.refresh();
   const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
   return {
     app,
@@ -89,6 +93,7 @@ export async function buildStorageFaultApp() {
     sms,
     close: async () => {
       maintenance.stop();
+      knownProviders.stop();
       localhost.provider.destroy();
       await database.close();
     },
