@@ -35,11 +35,7 @@ export class OtpRateLimitedError extends TooManyRequestsError {
 /** 429 OTP_BACKOFF: a wrong code was tried for this phone moments ago; the next try must wait (otp/backoff.ts). */
 export class OtpBackoffError extends TooManyRequestsError {
   constructor(retryAfterSeconds: number) {
-    super(
-      "OTP_BACKOFF",
-      `A wrong code was tried for this number; retry in ${retryAfterSeconds} s`,
-      retryAfterSeconds,
-    );
+    super("OTP_BACKOFF", `A wrong code was tried for this number; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
   }
 }
 
