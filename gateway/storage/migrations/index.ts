@@ -10,7 +10,7 @@ import * as m007 from "./007_app_delegatecall_grant";
 import * as m008 from "./008_app_budgets";
 import * as m009 from "./009_spent_gas";
 import * as m010 from "./010_spend_buckets";
-import * as m011 from "./011_otp_backoff";
+import * as m012 from "./012_otp_backoff";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -27,7 +27,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "008_app_budgets": m008,
   "009_spent_gas": m009,
   "010_spend_buckets": m010,
-  "011_otp_backoff": m011,
+  "012_otp_backoff": m012,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */
