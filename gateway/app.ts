@@ -238,7 +238,8 @@ export function createAuthApp(deps: AppDeps): Express {
 function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {
   const { config } = deps;
   app.disable("x-powered-by");
-  app.set("trust proxy", false);
+  // TRUST_PROXY: behind a load balancer req.ip is the client, not the balancer, so per-IP limits key on clients.
+  app.set("trust proxy", typeof config.trustProxy === "object" ? [...config.trustProxy] : config.trustProxy);
   app.set("query parser", "simple");
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);

@@ -3,6 +3,7 @@ import { ensNormalize } from "ethers";
 import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
+import { TrustProxySetting } from "./trustProxy";
 
 /** TX_MAX_CALL_BYTES when unset (and TX_MAX_CALL_DATA_BYTES allows it). */
 const DEFAULT_MAX_CALL_BYTES = 32 * 1024;
@@ -60,6 +61,10 @@ export const ConfigSchema = z
       .default("1mb"),
     requestTimeoutMs: int(100, 600_000).default(15_000),
     corsOrigins: z.array(z.string().min(1)).default(["*"]),
+    /** Proxies whose X-Forwarded-For is believed (hop count or CIDR list); every per-IP limit keys on the result. */
+    trustProxy: TrustProxySetting.default(false),
+    /** A test deployment: allows the outbox SMS provider without the local chain. */
+    testDeployment: flag.default(false),
     maintenance: z
       .object({
         enabled: flag.default(false),
@@ -81,10 +86,17 @@ export const ConfigSchema = z
     otp: z
       .object({
         ttlSeconds: int(30, 3600).default(300),
-        maxAttempts: int(1, 20).default(5),
+        /** Wait after a phone's first wrong code; doubles with each further one (otp/backoff.ts). */
+        backoffBaseSeconds: int(1, 3600).default(1),
+        /** The longest wait between two tries of one phone. */
+        backoffMaxSeconds: int(1, 3600).default(60),
         resendCooldownSeconds: int(0, 3600).default(30),
         perPhonePerHour: int(1, 1000).default(5),
         perIpPerHour: int(1, 100_000).default(30),
+        /** verifyOTP tries per client address (IPv6: per /64) per hour. */
+        verifyPerIpPerHour: int(1, 100_000).default(60),
+        /** SMS sent by the whole service per rolling hour: bounds the operator's bill. */
+        smsPerHour: int(1, 10_000_000).default(1000),
         /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */
         hmacSecret: z.string().min(32, "at least 32 characters").optional(),
         userTokenTtlSeconds: int(60, 86_400).default(3600),
@@ -228,6 +240,18 @@ export const ConfigSchema = z
     chains: z.record(z.string(), ChainConnectionConfig).default({}),
     rpcTimeoutMs: int(100, 120_000).default(5_000),
   })
+  // Design §1.6: the outbox keeps every login code in a plain file, so it is for the local stack and test deployments.
+  .refine(
+    (c) =>
+      c.sms.provider !== "outbox" ||
+      c.testDeployment ||
+      Object.keys(c.chains).some((name) => chainByName(name)?.type === "local"),
+    {
+      message:
+        "the outbox provider writes login codes to a plain file; set SMS_PROVIDER=http, or TEST_DEPLOYMENT=true on a test deployment (the local stack, RPC_URL_LOCALHOST, needs neither)",
+      path: ["sms", "provider"],
+    },
+  )
   .refine((c) => c.walletSignerKey === undefined || c.contracts.ownerAccount !== undefined, {
     // The API refuses calls to the owner account (CALL_NOT_ALLOWED) only if it knows where it is.
     message: "CONTRACT_OWNER_ACCOUNT is required when WALLET_SIGNER_KEY is set",

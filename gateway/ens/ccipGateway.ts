@@ -30,6 +30,7 @@ export function createCcipGateway(config: Config, clock: () => Date, logger: Log
     clock,
     refreshMarginSeconds: config.ens.refreshMarginSeconds,
     requestsPerMinute: config.ens.rateLimitPerMinute,
+    trustProxy: config.trustProxy,
     logger,
   });
 }

@@ -5,6 +5,8 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { CcipAnswer } from "../ens/ccipService";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
+import type { TrustProxy } from "../config/trustProxy";
+import { clientAddress, ipBucket } from "./clientIp";
 
 /** A plain Node request handler. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -32,6 +34,7 @@ export function createCcipHandler(deps: {
   clock: () => Date;
   refreshMarginSeconds: number;
   requestsPerMinute: number;
+  trustProxy: TrustProxy;
   logger: Logger;
 }): NodeHandler {
   const limiter = new RateLimiterMemory({ points: deps.requestsPerMinute, duration: 60 });
@@ -43,7 +46,7 @@ export function createCcipHandler(deps: {
       return;
     }
     try {
-      await limiter.consume(req.socket.remoteAddress ?? "unknown");
+      await limiter.consume(ipBucket(clientAddress(req, deps.trustProxy)));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

@@ -110,7 +110,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         content: { "application/json": { schema: VerifyOtpResponse } },
       },
       400: problem("INVALID_PHONE, INVALID_REQUEST"),
-      401: problem("INVALID_OTP (with attemptsLeft), OTP_EXPIRED, OTP_ATTEMPTS_EXCEEDED"),
+      401: problem("INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED"),
       503: problem("MAINTENANCE"),
     },
   });

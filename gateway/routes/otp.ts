@@ -20,8 +20,8 @@ export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router 
   return Router()
     .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {
       const body = SignInWithOtpRequest.parse(req.body);
-      // req.ip: the socket's address unless the operator configured `trust proxy`.
-      const { messageId } = await deps.otp.requestCode(body.phone, req.ip ?? "unknown");
+      // req.ip: the socket's address, or the client behind the proxies TRUST_PROXY names.
+      const { messageId } = await deps.otp.requestCode(body.phone, req.ip);
       const answer: z.infer<typeof SignInWithOtpResponse> = {
         message: "Code sent",
         user: null,
@@ -32,7 +32,7 @@ export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router 
     })
     .post("/functions/v1/verifyOTP", ...json, async (req, res) => {
       const body = VerifyOtpRequest.parse(req.body);
-      const session = await deps.otp.verifyCode(body.phone, body.token);
+      const session = await deps.otp.verifyCode(body.phone, body.token, req.ip);
       const answer: z.infer<typeof VerifyOtpResponse> = {
         access_token: session.accessToken,
         token_type: "Bearer",

@@ -8,36 +8,51 @@ export const OtpCode = z.object({
   codeHash: z.string().regex(/^[0-9a-f]{64}$/),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
+  /** Wrong codes tried for the phone since its last success, carried from code to code (the backoff's count). */
   attempts: z.number().int().min(0),
+  /** The latest of those wrong tries; null if none. */
+  lastFailedAt: z.iso.datetime().nullable(),
   /** No longer usable: verified, superseded by a newer code, or its SMS failed. */
   used: z.boolean(),
 });
 /** See {@link OtpCode}. */
 export type OtpCode = z.infer<typeof OtpCode>;
 
-/** A code to store: everything but the id, the attempt count and the used flag. */
+/** A code to store: everything but the id, the attempt count, the last failure and the used flag. */
 export type NewOtpCode = Pick<OtpCode, "phone" | "codeHash" | "createdAt" | "expiresAt">;
 
 /** What a verification does to the code it judged. */
 export type OtpMark = "used" | "failedAttempt";
 
+/** Codes stored by the whole service since a time: what the global SMS budget counts. */
+export interface OtpSentSince {
+  readonly count: number;
+  /** The oldest of them (undefined if none). */
+  readonly oldestAt: string | undefined;
+}
+
 /** Storage of login codes. Policy (limits, expiry, attempts) belongs to the caller; atomicity to the store. */
 export interface OtpRepository {
   /**
-   * In one write transaction: hands `admit` the phone's codes created at or after `recentSince` (oldest first);
-   * if it returns undefined, marks the phone's unused codes used and stores `code`. Otherwise stores nothing and
-   * returns `admit`'s refusal.
+   * In one write transaction: hands `admit` the phone's codes created at or after `recentSince` (oldest first) and
+   * the count of all phones' codes since then; if it returns undefined, marks the phone's unused codes used and
+   * stores `code`, carrying the latest recent code's failed tries forward (so a new code does not reset the
+   * phone's backoff). Otherwise stores nothing and returns `admit`'s refusal.
    */
   issue<R>(
     code: NewOtpCode,
     recentSince: Date,
-    admit: (recent: readonly OtpCode[]) => R | undefined,
+    admit: (recent: readonly OtpCode[], sent: OtpSentSince) => R | undefined,
   ): Promise<{ issued: OtpCode } | { refused: R }>;
   /**
    * In one write transaction: hands `judge` the phone's latest code (undefined if none) and applies the mark it
-   * returns (`used`, or one more failed attempt), so two concurrent tries cannot both use or both miscount a code.
+   * returns (`used`, which also clears the failed tries; or one more failed attempt at `at`), so two concurrent
+   * tries cannot both use or both miscount a code.
    */
-  attempt<R>(phone: string, judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark }): Promise<R>;
+  attempt<R>(
+    phone: string,
+    judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark; at?: string },
+  ): Promise<R>;
   /** Marks one code used (e.g. its SMS could not be sent) so it can never verify. */
   invalidate(id: string): Promise<void>;
   /** Deletes codes created before `cutoff`; returns how many. */

@@ -38,8 +38,10 @@ export interface OtpCodesTable {
   code_hash: string;
   created_at: string;
   expires_at: string;
-  /** Wrong codes tried against this one. */
+  /** Wrong codes tried against this one, and against the phone's earlier codes it carries forward (backoff). */
   attempts: number;
+  /** When the latest of those wrong codes was tried; null if none. */
+  last_failed_at: string | null;
   /** 1 once it can no longer be used: verified, superseded by a newer code, or its SMS failed. */
   used: 0 | 1;
 }

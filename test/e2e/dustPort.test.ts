@@ -13,6 +13,7 @@ describe("Dust interface on its own port ({dust_base_url}; e2e: real HTTP, SQLit
       {},
       {
         port: 0,
+        testDeployment: true,
         dataDir: mkdtempSync(path.join(tmpdir(), "idwallet-dust-")),
         dust: { port: 0 },
         auth: { tokenSecret: "a-token-secret-of-at-least-32-characters" },

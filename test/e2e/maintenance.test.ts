@@ -27,6 +27,7 @@ describe("Maintenance switched by the admin CLI on a running server (e2e, real S
       {},
       {
         port: 0,
+        testDeployment: true,
         databasePath,
         auth: { tokenSecret: "a-token-secret-of-at-least-32-characters" },
         contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },

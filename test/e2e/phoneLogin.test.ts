@@ -17,6 +17,7 @@ describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file
       {},
       {
         port: 0,
+        testDeployment: true,
         dataDir,
         authServer: { port: 0 },
         auth: { tokenSecret: secret },

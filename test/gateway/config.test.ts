@@ -9,6 +9,8 @@ const REQUIRED = {
   AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
   CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
   CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
+  // The default SMS provider (the outbox) is refused outside a test deployment.
+  TEST_DEPLOYMENT: "true",
 };
 
 /** Safe 1.5.0 contracts as set by the CONTRACT_SAFE_* variables (any addresses will do). */

@@ -6,6 +6,8 @@ const REQUIRED = {
   AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
   CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
   CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
+  // The default SMS provider (the outbox) is refused outside a test deployment.
+  TEST_DEPLOYMENT: "true",
 };
 
 /** Everything a Safe chain (matic) needs: RPC, operator and relayer keys, the four Safe contracts. */

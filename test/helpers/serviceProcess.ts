@@ -31,7 +31,7 @@ export async function startServiceProcess(env: Readonly<Record<string, string>>)
     ["-r", "ts-node/register/transpile-only", path.join(ROOT, "gateway", "main.ts")],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), ...env },
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), TEST_DEPLOYMENT: "true", ...env },
       stdio: "inherit",
     },
   );

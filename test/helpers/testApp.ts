@@ -57,6 +57,8 @@ export function buildTestApp(
   const config = loadConfig(
     {},
     {
+      // The outbox SMS provider (the default) is allowed only on a test deployment.
+      testDeployment: true,
       auth: { tokenSecret: TEST_TOKEN_SECRET },
       contracts: {
         kernelFactory: golden.kernelFactory,

@@ -19,23 +19,48 @@ export class OtpCooldownError extends TooManyRequestsError {
   }
 }
 
-/** 429 RATE_LIMITED: too many codes for this phone or from this address in the last hour. */
+/** 429 RATE_LIMITED: too many codes for this phone or from this address, or too many tries from this address. */
 export class OtpRateLimitedError extends TooManyRequestsError {
-  constructor(scope: "phone" | "ip", retryAfterSeconds: number) {
-    const who = scope === "phone" ? "for this number" : "from this address";
-    super("RATE_LIMITED", `Too many codes requested ${who}; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
+  constructor(scope: "phone" | "ip" | "verify-ip", retryAfterSeconds: number) {
+    const what =
+      scope === "phone"
+        ? "Too many codes requested for this number"
+        : scope === "ip"
+          ? "Too many codes requested from this address"
+          : "Too many codes tried from this address";
+    super("RATE_LIMITED", `${what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
   }
 }
 
-/** 401 INVALID_OTP: wrong, already used, superseded, or no code at all. */
+/** 429 OTP_BACKOFF: a wrong code was tried for this phone moments ago; the next try must wait (otp/backoff.ts). */
+export class OtpBackoffError extends TooManyRequestsError {
+  constructor(retryAfterSeconds: number) {
+    super("OTP_BACKOFF", `A wrong code was tried for this number; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
+  }
+}
+
+/** 429 SMS_BUDGET_EXHAUSTED: the service sent OTP_SMS_PER_HOUR messages in the last hour. */
+export class SmsBudgetExhaustedError extends TooManyRequestsError {
+  constructor(retryAfterSeconds: number) {
+    super(
+      "SMS_BUDGET_EXHAUSTED",
+      `The service has sent its hourly SMS budget; retry in ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+    );
+  }
+}
+
+/** 401 INVALID_OTP: wrong (`retryAfter`: the wait before the next try), already used, superseded, or no code. */
 export class InvalidOtpError extends ApiError {
-  constructor(attemptsLeft?: number) {
+  constructor(retryAfterSeconds?: number) {
     super(
       401,
       "INVALID_OTP",
       "Unauthorized",
-      attemptsLeft === undefined ? "No valid code for this number; request a new one" : "The code is not correct",
-      attemptsLeft === undefined ? {} : { attemptsLeft },
+      retryAfterSeconds === undefined
+        ? "No valid code for this number; request a new one"
+        : `The code is not correct; the next try is possible in ${retryAfterSeconds} s`,
+      retryAfterSeconds === undefined ? {} : { retryAfter: retryAfterSeconds },
     );
   }
 }
@@ -44,12 +69,5 @@ export class InvalidOtpError extends ApiError {
 export class OtpExpiredError extends ApiError {
   constructor() {
     super(401, "OTP_EXPIRED", "Unauthorized", "The code has expired; request a new one");
-  }
-}
-
-/** 401 OTP_ATTEMPTS_EXCEEDED: too many wrong tries; the code is dead even if the next guess is right. */
-export class OtpAttemptsExceededError extends ApiError {
-  constructor() {
-    super(401, "OTP_ATTEMPTS_EXCEEDED", "Unauthorized", "Too many wrong codes; request a new one");
   }
 }

@@ -1,14 +1,17 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../../config/schema";
-import type { OtpCode, OtpRepository } from "../../storage/otpRepository";
+import { ipBucket } from "../../http/clientIp";
+import type { OtpCode, OtpRepository, OtpSentSince } from "../../storage/otpRepository";
 import type { SmsSender } from "../sms/smsSender";
 import type { UserTokens } from "../userTokens";
+import { backoffSeconds } from "./backoff";
 import {
   InvalidOtpError,
-  OtpAttemptsExceededError,
+  OtpBackoffError,
   OtpCooldownError,
   OtpExpiredError,
   OtpRateLimitedError,
+  SmsBudgetExhaustedError,
 } from "./errors";
 import { generateOtpCode, hashOtpCode, otpCodeMatches, otpHmacKey } from "./otpCodes";
 import { parseLoginPhone } from "./phone";
@@ -26,18 +29,21 @@ export interface OtpSession {
 
 /** Phone login (spec §4.5, §4.6): send a code, trade the right code for a user token. */
 export interface OtpService {
-  /** Sends a fresh code to `phone`; throws InvalidPhoneError, OtpCooldownError, OtpRateLimitedError, SmsDeliveryFailedError. */
-  requestCode(phone: string, clientIp: string): Promise<{ messageId: string }>;
-  /** Checks `code` against the phone's latest code; throws InvalidOtpError, OtpExpiredError, OtpAttemptsExceededError. */
-  verifyCode(phone: string, code: string): Promise<OtpSession>;
+  /**
+   * Sends a fresh code to `phone`; throws InvalidPhoneError, OtpCooldownError, OtpRateLimitedError,
+   * SmsBudgetExhaustedError, SmsDeliveryFailedError.
+   */
+  requestCode(phone: string, clientIp: string | undefined): Promise<{ messageId: string }>;
+  /** Checks `code` against the phone's latest code; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError. */
+  verifyCode(phone: string, code: string, clientIp: string | undefined): Promise<OtpSession>;
 }
 
-type Refusal = { kind: "cooldown" | "phone"; retryAfterSeconds: number };
+type Refusal = { kind: "cooldown" | "phone" | "budget"; retryAfterSeconds: number };
 type Verdict =
   | { kind: "ok" }
   | { kind: "invalid" }
-  | { kind: "wrong"; attemptsLeft: number }
-  | { kind: "exhausted" }
+  | { kind: "wrong"; retryAfterSeconds: number }
+  | { kind: "backoff"; retryAfterSeconds: number }
   | { kind: "expired" };
 
 const secondsUntil = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
@@ -56,10 +62,26 @@ export function createOtpService(deps: {
   const key = otpHmacKey({ hmacSecret: otp.hmacSecret, tokenSecret: deps.config.auth.tokenSecret });
   // Per process: an address is not a stored fact. The per-phone limits live in the database instead, so they
   // hold across restarts and workers.
+  // Keys are ipBucket()s: an IPv6 client is one /64, not one address.
   const perIp = new RateLimiterMemory({ points: otp.perIpPerHour, duration: 3600 });
+  const verifyPerIp = new RateLimiterMemory({ points: otp.verifyPerIpPerHour, duration: 3600 });
 
-  /** Cooldown since the phone's latest code, then its count in the last hour. */
-  const admit = (now: number, recent: readonly OtpCode[]): Refusal | undefined => {
+  const consume = async (limiter: RateLimiterMemory, clientIp: string | undefined, scope: "ip" | "verify-ip") => {
+    try {
+      await limiter.consume(ipBucket(clientIp));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw new OtpRateLimitedError(scope, secondsUntil(rejection.msBeforeNext));
+    }
+  };
+
+  /** The service's SMS in the last hour (the operator's bill), the phone's cooldown, then its count in the hour. */
+  const admit = (now: number, recent: readonly OtpCode[], sent: OtpSentSince): Refusal | undefined => {
+    if (sent.count >= otp.smsPerHour) {
+      // At least until the oldest leaves the hour; exact when the budget was just reached.
+      const oldest = sent.oldestAt === undefined ? now : Date.parse(sent.oldestAt);
+      return { kind: "budget", retryAfterSeconds: secondsUntil(oldest + HOUR_MS - now) };
+    }
     const latest = recent.at(-1);
     if (latest && otp.resendCooldownSeconds > 0) {
       const readyAt = Date.parse(latest.createdAt) + otp.resendCooldownSeconds * 1000;
@@ -77,12 +99,7 @@ export function createOtpService(deps: {
   return {
     async requestCode(phoneInput, clientIp) {
       const phone = parseLoginPhone(phoneInput);
-      try {
-        await perIp.consume(clientIp);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        throw new OtpRateLimitedError("ip", secondsUntil(rejection.msBeforeNext));
-      }
+      await consume(perIp, clientIp, "ip");
       const now = deps.clock().getTime();
       const code = generateOtpCode();
       const stored = await deps.repository.issue(
@@ -93,11 +110,12 @@ export function createOtpService(deps: {
           expiresAt: new Date(now + otp.ttlSeconds * 1000).toISOString(),
         },
         new Date(now - Math.max(HOUR_MS, otp.resendCooldownSeconds * 1000)),
-        (recent) => admit(now, recent),
+        (recent, sent) => admit(now, recent, sent),
       );
       if ("refused" in stored) {
         const { kind, retryAfterSeconds } = stored.refused;
         if (kind === "cooldown") throw new OtpCooldownError(otp.resendCooldownSeconds, retryAfterSeconds);
+        if (kind === "budget") throw new SmsBudgetExhaustedError(retryAfterSeconds);
         throw new OtpRateLimitedError("phone", retryAfterSeconds);
       }
       await deps.repository.deleteCreatedBefore(new Date(now - RETENTION_MS));
@@ -112,27 +130,32 @@ export function createOtpService(deps: {
       }
     },
 
-    async verifyCode(phoneInput, code) {
+    async verifyCode(phoneInput, code, clientIp) {
       const phone = parseLoginPhone(phoneInput);
+      await consume(verifyPerIp, clientIp, "verify-ip");
       const now = deps.clock().getTime();
+      const wait = (failures: number) => backoffSeconds(failures, otp.backoffBaseSeconds, otp.backoffMaxSeconds);
       // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted.
       const verdict = await deps.repository.attempt<Verdict>(phone.digits, (latest) => {
         if (!latest || latest.used) return { result: { kind: "invalid" } };
-        if (latest.attempts >= otp.maxAttempts) return { result: { kind: "exhausted" } };
         if (now >= Date.parse(latest.expiresAt)) return { result: { kind: "expired" } };
+        // A try during the wait is not judged at all: judging it would let guesses through at full speed.
+        const readyAt = latest.lastFailedAt ? Date.parse(latest.lastFailedAt) + wait(latest.attempts) * 1000 : 0;
+        if (now < readyAt) return { result: { kind: "backoff", retryAfterSeconds: secondsUntil(readyAt - now) } };
         if (otpCodeMatches(key, phone.digits, code, latest.codeHash)) return { result: { kind: "ok" }, mark: "used" };
         return {
-          result: { kind: "wrong", attemptsLeft: otp.maxAttempts - latest.attempts - 1 },
+          result: { kind: "wrong", retryAfterSeconds: wait(latest.attempts + 1) },
           mark: "failedAttempt",
+          at: new Date(now).toISOString(),
         };
       });
       switch (verdict.kind) {
         case "invalid":
           throw new InvalidOtpError();
         case "wrong":
-          throw new InvalidOtpError(verdict.attemptsLeft);
-        case "exhausted":
-          throw new OtpAttemptsExceededError();
+          throw new InvalidOtpError(verdict.retryAfterSeconds);
+        case "backoff":
+          throw new OtpBackoffError(verdict.retryAfterSeconds);
         case "expired":
           throw new OtpExpiredError();
       }

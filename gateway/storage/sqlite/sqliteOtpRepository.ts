@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { OtpCode, type NewOtpCode, type OtpMark, type OtpRepository } from "../otpRepository";
+import { OtpCode, type NewOtpCode, type OtpMark, type OtpRepository, type OtpSentSince } from "../otpRepository";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */
@@ -16,6 +16,7 @@ const OtpRow = z
     created_at: z.string(),
     expires_at: z.string(),
     attempts: z.number(),
+    last_failed_at: z.string().nullable(),
     used: z.union([z.literal(0), z.literal(1)]),
   })
   .transform((row) => ({
@@ -25,6 +26,7 @@ const OtpRow = z
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     attempts: row.attempts,
+    lastFailedAt: row.last_failed_at,
     used: row.used === 1,
   }))
   .pipe(OtpCode);
@@ -38,7 +40,7 @@ export class SqliteOtpRepository implements OtpRepository {
   async issue<R>(
     code: NewOtpCode,
     recentSince: Date,
-    admit: (recent: readonly OtpCode[]) => R | undefined,
+    admit: (recent: readonly OtpCode[], sent: OtpSentSince) => R | undefined,
   ): Promise<{ issued: OtpCode } | { refused: R }> {
     return this.db.transaction().execute(async (trx) => {
       const recent = await trx
@@ -49,8 +51,15 @@ export class SqliteOtpRepository implements OtpRepository {
         .orderBy("created_at")
         .orderBy(sql`rowid`)
         .execute();
-      const refusal = admit(recent.map(toOtpCode));
+      const sent = await trx
+        .selectFrom("otp_codes")
+        .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
+        .where("created_at", ">=", recentSince.toISOString())
+        .executeTakeFirstOrThrow();
+      const codes = recent.map(toOtpCode);
+      const refusal = admit(codes, { count: Number(sent.count), oldestAt: sent.oldest ?? undefined });
       if (refusal !== undefined) return { refused: refusal };
+      const carried = codes.at(-1);
       // A new code supersedes every earlier one of the phone.
       await trx
         .updateTable("otp_codes")
@@ -66,7 +75,8 @@ export class SqliteOtpRepository implements OtpRepository {
           code_hash: code.codeHash,
           created_at: code.createdAt,
           expires_at: code.expiresAt,
-          attempts: 0,
+          attempts: carried?.attempts ?? 0,
+          last_failed_at: carried?.lastFailedAt ?? null,
           used: 0,
         })
         .returningAll()
@@ -75,7 +85,10 @@ export class SqliteOtpRepository implements OtpRepository {
     });
   }
 
-  async attempt<R>(phone: string, judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark }): Promise<R> {
+  async attempt<R>(
+    phone: string,
+    judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark; at?: string },
+  ): Promise<R> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom("otp_codes")
@@ -86,13 +99,17 @@ export class SqliteOtpRepository implements OtpRepository {
         .limit(1)
         .executeTakeFirst();
       const latest = row && toOtpCode(row);
-      const { result, mark } = judge(latest);
+      const { result, mark, at } = judge(latest);
       if (latest && mark === "used") {
-        await trx.updateTable("otp_codes").set({ used: 1 }).where("id", "=", latest.id).execute();
+        await trx
+          .updateTable("otp_codes")
+          .set({ used: 1, attempts: 0, last_failed_at: null })
+          .where("id", "=", latest.id)
+          .execute();
       } else if (latest && mark === "failedAttempt") {
         await trx
           .updateTable("otp_codes")
-          .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+          .set((eb) => ({ attempts: eb("attempts", "+", 1), last_failed_at: at ?? null }))
           .where("id", "=", latest.id)
           .execute();
       }

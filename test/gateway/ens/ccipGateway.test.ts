@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import request from "supertest";
+import type { TrustProxy } from "../../../gateway/config/trustProxy";
 import pino from "pino";
 import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from "ethers";
 import golden from "../../vectors/addresses.json";
@@ -17,7 +18,7 @@ const ALICE = golden.vectors.find((v) => v.input === "github:alice")!.kernel;
 const T0 = new Date("2026-11-22T12:00:00Z");
 
 /** The gateway over a fixed clock, counting signatures so cache hits are visible. */
-function gateway(options: { requestsPerMinute?: number; resolver?: string } = {}) {
+function gateway(options: { requestsPerMinute?: number; resolver?: string; trustProxy?: TrustProxy } = {}) {
   let clock = T0;
   let signatures = 0;
   const real = createCcipSigner(KEY.privateKey);
@@ -43,6 +44,7 @@ function gateway(options: { requestsPerMinute?: number; resolver?: string } = {}
     clock: () => clock,
     refreshMarginSeconds: 60,
     requestsPerMinute: options.requestsPerMinute ?? 1000,
+    trustProxy: options.trustProxy ?? false,
     logger: pino({ level: "silent" }),
   });
   return { handler, signatures: () => signatures, setClock: (d: Date) => (clock = d) };
@@ -208,6 +210,28 @@ describe("CCIP-read gateway", () => {
     const limited = await get(handler, callData).expect(429);
     expect(limited.body.code).to.equal("RATE_LIMITED");
     expect(Number(limited.headers["retry-after"])).to.be.within(1, 60);
+  });
+
+  it("behind TRUST_PROXY=1, gives each X-Forwarded-For client its own bucket; without it, ignores the header", async () => {
+    const callData = lookup(name, addrCall(name));
+    const from = (handler: ReturnType<typeof gateway>["handler"], ip: string) =>
+      get(handler, callData).set("X-Forwarded-For", ip);
+    const proxied = gateway({ requestsPerMinute: 1, trustProxy: 1 }).handler;
+    await from(proxied, "198.51.100.7").expect(200);
+    await from(proxied, "198.51.100.8").expect(200);
+    expect((await from(proxied, "198.51.100.7").expect(429)).body.code).to.equal("RATE_LIMITED");
+    // A client cannot pick a new bucket by forging the header when no proxy is trusted.
+    const direct = gateway({ requestsPerMinute: 1 }).handler;
+    await from(direct, "198.51.100.7").expect(200);
+    await from(direct, "198.51.100.8").expect(429);
+  });
+
+  it("counts two IPv6 clients of one /64 (forwarded by a trusted proxy) in one bucket", async () => {
+    const { handler } = gateway({ requestsPerMinute: 1, trustProxy: ["127.0.0.1", "::1"] });
+    const callData = lookup(name, addrCall(name));
+    await get(handler, callData).set("X-Forwarded-For", "2001:db8:1:2::1").expect(200);
+    await get(handler, callData).set("X-Forwarded-For", "2001:db8:1:2:ffff:ffff:ffff:fffe").expect(429);
+    await get(handler, callData).set("X-Forwarded-For", "2001:db8:1:3::1").expect(200);
   });
 
   it("answers CORS preflight", async () => {

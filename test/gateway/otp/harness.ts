@@ -30,11 +30,13 @@ export interface OtpHarness {
 
 /** Builds the harness; `otp` overrides the OTP settings, `sms` defaults to a {@link CapturingSms}. */
 export async function buildOtpHarness(
-  options: { otp?: Record<string, unknown>; sms?: SmsSender; logger?: Logger } = {},
+  options: { otp?: Record<string, unknown>; sms?: SmsSender; logger?: Logger; trustProxy?: unknown } = {},
 ): Promise<OtpHarness> {
   const config = loadConfig(
     {},
     {
+      testDeployment: true,
+      trustProxy: options.trustProxy ?? false,
       auth: { tokenSecret: TOKEN_SECRET },
       contracts: { kernelFactory: FACTORY, baseFactory: FACTORY },
       otp: options.otp ?? {},
@@ -57,6 +59,7 @@ export async function buildOtpHarness(
     clock: clock.now,
   });
   const app = express();
+  app.set("trust proxy", typeof config.trustProxy === "object" ? [...config.trustProxy] : config.trustProxy);
   app.use(requestLogging(options.logger ?? createLogger("silent")));
   app.use(otpRouter({ otp, bodyLimit: config.bodyLimit }));
   app.use(notFound);

@@ -37,6 +37,7 @@ describe("phone login logs (invariant 6)", () => {
       const code = /\d{6}/.exec(message.text)![0];
       const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
       await request(h.app).post("/functions/v1/verifyOTP").send({ phone, token: wrong }).expect(401);
+      h.clock.advance(1_000); // the backoff after one wrong code
       const res = await request(h.app).post("/functions/v1/verifyOTP").send({ phone, token: code }).expect(200);
       const token: string = res.body.access_token;
       h.clock.advance(30_000);

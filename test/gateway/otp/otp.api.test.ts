@@ -117,6 +117,7 @@ describe("phone login: POST /functions/v1/signInWithOTP and /functions/v1/verify
       created_at: OTP_NOW,
       expires_at: "2026-11-22T12:05:00.000Z",
       attempts: 0,
+      last_failed_at: null,
       used: 0,
     });
   });
@@ -205,40 +206,34 @@ describe("phone login: POST /functions/v1/signInWithOTP and /functions/v1/verify
   });
 
   describe("verification", () => {
-    it("counts wrong codes down (401 INVALID_OTP, attemptsLeft 4..0), then refuses even the right code", async () => {
+    it("backs the phone off after each wrong code (401 INVALID_OTP, retryAfter 1, 2, 4 s) and keeps the code", async () => {
       await signIn().expect(200);
       const code = sms.lastCode();
-      for (const attemptsLeft of [4, 3, 2, 1, 0]) {
+      for (const retryAfter of [1, 2, 4]) {
         const res = await verify(wrongCode(code)).expect(401);
         expect(res.body).to.deep.equal(
           problem(res, VERIFY, {
             title: "Unauthorized",
             status: 401,
             code: "INVALID_OTP",
-            detail: "The code is not correct",
-            attemptsLeft,
+            detail: `The code is not correct; the next try is possible in ${retryAfter} s`,
+            retryAfter,
           }),
         );
+        h.clock.advance(retryAfter * 1000);
       }
-      const res = await verify(code).expect(401);
-      expect(res.body).to.deep.equal(
-        problem(res, VERIFY, {
-          title: "Unauthorized",
-          status: 401,
-          code: "OTP_ATTEMPTS_EXCEEDED",
-          detail: "Too many wrong codes; request a new one",
-        }),
-      );
-      expect((await codeRows())[0]).to.include({ attempts: 5, used: 0 });
+      expect((await codeRows())[0]).to.include({ attempts: 3, used: 0 });
+      await verify(code).expect(200);
+      expect((await codeRows())[0]).to.include({ attempts: 0, last_failed_at: null, used: 1 });
     });
 
-    it("counts concurrent wrong tries exactly (one transaction per try)", async () => {
+    it("judges only one of concurrent wrong tries; the others wait out the backoff (429 OTP_BACKOFF)", async () => {
       await signIn().expect(200);
       const code = sms.lastCode();
       const results = await Promise.all(Array.from({ length: 8 }, () => verify(wrongCode(code))));
-      const left = results.filter((r) => r.body.code === "INVALID_OTP").map((r) => r.body.attemptsLeft);
-      expect(left.sort()).to.deep.equal([0, 1, 2, 3, 4]);
-      expect(results.filter((r) => r.body.code === "OTP_ATTEMPTS_EXCEEDED")).to.have.length(3);
+      expect(results.filter((r) => r.body.code === "INVALID_OTP")).to.have.length(1);
+      expect(results.filter((r) => r.body.code === "OTP_BACKOFF")).to.have.length(7);
+      expect((await codeRows())[0]).to.include({ attempts: 1 });
     });
 
     it("lets only one of two concurrent tries with the right code through", async () => {
@@ -302,7 +297,8 @@ describe("phone login: POST /functions/v1/signInWithOTP and /functions/v1/verify
         sms.sent.map((_, i) => (i === sms.sent.length - 1 ? 0 : 1)),
       );
       const old = await verify(first).expect(401);
-      expect(old.body).to.include({ code: "INVALID_OTP", attemptsLeft: 4 });
+      expect(old.body).to.include({ code: "INVALID_OTP", retryAfter: 1 });
+      h.clock.advance(1_000);
       await verify(second).expect(200);
     });
   });

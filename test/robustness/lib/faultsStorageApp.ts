@@ -34,6 +34,7 @@ export async function buildStorageFaultApp() {
   const config = loadConfig(
     {},
     {
+      testDeployment: true,
       auth: { tokenSecret: TOKEN_SECRET },
       contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
     },

@@ -1,0 +1,73 @@
+import { BlockList, isIP } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { TrustProxy } from "../config/trustProxy";
+
+/** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) as the IPv4 address it is. */
+const unmapped = (address: string): string => {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? mapped[1]! : address;
+};
+
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, an IPv4 tail as two groups). */
+function ipv6Groups(address: string): number[] {
+  const [head = "", tail] = address.split("::");
+  const parse = (part: string): number[] =>
+    part === ""
+      ? []
+      : part.split(":").flatMap((group) => {
+          if (!group.includes(".")) return [parseInt(group, 16)];
+          const [a, b, c, d] = group.split(".").map(Number) as [number, number, number, number];
+          return [(a << 8) | b, (c << 8) | d];
+        });
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The key every per-IP limit counts under: an IPv4 address as is, an IPv6 address as its /64. One subscriber
+ * is routinely given a whole /64 (RFC 6177), so keying on full IPv6 addresses would let a client rotate freely.
+ */
+export function ipBucket(address: string | undefined): string {
+  if (address === undefined) return "unknown";
+  const plain = unmapped(address.split("%")[0]!);
+  if (isIP(plain) !== 6) return plain;
+  const prefix = ipv6Groups(plain.toLowerCase()).slice(0, 4);
+  return `${prefix.map((g) => g.toString(16)).join(":")}::/64`;
+}
+
+/**
+ * The client's address as express computes `req.ip` with the same `trust proxy` setting (proxy-addr's walk): from
+ * the socket back through X-Forwarded-For while the hop is trusted. For handlers that run outside express.
+ */
+export function clientAddress(req: IncomingMessage, trust: TrustProxy): string | undefined {
+  const socket = req.socket.remoteAddress;
+  if (trust === false || socket === undefined) return socket;
+  const header = req.headers["x-forwarded-for"];
+  const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .reverse();
+  const hops = [socket, ...forwarded];
+  const trusted = trustFunction(trust);
+  let index = 0;
+  while (index < hops.length - 1 && trusted(hops[index]!, index)) index++;
+  return hops[index];
+}
+
+/** `trust proxy` as a predicate over (address, hop index), as express compiles it. */
+function trustFunction(trust: Exclude<TrustProxy, false>): (address: string, hop: number) => boolean {
+  if (typeof trust === "number") return (_address, hop) => hop < trust;
+  const list = new BlockList();
+  for (const entry of trust) {
+    const [address = "", prefix] = entry.split("/");
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return (address) => {
+    const plain = unmapped(address);
+    return isIP(plain) !== 0 && list.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4");
+  };
+}
