@@ -30,6 +30,8 @@ function startService(): {
       AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters",
       CONTRACT_KERNEL_FACTORY: golden.kernelFactory,
       CONTRACT_BASE_FACTORY: golden.baseFactory,
+      // Its SMS go to the outbox file, which only a test deployment may use.
+      TEST_DEPLOYMENT: "true",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -404,7 +404,10 @@ describe("robustness: security matrix of the protected routes, constant-time sec
         res = await request(service.app).post("/functions/v1/verifyOTP").send({ phone: PHONE_SENT, token: wrong });
       });
       expect([res!.status, res!.body.code, calls]).to.deep.equal([401, "INVALID_OTP", 1]);
+      // A wrong code makes the phone wait (OTP backoff, 1 s after the first): the right one signs in after it.
+      service.setClock(new Date(TEST_NOW.getTime() + 2000));
       const ok = await request(service.app).post("/functions/v1/verifyOTP").send({ phone: PHONE_SENT, token: code });
+      service.setClock(TEST_NOW);
       expect(ok.status).to.equal(200);
       secrets.add(ok.body.access_token);
     });
