@@ -261,9 +261,9 @@ describe("API: Safe requests count against the app's budget (the relayer pays fo
     multiSendCallOnly: "0x1000000000000000000000000000000000000004",
   };
   const SIGNER = "0x00000000000000000000000000000000000000A1";
-
-  it("a Safe custom call over the app's budget is refused with 429 BUDGET_EXCEEDED and not stored; another app's is accepted", async () => {
-    const built = buildTestApp(
+  /** The API with Safe accounts configured on `localhost` (its chain answers nothing). */
+  const safeService = () =>
+    buildTestApp(
       {
         chains: { localhost: { rpcUrl: "http://127.0.0.1:9" } },
         relayerKey: `0x${"4b".repeat(32)}`,
@@ -271,6 +271,9 @@ describe("API: Safe requests count against the app's budget (the relayer pays fo
       },
       { chains: new Map([["localhost", idleChain("localhost", 31337)]]), txChains: ["localhost"] },
     );
+
+  it("a Safe custom call over the app's budget is refused with 429 BUDGET_EXCEEDED and not stored; another app's is accepted", async () => {
+    const built = safeService();
     const repos = await built.repositories;
     const appWithSafe = async (name: string, budgetGas: bigint) => {
       const { app, token } = await built.appWithToken(name);
@@ -293,14 +296,7 @@ describe("API: Safe requests count against the app's budget (the relayer pays fo
   });
 
   it("a Safe custom delegatecall cannot slip past the app's target allowlist (its code calls anywhere)", async () => {
-    const built = buildTestApp(
-      {
-        chains: { localhost: { rpcUrl: "http://127.0.0.1:9" } },
-        relayerKey: `0x${"4b".repeat(32)}`,
-        safe: { operatorKey: OPERATOR_KEY, contracts: CONTRACTS },
-      },
-      { chains: new Map([["localhost", idleChain("localhost", 31337)]]), txChains: ["localhost"] },
-    );
+    const built = safeService();
     const repos = await built.repositories;
     const { app, token } = await built.appWithToken("allowlisted");
     await repos.apps.setPolicy(app.id, { targets: [TARGET] });
