@@ -143,14 +143,19 @@ describe("Griefing the bundler from the mempool (e2e: an outsider, or our own bu
     const owner = OwnerAccount__factory.connect(setup.deployment.contracts.ownerAccount, admin);
     let simulated = false;
     let removed = false;
+    let removal: Promise<unknown> | undefined;
     const requests = await start(async (method, params): Promise<ProxyDecision> => {
       if (method === "eth_call" && mentions(params, walletOf(c))) simulated = true;
-      // The first block-number read after the simulation is the pre-broadcast look at the blocks since: the
-      // admin's transaction is mined just before it.
-      if (method === "eth_blockNumber" && simulated && !removed) {
-        removed = true;
-        await (await owner.removeSigner(new Wallet(devKey(1)).address)).wait();
+      // The first block-number read after the simulation (the pre-broadcast look at the blocks since, or the
+      // preparation of the next bundle beside it) waits for the admin's transaction to be mined, and so does every
+      // request after it: whichever read the check makes sees the foreign block.
+      if (method === "eth_blockNumber" && simulated && removal === undefined) {
+        removal = owner.removeSigner(new Wallet(devKey(1)).address).then(async (tx) => {
+          await tx.wait();
+          removed = true;
+        });
       }
+      if (removal !== undefined) await removal;
       return "forward";
     });
 
