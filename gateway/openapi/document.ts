@@ -89,7 +89,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     summary: "Send a 6-digit login code by SMS (US/Canada +1 numbers)",
     description:
       "Part of the auth server ({auth_url}); also served on AUTH_PORT when set. The code is valid 5 minutes; " +
-      "a new code replaces the previous one; resends wait for a cooldown.",
+      "every code sent in the last OTP_TTL_SECONDS works until one logs in; resends wait for a cooldown.",
     request: { body: { content: { "application/json": { schema: SignInWithOtpRequest } } } },
     responses: {
       200: { description: "Code sent", content: { "application/json": { schema: SignInWithOtpResponse } } },

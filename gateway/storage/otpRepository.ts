@@ -12,7 +12,7 @@ export const OtpCode = z.object({
   attempts: z.number().int().min(0),
   /** The latest of those wrong tries; null if none. */
   lastFailedAt: z.iso.datetime().nullable(),
-  /** No longer usable: verified, superseded by a newer code, or its SMS failed. */
+  /** No longer usable: verified (or another code of the phone was), or its SMS failed. */
   used: z.boolean(),
 });
 /** See {@link OtpCode}. */
@@ -21,8 +21,18 @@ export type OtpCode = z.infer<typeof OtpCode>;
 /** A code to store: everything but the id, the attempt count, the last failure and the used flag. */
 export type NewOtpCode = Pick<OtpCode, "phone" | "codeHash" | "createdAt" | "expiresAt">;
 
-/** What a verification does to the code it judged. */
-export type OtpMark = "used" | "failedAttempt";
+/**
+ * What a verification does: `used` ends the login (the matching code and every other code of the phone are used,
+ * the failed tries cleared); `failedAttempt` counts one more wrong try, at `at`, on the phone's latest code.
+ */
+export type OtpMark = { kind: "used" } | { kind: "failedAttempt"; at: string };
+
+/** What a verification judges: the phone's latest code (the backoff state) and its codes still usable. */
+export interface OtpLoginState {
+  readonly latest: OtpCode | undefined;
+  /** Unused codes not expired at the time given, newest first. */
+  readonly live: readonly OtpCode[];
+}
 
 /** Codes stored by the whole service since a time: what the global SMS budget counts. */
 export interface OtpSentSince {
@@ -35,9 +45,10 @@ export interface OtpSentSince {
 export interface OtpRepository {
   /**
    * In one write transaction: hands `admit` the phone's codes created at or after `recentSince` (oldest first) and
-   * the count of all phones' codes since then; if it returns undefined, marks the phone's unused codes used and
-   * stores `code`, carrying the latest recent code's failed tries forward (so a new code does not reset the
-   * phone's backoff). Otherwise stores nothing and returns `admit`'s refusal.
+   * the count of all phones' codes since then; if it returns undefined, stores `code`, carrying the latest recent
+   * code's failed tries forward (so a new code does not reset the phone's backoff). Earlier codes stay usable until
+   * they expire: anyone may ask for a code, so a new one must not void the one the user is typing. Otherwise
+   * stores nothing and returns `admit`'s refusal.
    */
   issue<R>(
     code: NewOtpCode,
@@ -45,14 +56,10 @@ export interface OtpRepository {
     admit: (recent: readonly OtpCode[], sent: OtpSentSince) => R | undefined,
   ): Promise<{ issued: OtpCode } | { refused: R }>;
   /**
-   * In one write transaction: hands `judge` the phone's latest code (undefined if none) and applies the mark it
-   * returns (`used`, which also clears the failed tries; or one more failed attempt at `at`), so two concurrent
-   * tries cannot both use or both miscount a code.
+   * In one write transaction: hands `judge` the phone's login state at `now` and applies the mark it returns, so
+   * two concurrent tries cannot both use a code nor miscount the phone's failures.
    */
-  attempt<R>(
-    phone: string,
-    judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark; at?: string },
-  ): Promise<R>;
+  attempt<R>(phone: string, now: Date, judge: (state: OtpLoginState) => { result: R; mark?: OtpMark }): Promise<R>;
   /** Marks one code used (e.g. its SMS could not be sent) so it can never verify. */
   invalidate(id: string): Promise<void>;
   /** Deletes codes created before `cutoff`; returns how many. */

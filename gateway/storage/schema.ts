@@ -42,7 +42,7 @@ export interface OtpCodesTable {
   attempts: number;
   /** When the latest of those wrong codes was tried; null if none. */
   last_failed_at: string | null;
-  /** 1 once it can no longer be used: verified, superseded by a newer code, or its SMS failed. */
+  /** 1 once it can no longer be used: verified (or another code of the phone was), or its SMS failed. */
   used: 0 | 1;
 }
 

@@ -50,7 +50,7 @@ export class SmsBudgetExhaustedError extends TooManyRequestsError {
   }
 }
 
-/** 401 INVALID_OTP: wrong (`retryAfter`: the wait before the next try), already used, superseded, or no code. */
+/** 401 INVALID_OTP: wrong (`retryAfter`: the wait before the next try), already used (or another code of the phone was), or no code. */
 export class InvalidOtpError extends ApiError {
   constructor(retryAfterSeconds?: number) {
     super(

@@ -34,7 +34,7 @@ export interface OtpService {
    * SmsBudgetExhaustedError, SmsDeliveryFailedError.
    */
   requestCode(phone: string, clientIp: string | undefined): Promise<{ messageId: string }>;
-  /** Checks `code` against the phone's latest code; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError. */
+  /** Checks `code` against the phone's unexpired codes; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError. */
   verifyCode(phone: string, code: string, clientIp: string | undefined): Promise<OtpSession>;
 }
 
@@ -136,17 +136,22 @@ export function createOtpService(deps: {
       const now = deps.clock().getTime();
       const wait = (failures: number) => backoffSeconds(failures, otp.backoffBaseSeconds, otp.backoffMaxSeconds);
       // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted.
-      const verdict = await deps.repository.attempt<Verdict>(phone.digits, (latest) => {
-        if (!latest || latest.used) return { result: { kind: "invalid" } };
-        if (now >= Date.parse(latest.expiresAt)) return { result: { kind: "expired" } };
+      const verdict = await deps.repository.attempt<Verdict>(phone.digits, new Date(now), ({ latest, live }) => {
+        if (!latest) return { result: { kind: "invalid" } };
+        // The codes sent in the last TTL stay usable: whoever asked for the newest, the user may be typing an older.
+        if (live.length === 0) {
+          const expired = !latest.used && now >= Date.parse(latest.expiresAt);
+          return { result: { kind: expired ? "expired" : "invalid" } };
+        }
         // A try during the wait is not judged at all: judging it would let guesses through at full speed.
         const readyAt = latest.lastFailedAt ? Date.parse(latest.lastFailedAt) + wait(latest.attempts) * 1000 : 0;
         if (now < readyAt) return { result: { kind: "backoff", retryAfterSeconds: secondsUntil(readyAt - now) } };
-        if (otpCodeMatches(key, phone.digits, code, latest.codeHash)) return { result: { kind: "ok" }, mark: "used" };
+        // Every live code is compared (no early exit), each in constant time.
+        const matches = live.map((stored) => otpCodeMatches(key, phone.digits, code, stored.codeHash));
+        if (matches.includes(true)) return { result: { kind: "ok" }, mark: { kind: "used" } };
         return {
           result: { kind: "wrong", retryAfterSeconds: wait(latest.attempts + 1) },
-          mark: "failedAttempt",
-          at: new Date(now).toISOString(),
+          mark: { kind: "failedAttempt", at: new Date(now).toISOString() },
         };
       });
       switch (verdict.kind) {

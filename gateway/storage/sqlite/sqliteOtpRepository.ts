@@ -1,7 +1,14 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { OtpCode, type NewOtpCode, type OtpMark, type OtpRepository, type OtpSentSince } from "../otpRepository";
+import {
+  OtpCode,
+  type NewOtpCode,
+  type OtpLoginState,
+  type OtpMark,
+  type OtpRepository,
+  type OtpSentSince,
+} from "../otpRepository";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */
@@ -60,13 +67,6 @@ export class SqliteOtpRepository implements OtpRepository {
       const refusal = admit(codes, { count: Number(sent.count), oldestAt: sent.oldest ?? undefined });
       if (refusal !== undefined) return { refused: refusal };
       const carried = codes.at(-1);
-      // A new code supersedes every earlier one of the phone.
-      await trx
-        .updateTable("otp_codes")
-        .set({ used: 1 })
-        .where("phone", "=", code.phone)
-        .where("used", "=", 0)
-        .execute();
       const row = await trx
         .insertInto("otp_codes")
         .values({
@@ -87,7 +87,8 @@ export class SqliteOtpRepository implements OtpRepository {
 
   async attempt<R>(
     phone: string,
-    judge: (latest: OtpCode | undefined) => { result: R; mark?: OtpMark; at?: string },
+    now: Date,
+    judge: (state: OtpLoginState) => { result: R; mark?: OtpMark },
   ): Promise<R> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -99,17 +100,32 @@ export class SqliteOtpRepository implements OtpRepository {
         .limit(1)
         .executeTakeFirst();
       const latest = row && toOtpCode(row);
-      const { result, mark, at } = judge(latest);
-      if (latest && mark === "used") {
+      const live = latest
+        ? (
+            await trx
+              .selectFrom("otp_codes")
+              .selectAll()
+              .where("phone", "=", phone)
+              .where("used", "=", 0)
+              .where("expires_at", ">", now.toISOString())
+              .orderBy("created_at", "desc")
+              .orderBy(sql`rowid`, "desc")
+              .execute()
+          ).map(toOtpCode)
+        : [];
+      const { result, mark } = judge({ latest, live });
+      if (latest && mark?.kind === "used") {
+        // A login ends every code of the phone; the failure count lives on the latest row.
+        await trx.updateTable("otp_codes").set({ used: 1 }).where("phone", "=", phone).where("used", "=", 0).execute();
         await trx
           .updateTable("otp_codes")
-          .set({ used: 1, attempts: 0, last_failed_at: null })
+          .set({ attempts: 0, last_failed_at: null })
           .where("id", "=", latest.id)
           .execute();
-      } else if (latest && mark === "failedAttempt") {
+      } else if (latest && mark?.kind === "failedAttempt") {
         await trx
           .updateTable("otp_codes")
-          .set((eb) => ({ attempts: eb("attempts", "+", 1), last_failed_at: at ?? null }))
+          .set((eb) => ({ attempts: eb("attempts", "+", 1), last_failed_at: mark.at }))
           .where("id", "=", latest.id)
           .execute();
       }

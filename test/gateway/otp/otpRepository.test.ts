@@ -18,7 +18,7 @@ describe("storage: otp codes", () => {
   });
   afterEach(() => store.database.close());
 
-  it("issues a code, superseding the phone's earlier unused codes only", async () => {
+  it("issues a code, leaving the phone's earlier codes usable (a new code must not void the one being typed)", async () => {
     const otp = store.repos.otp;
     const first = await otp.issue(newCode("14155552671", "2025-01-01T00:00:00.000Z"), new Date(0), () => undefined);
     await otp.issue(newCode("12124567890", "2025-01-01T00:00:01.000Z"), new Date(0), () => undefined);
@@ -35,7 +35,7 @@ describe("storage: otp codes", () => {
       .orderBy("created_at")
       .execute();
     expect(rows).to.deep.equal([
-      { phone: "14155552671", used: 1 },
+      { phone: "14155552671", used: 0 },
       { phone: "12124567890", used: 0 },
       { phone: "14155552671", used: 0 },
     ]);
@@ -51,15 +51,43 @@ describe("storage: otp codes", () => {
     expect(await store.database.db.selectFrom("otp_codes").selectAll().execute()).to.deep.equal([]);
   });
 
-  it("judges the latest code and applies the mark in the same transaction", async () => {
+  it("judges the phone's latest and live codes and applies the mark in the same transaction", async () => {
     const otp = store.repos.otp;
-    await otp.issue(newCode("14155552671", "2025-01-01T00:00:00.000Z"), new Date(0), () => undefined);
+    const phone = "14155552671";
+    await otp.issue(newCode(phone, "2025-01-01T00:00:00.000Z"), new Date(0), () => undefined);
+    await otp.issue(newCode(phone, "2025-01-01T00:04:00.000Z"), new Date(0), () => undefined);
+    await otp.issue(newCode("12124567890", "2025-01-01T00:04:00.000Z"), new Date(0), () => undefined);
+    const at = (iso: string) => new Date(iso);
+    const failed = { kind: "failedAttempt", at: "2025-01-01T00:04:30.000Z" } as const;
+    // At 00:04:30 both of the phone's codes live; the failure is counted on the latest.
     expect(
-      await otp.attempt("14155552671", (latest) => ({ result: latest?.attempts, mark: "failedAttempt" })),
-    ).to.equal(0);
-    expect(await otp.attempt("14155552671", (latest) => ({ result: latest?.attempts, mark: "used" }))).to.equal(1);
-    expect(await otp.attempt("14155552671", (latest) => ({ result: latest?.used }))).to.equal(true);
-    expect(await otp.attempt("19999999999", (latest) => ({ result: latest, mark: "used" }))).to.equal(undefined);
+      await otp.attempt(phone, at("2025-01-01T00:04:30.000Z"), (state) => ({
+        result: [state.latest?.createdAt, state.latest?.attempts, state.live.map((code) => code.createdAt)],
+        mark: failed,
+      })),
+    ).to.deep.equal(["2025-01-01T00:04:00.000Z", 0, ["2025-01-01T00:04:00.000Z", "2025-01-01T00:00:00.000Z"]]);
+    // Past the first code's expiry only the second lives; the count carried.
+    expect(
+      await otp.attempt(phone, at("2025-01-01T00:05:00.000Z"), (state) => ({
+        result: [state.latest?.attempts, state.latest?.lastFailedAt, state.live.length],
+        mark: { kind: "used" },
+      })),
+    ).to.deep.equal([1, failed.at, 1]);
+    // A login uses every code of the phone and clears the count; the other phone's code is untouched.
+    expect(
+      await otp.attempt(phone, at("2025-01-01T00:00:30.000Z"), (state) => ({
+        result: [state.latest?.used, state.latest?.attempts, state.live.length],
+      })),
+    ).to.deep.equal([true, 0, 0]);
+    expect(
+      await otp.attempt("12124567890", at("2025-01-01T00:04:30.000Z"), (state) => ({ result: state.live.length })),
+    ).to.equal(1);
+    expect(
+      await otp.attempt("19999999999", at("2025-01-01T00:04:30.000Z"), (state) => ({
+        result: state,
+        mark: { kind: "used" },
+      })),
+    ).to.deep.equal({ latest: undefined, live: [] });
   });
 
   it("refuses rows that break the table's constraints", async () => {
