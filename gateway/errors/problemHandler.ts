@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isError } from "ethers";
 import { ZodError } from "zod";
 import { Multicall3Error } from "../dust/multicall3";
+import { RequestTimeoutError } from "../services/requestDeadline";
 import { isStorageUnavailable } from "../storage/errors";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
 import { zodProblems } from "./zodProblems";
@@ -104,6 +105,11 @@ export function problemFor(
 /** The one error middleware: writes RFC 9457 problem details; logs only 5xx, at error level. */
 export function problemHandler(bodyLimit: string): ErrorRequestHandler {
   return (error, req, res, _next) => {
+    // A handler that reached a commit after its deadline answered 503: stopped before writing, already logged.
+    if (res.headersSent && error instanceof RequestTimeoutError) {
+      req.log?.info("request stopped at its deadline before committing");
+      return void res.end();
+    }
     const problem = problemFor(error, req.originalUrl, req.id === undefined ? undefined : String(req.id), bodyLimit);
     if (problem.status >= 500) req.log?.error({ err: error, code: problem.body.code }, "request failed");
     if (res.headersSent) return void res.end();

@@ -1,19 +1,31 @@
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { ApiError } from "../errors/apiError";
+import { RequestDeadline, RequestTimeoutError } from "../services/requestDeadline";
+
+/** The deadline of a request (set by {@link requestTimeout}), to hand to the services that commit its effect. */
+export function deadlineOf(res: Response): RequestDeadline {
+  const deadline: unknown = res.locals.deadline;
+  if (!(deadline instanceof RequestDeadline)) throw new Error("requestTimeout must run before a route that commits");
+  return deadline;
+}
 
 /**
  * Answers if a handler has not answered within `ms` (invariant 5: never hang): 408 INCOMPLETE_BODY when the client
- * has not sent all of the body it announced (its fault), else 503 REQUEST_TIMEOUT (ours).
+ * has not sent all of the body it announced (its fault), else 503 REQUEST_TIMEOUT (ours). Either way the request's
+ * deadline expires with the answer, so it never commits later. A request that committed in time is not answered
+ * here: its handler answers, as its effect is real.
  */
 export function requestTimeout(ms: number): RequestHandler {
   return (req, res, next) => {
+    const deadline = new RequestDeadline(ms);
+    res.locals.deadline = deadline;
     const timer = setTimeout(() => {
-      if (res.headersSent) return;
+      if (res.headersSent || !deadline.expire()) return;
       if (!req.complete) {
         next(new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`));
         return;
       }
-      next(new ApiError(503, "REQUEST_TIMEOUT", "Request timed out", `No answer within ${ms} ms`));
+      next(new RequestTimeoutError(ms));
     }, ms);
     timer.unref();
     res.on("close", () => clearTimeout(timer));

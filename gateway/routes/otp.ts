@@ -1,6 +1,7 @@
 import express, { Router } from "express";
 import type { OtpService } from "../auth/otp/otpService";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
+import { deadlineOf } from "../http/requestTimeout";
 import type { z } from "zod";
 import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "./otp.schema";
 
@@ -21,7 +22,7 @@ export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router 
     .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {
       const body = SignInWithOtpRequest.parse(req.body);
       // req.ip: the socket's address, or the client behind the proxies TRUST_PROXY names.
-      const { messageId } = await deps.otp.requestCode(body.phone, req.ip);
+      const { messageId } = await deps.otp.requestCode(body.phone, req.ip, deadlineOf(res));
       const answer: z.infer<typeof SignInWithOtpResponse> = {
         message: "Code sent",
         user: null,
@@ -32,7 +33,7 @@ export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router 
     })
     .post("/functions/v1/verifyOTP", ...json, async (req, res) => {
       const body = VerifyOtpRequest.parse(req.body);
-      const session = await deps.otp.verifyCode(body.phone, body.token, req.ip);
+      const session = await deps.otp.verifyCode(body.phone, body.token, req.ip, deadlineOf(res));
       const answer: z.infer<typeof VerifyOtpResponse> = {
         access_token: session.accessToken,
         token_type: "Bearer",

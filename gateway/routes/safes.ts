@@ -1,6 +1,7 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf } from "../http/bearer";
+import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
 import {
   type SafesDeps,
@@ -69,7 +70,7 @@ export function safesRouter(deps: {
     const chain = chainOf(req.params);
     const body = CreateSafeBody.parse(req.body);
     const key = IdempotencyKey.parse(req.get("idempotency-key"));
-    const { safe, record, created } = await createSafe(chain, body, key, principal(res), deps.safes);
+    const { safe, record, created } = await createSafe(chain, body, key, principal(res), deps.safes, deadlineOf(res));
     if (!created) res.set("Idempotent-Replayed", "true");
     res
       .status(202)
@@ -92,7 +93,15 @@ export function safesRouter(deps: {
       const { chain, address } = SafePathParams.parse(req.params);
       const request = parse(req.body);
       const key = IdempotencyKey.parse(req.get("idempotency-key"));
-      const { record, created } = await submitSafeTransaction(chain, address, request, key, principal(res), deps.safes);
+      const { record, created } = await submitSafeTransaction(
+        chain,
+        address,
+        request,
+        key,
+        principal(res),
+        deps.safes,
+        deadlineOf(res),
+      );
       if (!created) res.set("Idempotent-Replayed", "true");
       res.status(202).location(`/v1/${chain}/account/${address}/tx/${record.id}`).json(safeTransactionView(record));
     });

@@ -1,6 +1,7 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf } from "../http/bearer";
+import { deadlineOf } from "../http/requestTimeout";
 import type { AccountType } from "../identity/walletAddress";
 import {
   type TransactionsDeps,
@@ -21,7 +22,8 @@ const WAIT_POLL_MS = 100;
 
 /**
  * POST /v1/kernel/tx (spec §4.3), GET /v1/kernel/tx/{id}, and the deprecated POST /v1/base/tx (spec §4.9) with
- * GET /v1/base/tx/{id}: bearer token and user proof; the request is committed before the answer.
+ * GET /v1/base/tx/{id}: bearer token and user proof; the request is committed before the answer, or, past its
+ * deadline, never.
  */
 export function transactionsRouter(deps: {
   tokens: AppTokens;
@@ -51,6 +53,7 @@ export function transactionsRouter(deps: {
         key,
         principal(res),
         deps.transactions,
+        deadlineOf(res),
       );
       if (!created) res.set("Idempotent-Replayed", "true");
       // Spec §4.9 answers the deprecated endpoint with 200; the Kernel one is asynchronous, 202 Accepted.

@@ -10,6 +10,7 @@ import type { App } from "../storage/appsRepository";
 import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepository } from "../storage/safesRepository";
 import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
 import type { SpendPolicy } from "../policy/spendPolicy";
+import type { RequestDeadline } from "./requestDeadline";
 import { actingApp } from "./requestChecks";
 import { type SafeActionRequest, safeCallOf } from "./safeActions";
 
@@ -65,8 +66,8 @@ function conflict(): ApiError {
 
 /**
  * Creates a 1-of-n Safe (spec §4.10): owners are `signers` and the operator, threshold 1, the compatibility
- * fallback handler. Its address is computed at once (CREATE2 of the proxy factory) and the deployment is
- * committed as a request before the answer.
+ * fallback handler. Its address is computed at once (CREATE2 of the proxy factory) and the Safe with its deployment
+ * is committed as a request before the answer, if `deadline` has not passed.
  */
 export async function createSafe(
   chain: string,
@@ -74,6 +75,7 @@ export async function createSafe(
   idempotencyKey: string | undefined,
   principal: AppPrincipal,
   deps: SafesDeps,
+  deadline: RequestDeadline,
 ): Promise<{ safe: SafeRecord; record: TxRecord; created: boolean }> {
   const contracts = safeChain(chain, deps);
   const app = await actingApp(principal, deps.findApp);
@@ -96,32 +98,35 @@ export async function createSafe(
   const spend = { chain, calls: [deployCall], account: "safe" as const, userId: undefined, checkCalls: false };
   const admission = deps.policy.admit(app, spend);
   try {
+    // The commit point: the Safe and its deployment request are stored in one transaction.
     const result = await deps.policy.commit(spend, admission, () =>
-      deps.safes.create(
-        {
-          chain,
-          address,
-          appId: app.id,
-          owners,
-          saltNonce,
-          singleton: contracts.singleton,
-          proxyFactory: contracts.proxyFactory,
-          fallbackHandler: contracts.fallbackHandler,
-        },
-        {
-          appId: app.id,
-          accountType: "safe",
-          userId: "",
-          chain,
-          sender: address,
-          calls: [deployCall],
-          delegatecall: false,
-          idempotencyKey,
-          requestHash,
-          safeAction: "create",
-          reservedGas: admission.reservedGas,
-        },
-        admission.limits,
+      deadline.commit(() =>
+        deps.safes.create(
+          {
+            chain,
+            address,
+            appId: app.id,
+            owners,
+            saltNonce,
+            singleton: contracts.singleton,
+            proxyFactory: contracts.proxyFactory,
+            fallbackHandler: contracts.fallbackHandler,
+          },
+          {
+            appId: app.id,
+            accountType: "safe",
+            userId: "",
+            chain,
+            sender: address,
+            calls: [deployCall],
+            delegatecall: false,
+            idempotencyKey,
+            requestHash,
+            safeAction: "create",
+            reservedGas: admission.reservedGas,
+          },
+          admission.limits,
+        ),
       ),
     );
     if (!result.created && (result.record.requestHash !== requestHash || !result.safe)) throw conflict();
@@ -237,7 +242,7 @@ async function ownSafe(chain: string, address: string, principal: AppPrincipal, 
 
 /**
  * Accepts a Safe transaction (custom call or payout) for a Safe this app created: builds its call, commits the
- * request before the answer, Idempotency-Key as for wallet transactions.
+ * request before the answer if `deadline` has not passed, Idempotency-Key as for wallet transactions.
  */
 export async function submitSafeTransaction(
   chain: string,
@@ -246,6 +251,7 @@ export async function submitSafeTransaction(
   idempotencyKey: string | undefined,
   principal: AppPrincipal,
   deps: SafesDeps,
+  deadline: RequestDeadline,
 ): Promise<{ record: TxRecord; created: boolean }> {
   const contracts = safeChain(chain, deps);
   const app = await actingApp(principal, deps.findApp);
@@ -267,21 +273,23 @@ export async function submitSafeTransaction(
   };
   const admission = deps.policy.admit(app, spend);
   const result = await deps.policy.commit(spend, admission, () =>
-    deps.transactions.create(
-      {
-        appId: app.id,
-        accountType: "safe",
-        userId: "",
-        chain,
-        sender: safe.address,
-        calls,
-        delegatecall: call.operation === 1,
-        idempotencyKey,
-        requestHash,
-        safeAction: action,
-        reservedGas: admission.reservedGas,
-      },
-      admission.limits,
+    deadline.commit(() =>
+      deps.transactions.create(
+        {
+          appId: app.id,
+          accountType: "safe",
+          userId: "",
+          chain,
+          sender: safe.address,
+          calls,
+          delegatecall: call.operation === 1,
+          idempotencyKey,
+          requestHash,
+          safeAction: action,
+          reservedGas: admission.reservedGas,
+        },
+        admission.limits,
+      ),
     ),
   );
   if (!result.created && result.record.requestHash !== requestHash) throw conflict();

@@ -16,6 +16,7 @@ import {
 import type { SpendPolicy } from "../policy/spendPolicy";
 import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
+import type { RequestDeadline } from "./requestDeadline";
 import { actingApp, requestUserId, servedChain } from "./requestChecks";
 
 /** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
@@ -53,8 +54,8 @@ export interface TransactionsDeps {
  * Accepts a transaction request: validates it, counts it against the app's rate, checks the user proof (invariant 3),
  * the call rules (no call to the wallet itself or its owner account, delegatecall only when granted) and the app's
  * policy and budget (invariant 7), and commits it as `queued` before answering
- * (invariant 4). With an Idempotency-Key the app's earlier request with that key is returned
- * instead (`created` false); the same key with another request is 409.
+ * (invariant 4), if `deadline` has not passed. With an Idempotency-Key the app's earlier request with that key is
+ * returned instead (`created` false); the same key with another request is 409.
  */
 export async function submitTransaction(
   type: AccountType,
@@ -62,6 +63,7 @@ export async function submitTransaction(
   idempotencyKey: string | undefined,
   principal: AppPrincipal,
   deps: TransactionsDeps,
+  deadline: RequestDeadline,
 ): Promise<{ record: TxRecord; created: boolean }> {
   const calls = requestCalls(request, deps.maxCalls);
   checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
@@ -113,21 +115,24 @@ export async function submitTransaction(
       ]),
     )
     .digest("hex");
+  // The commit point: the one write (request, idempotency key and reserved gas together) that makes it real.
   const result = await deps.policy.commit(spend, admission, () =>
-    deps.repository.create(
-      {
-        appId: app.id,
-        accountType: type,
-        userId: canonical,
-        chain: request.chain,
-        sender,
-        calls,
-        delegatecall,
-        idempotencyKey,
-        requestHash,
-        reservedGas: admission.reservedGas,
-      },
-      admission.limits,
+    deadline.commit(() =>
+      deps.repository.create(
+        {
+          appId: app.id,
+          accountType: type,
+          userId: canonical,
+          chain: request.chain,
+          sender,
+          calls,
+          delegatecall,
+          idempotencyKey,
+          requestHash,
+          reservedGas: admission.reservedGas,
+        },
+        admission.limits,
+      ),
     ),
   );
   if (!result.created && result.record.requestHash !== requestHash) {

@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../../config/schema";
 import { ipBucket } from "../../http/clientIp";
+import type { RequestDeadline } from "../../services/requestDeadline";
 import type { OtpCode, OtpRepository, OtpSentSince } from "../../storage/otpRepository";
 import type { SmsSender } from "../sms/smsSender";
 import type { UserTokens } from "../userTokens";
@@ -30,12 +31,15 @@ export interface OtpSession {
 /** Phone login (spec §4.5, §4.6): send a code, trade the right code for a user token. */
 export interface OtpService {
   /**
-   * Sends a fresh code to `phone`; throws InvalidPhoneError, OtpCooldownError, OtpRateLimitedError,
-   * SmsBudgetExhaustedError, SmsDeliveryFailedError.
+   * Stores and sends a fresh code to `phone`, or neither once `deadline` has passed; throws InvalidPhoneError,
+   * OtpCooldownError, OtpRateLimitedError, SmsBudgetExhaustedError, SmsDeliveryFailedError.
    */
-  requestCode(phone: string, clientIp: string | undefined): Promise<{ messageId: string }>;
-  /** Checks `code` against the phone's unexpired codes; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError. */
-  verifyCode(phone: string, code: string, clientIp: string | undefined): Promise<OtpSession>;
+  requestCode(phone: string, clientIp: string | undefined, deadline: RequestDeadline): Promise<{ messageId: string }>;
+  /**
+   * Checks `code` against the phone's unexpired codes, recording the try, unless `deadline` has passed; throws
+   * InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError.
+   */
+  verifyCode(phone: string, code: string, clientIp: string | undefined, deadline: RequestDeadline): Promise<OtpSession>;
 }
 
 type Refusal = { kind: "cooldown" | "phone" | "budget"; retryAfterSeconds: number };
@@ -97,20 +101,24 @@ export function createOtpService(deps: {
   };
 
   return {
-    async requestCode(phoneInput, clientIp) {
+    async requestCode(phoneInput, clientIp, deadline) {
       const phone = parseLoginPhone(phoneInput);
       await consume(perIp, clientIp, "ip");
       const now = deps.clock().getTime();
       const code = generateOtpCode();
-      const stored = await deps.repository.issue(
-        {
-          phone: phone.digits,
-          codeHash: hashOtpCode(key, phone.digits, code),
-          createdAt: new Date(now).toISOString(),
-          expiresAt: new Date(now + otp.ttlSeconds * 1000).toISOString(),
-        },
-        new Date(now - Math.max(HOUR_MS, otp.resendCooldownSeconds * 1000)),
-        (recent, sent) => admit(now, recent, sent),
+      // The commit point: the code is stored, then sent. A request past its deadline does neither, so no SMS goes
+      // out for a request already answered 503; one that stored its code in time sends it and answers normally.
+      const stored = await deadline.commit(() =>
+        deps.repository.issue(
+          {
+            phone: phone.digits,
+            codeHash: hashOtpCode(key, phone.digits, code),
+            createdAt: new Date(now).toISOString(),
+            expiresAt: new Date(now + otp.ttlSeconds * 1000).toISOString(),
+          },
+          new Date(now - Math.max(HOUR_MS, otp.resendCooldownSeconds * 1000)),
+          (recent, sent) => admit(now, recent, sent),
+        ),
       );
       if ("refused" in stored) {
         const { kind, retryAfterSeconds } = stored.refused;
@@ -121,7 +129,7 @@ export function createOtpService(deps: {
       await deps.repository.deleteCreatedBefore(new Date(now - RETENTION_MS));
       const text = `Your idwallet code is ${code}. It expires in ${describeTtl(otp.ttlSeconds)}. Do not share it.`;
       try {
-        return await deps.sms.send(phone.e164, text);
+        return await deadline.commit(() => deps.sms.send(phone.e164, text));
       } catch (error) {
         // A code the user may never have received must not verify. It still counts toward the limits: after a
         // timeout the provider may have sent it after all.
@@ -130,30 +138,33 @@ export function createOtpService(deps: {
       }
     },
 
-    async verifyCode(phoneInput, code, clientIp) {
+    async verifyCode(phoneInput, code, clientIp, deadline) {
       const phone = parseLoginPhone(phoneInput);
       await consume(verifyPerIp, clientIp, "verify-ip");
       const now = deps.clock().getTime();
       const wait = (failures: number) => backoffSeconds(failures, otp.backoffBaseSeconds, otp.backoffMaxSeconds);
-      // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted.
-      const verdict = await deps.repository.attempt<Verdict>(phone.digits, new Date(now), ({ latest, live }) => {
-        if (!latest) return { result: { kind: "invalid" } };
-        // The codes sent in the last TTL stay usable: whoever asked for the newest, the user may be typing an older.
-        if (live.length === 0) {
-          const expired = !latest.used && now >= Date.parse(latest.expiresAt);
-          return { result: { kind: expired ? "expired" : "invalid" } };
-        }
-        // A try during the wait is not judged at all: judging it would let guesses through at full speed.
-        const readyAt = latest.lastFailedAt ? Date.parse(latest.lastFailedAt) + wait(latest.attempts) * 1000 : 0;
-        if (now < readyAt) return { result: { kind: "backoff", retryAfterSeconds: secondsUntil(readyAt - now) } };
-        // Every live code is compared (no early exit), each in constant time.
-        const matches = live.map((stored) => otpCodeMatches(key, phone.digits, code, stored.codeHash));
-        if (matches.includes(true)) return { result: { kind: "ok" }, mark: { kind: "used" } };
-        return {
-          result: { kind: "wrong", retryAfterSeconds: wait(latest.attempts + 1) },
-          mark: { kind: "failedAttempt", at: new Date(now).toISOString() },
-        };
-      });
+      // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted. The
+      // commit point: past the deadline the codes are neither judged nor used up (the client saw 503, learned nothing).
+      const verdict = await deadline.commit(() =>
+        deps.repository.attempt<Verdict>(phone.digits, new Date(now), ({ latest, live }) => {
+          if (!latest) return { result: { kind: "invalid" } };
+          // The codes sent in the last TTL stay usable: whoever asked for the newest, the user may be typing an older.
+          if (live.length === 0) {
+            const expired = !latest.used && now >= Date.parse(latest.expiresAt);
+            return { result: { kind: expired ? "expired" : "invalid" } };
+          }
+          // A try during the wait is not judged at all: judging it would let guesses through at full speed.
+          const readyAt = latest.lastFailedAt ? Date.parse(latest.lastFailedAt) + wait(latest.attempts) * 1000 : 0;
+          if (now < readyAt) return { result: { kind: "backoff", retryAfterSeconds: secondsUntil(readyAt - now) } };
+          // Every live code is compared (no early exit), each in constant time.
+          const matches = live.map((stored) => otpCodeMatches(key, phone.digits, code, stored.codeHash));
+          if (matches.includes(true)) return { result: { kind: "ok" }, mark: { kind: "used" } };
+          return {
+            result: { kind: "wrong", retryAfterSeconds: wait(latest.attempts + 1) },
+            mark: { kind: "failedAttempt", at: new Date(now).toISOString() },
+          };
+        }),
+      );
       switch (verdict.kind) {
         case "invalid":
           throw new InvalidOtpError();

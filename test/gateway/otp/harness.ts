@@ -9,6 +9,7 @@ import { loadConfig } from "../../../gateway/config/load";
 import type { Config } from "../../../gateway/config/schema";
 import { notFound, problemHandler } from "../../../gateway/errors/problemHandler";
 import { createLogger, requestLogging } from "../../../gateway/http/logging";
+import { requestTimeout } from "../../../gateway/http/requestTimeout";
 import { otpRouter } from "../../../gateway/routes/otp";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
@@ -61,6 +62,7 @@ export async function buildOtpHarness(
   const app = express();
   app.set("trust proxy", typeof config.trustProxy === "object" ? [...config.trustProxy] : config.trustProxy);
   app.use(requestLogging(options.logger ?? createLogger("silent")));
+  app.use(requestTimeout(config.requestTimeoutMs));
   app.use(otpRouter({ otp, bodyLimit: config.bodyLimit }));
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
