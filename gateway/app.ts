@@ -245,5 +245,5 @@ function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {
   app.use(metrics.middleware);
   app.use(helmet());
   app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
-  app.use(requestTimeout(config.requestTimeoutMs));
+  app.use(requestTimeout(config.requestTimeoutMs, problemHandler(config.bodyLimit)));
 }

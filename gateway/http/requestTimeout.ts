@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from "express";
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError } from "../errors/apiError";
 import { RequestDeadline, RequestTimeoutError } from "../services/requestDeadline";
 
@@ -13,19 +13,20 @@ export function deadlineOf(res: Response): RequestDeadline {
  * Answers if a handler has not answered within `ms` (invariant 5: never hang): 408 INCOMPLETE_BODY when the client
  * has not sent all of the body it announced (its fault), else 503 REQUEST_TIMEOUT (ours). Either way the request's
  * deadline expires with the answer, so it never commits later. A request that committed in time is not answered
- * here: its handler answers, as its effect is real.
+ * here: its handler answers, as its effect is real. `answer` is the app's problem handler; it is called directly,
+ * not through `next`, so the handler, still running, keeps its own way to the problem handler for what it throws
+ * later (the refused commit), instead of ending in express's default handler.
  */
-export function requestTimeout(ms: number): RequestHandler {
+export function requestTimeout(ms: number, answer: ErrorRequestHandler): RequestHandler {
   return (req, res, next) => {
     const deadline = new RequestDeadline(ms);
     res.locals.deadline = deadline;
     const timer = setTimeout(() => {
       if (res.headersSent || !deadline.expire()) return;
-      if (!req.complete) {
-        next(new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`));
-        return;
-      }
-      next(new RequestTimeoutError(ms));
+      const error = req.complete
+        ? new RequestTimeoutError(ms)
+        : new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`);
+      answer(error, req, res, () => undefined);
     }, ms);
     timer.unref();
     res.on("close", () => clearTimeout(timer));

@@ -62,7 +62,7 @@ export async function buildOtpHarness(
   const app = express();
   app.set("trust proxy", typeof config.trustProxy === "object" ? [...config.trustProxy] : config.trustProxy);
   app.use(requestLogging(options.logger ?? createLogger("silent")));
-  app.use(requestTimeout(config.requestTimeoutMs));
+  app.use(requestTimeout(config.requestTimeoutMs, problemHandler(config.bodyLimit)));
   app.use(otpRouter({ otp, bodyLimit: config.bodyLimit }));
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
