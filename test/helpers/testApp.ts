@@ -13,7 +13,8 @@ import { CapturingSms } from "./capturingSms";
 import { IDWALLET_SALT, creationCode } from "../../scripts/deployment/deployIdwallet";
 import { deterministicAddress } from "../../scripts/deployment/deterministic";
 import { OwnerAccount__factory } from "../../typechain-types";
-import { createRepositories } from "../../gateway/storage/repositories";
+import { type Repositories, createRepositories } from "../../gateway/storage/repositories";
+import type { SmsSender } from "../../gateway/auth/sms/smsSender";
 
 /**
  * An object whose async methods wait for `target` first: lets a synchronous builder hand out a repository
@@ -52,6 +53,10 @@ export function buildTestApp(
     txChains?: readonly string[];
     /** A database file to share with other app instances (as the processes of a cluster do); default: in memory. */
     databasePath?: string;
+    /** The SMS provider; default: a CapturingSms (returned as `sms`). */
+    sms?: SmsSender;
+    /** What the service gets instead of the repositories (e.g. slowed ones); `repositories` stays the real ones. */
+    serviceRepositories?: (real: Repositories) => Repositories;
   } = {},
 ) {
   const config = loadConfig(
@@ -99,6 +104,7 @@ export function buildTestApp(
     };
     return { ...r, providers: Object.assign(Object.create(r.providers) as typeof r.providers, { register }) };
   });
+  const served = repositories.then((r) => options.serviceRepositories?.(r) ?? r);
   const app = createApp({
     config,
     clock: () => clock,
@@ -107,21 +113,21 @@ export function buildTestApp(
     maintenance,
     chains: options.chains ?? new Map(),
     pingDatabase: options.pingDatabase ?? (async () => undefined),
-    apps: deferred(repositories.then((r) => r.apps)),
+    apps: deferred(served.then((r) => r.apps)),
     otp: createOtpService({
       config,
-      repository: deferred(repositories.then((r) => r.otp)),
-      sms,
+      repository: deferred(served.then((r) => r.otp)),
+      sms: options.sms ?? sms,
       userTokens,
       clock: () => clock,
     }),
     userTokens,
-    providers: deferred(repositories.then((r) => r.providers)),
+    providers: deferred(served.then((r) => r.providers)),
     knownProviders,
-    transactions: deferred(repositories.then((r) => r.transactions)),
-    safes: deferred(repositories.then((r) => r.safes)),
-    dust: deferred(repositories.then((r) => r.dust)),
-    rateWindows: deferred(repositories.then((r) => r.rateWindows)),
+    transactions: deferred(served.then((r) => r.transactions)),
+    safes: deferred(served.then((r) => r.safes)),
+    dust: deferred(served.then((r) => r.dust)),
+    rateWindows: deferred(served.then((r) => r.rateWindows)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
   });
   return {
