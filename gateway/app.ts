@@ -109,6 +109,7 @@ export function createApp(deps: AppDeps): Express {
   const proof = {
     verifyUserToken: (token: string) => deps.userTokens.verify(token),
     findProvider: (provider: string) => deps.providers.find(provider),
+    providerProofMaxAgeSeconds: config.proofs.providerMaxAgeSeconds,
     clock: deps.clock,
   };
   app.use(

@@ -102,6 +102,12 @@ export const ConfigSchema = z
         userTokenTtlSeconds: int(60, 86_400).default(3600),
       })
       .prefault({}),
+    proofs: z
+      .object({
+        /** The oldest `iat` of an app's identity-service JWT still taken as a user proof. */
+        providerMaxAgeSeconds: int(60, 86_400).default(3600),
+      })
+      .prefault({}),
     sms: z
       .object({
         provider: z.enum(["outbox", "http"]).default("outbox"),

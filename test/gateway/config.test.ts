@@ -78,6 +78,14 @@ describe("loadConfig", () => {
     expect(message).to.include("DUST_CHAIN:").and.include("CONTRACT_MULTICALL3:");
   });
 
+  it("reads the user-proof settings: provider proofs an hour old at most", () => {
+    expect(loadConfig(REQUIRED).proofs).to.deep.equal({ providerMaxAgeSeconds: 3600 });
+    const config = loadConfig({ ...REQUIRED, PROVIDER_PROOF_MAX_AGE_SECONDS: "300" });
+    expect(config.proofs).to.deep.equal({ providerMaxAgeSeconds: 300 });
+    const message = configError({ ...REQUIRED, PROVIDER_PROOF_MAX_AGE_SECONDS: "86401" });
+    expect(message).to.include("PROVIDER_PROOF_MAX_AGE_SECONDS:");
+  });
+
   it("is frozen", () => {
     const config = loadConfig(REQUIRED);
     expect(Object.isFrozen(config)).to.equal(true);

@@ -21,6 +21,7 @@ import {
   UNAUTHENTICATED,
 } from "./lib/protectedRoutes";
 import { CHAIN, type TestService, startTestService } from "./lib/testService";
+import { hs256Provider } from "../helpers/providerProofs";
 
 const PHONE_SENT = "+1 (415) 555-0123";
 /** The number of PHONE_USER in every format a log might carry it in. */
@@ -64,9 +65,11 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       const made = await service.appWithToken(name, testMode);
       apps[key] = { id: made.app.id, token: made.token, secret: made.clientSecret };
     }
-    await repositories.providers.register(apps.nonTest.id, NON_TEST_PROVIDER, {
-      key: { kind: "hs256", secret: "beta-proof-secret-of-at-least-32-chars" },
-    });
+    await repositories.providers.register(
+      apps.nonTest.id,
+      NON_TEST_PROVIDER,
+      hs256Provider("beta-proof-secret-of-at-least-32-chars"),
+    );
     await repositories.apps.setStatus(apps.disabled.id, "disabled");
 
     // A real phone login: its user token is the proof of PHONE_USER.
