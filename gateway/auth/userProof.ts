@@ -38,11 +38,13 @@ export interface ActionScope {
 
 /** What the check needs. */
 export interface UserProofDeps {
-  /** Verifies a phone-login JWT (verifyOTP) and returns the user id it names. */
-  verifyUserToken(token: string): Promise<{ userId: string }>;
+  /** Verifies a phone-login JWT (verifyOTP) and returns the user id it names and the app it is bound to, if any. */
+  verifyUserToken(token: string): Promise<{ userId: string; appId?: string }>;
   findProvider(provider: string): Promise<ProviderRegistration | undefined>;
   /** PROVIDER_PROOF_MAX_AGE_SECONDS: the oldest `iat` of a provider JWT that is still taken. */
   providerProofMaxAgeSeconds: number;
+  /** USER_TOKENS_REQUIRE_APP: refuse phone-login tokens bound to no app. */
+  userTokensRequireApp: boolean;
   clock: () => Date;
 }
 
@@ -51,7 +53,7 @@ const NATIVE_LATER: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS.filter((p) 
 
 /**
  * Invariant 3: nobody acts for a user id without proof bound to that user id. `tel:` ids need the phone-login
- * JWT of that number; an app-owned provider needs a fresh JWT
+ * JWT of that number, used by the app it is bound to if it is bound to one; an app-owned provider needs a fresh JWT
  * from the owning app's identity service, with the registered issuer and audience, whose subject is the username
  * (blank only for that app in test mode, and only for an action on a local or testnet chain); other built-in
  * providers have no native login yet. Throws a 4xx ApiError, returns nothing when the proof holds.
@@ -67,8 +69,16 @@ export async function checkUserProof(
   if (userId.provider === "tel") {
     if (proof === "")
       throw new UnauthorizedError("PROOF_REQUIRED", "auth must be the phone-login token of this number");
-    const { userId: proven } = await deps.verifyUserToken(proof);
+    const { userId: proven, appId: boundTo } = await deps.verifyUserToken(proof);
     if (proven !== formatUserId(userId)) throw forbidden("PROOF_MISMATCH", "auth proves another user id");
+    // A token bound at verifyOTP (azp) is that app's alone: another app that obtained it cannot replay it.
+    if (boundTo !== undefined && boundTo !== app.appId)
+      throw forbidden("PROOF_WRONG_APP", "auth is a phone-login token issued to another app; sign the user in again");
+    if (boundTo === undefined && deps.userTokensRequireApp)
+      throw new UnauthorizedError(
+        "PROOF_UNBOUND",
+        "auth is a phone-login token bound to no app; this deployment takes only tokens from a verifyOTP the app authenticated",
+      );
     return;
   }
   if (NATIVE_LATER.has(userId.provider)) {

@@ -97,10 +97,12 @@ describe("User proof check (auth field)", () => {
     deps = {
       verifyUserToken: async (token) => {
         if (token === "phone-token-15551234567") return { userId: "tel:15551234567" };
+        if (token === "phone-token-15551234567-app_a") return { userId: "tel:15551234567", appId: "app_a" };
         throw new ApiError(401, "INVALID_TOKEN", "Unauthorized");
       },
       findProvider: async (p) => registrations.find((r) => r.provider === p),
       providerProofMaxAgeSeconds: MAX_AGE,
+      userTokensRequireApp: false,
       clock: () => NOW,
     };
   });
@@ -217,6 +219,25 @@ describe("User proof check (auth field)", () => {
     }
     // Test mode checks no key: a blank auth on a local chain still works.
     await checkUserProof(parseUserId("acme-legacy:alice"), "", APP_A_TEST, LOCAL, deps);
+  });
+
+  it("app B replaying a phone token bound to app A is refused (403 PROOF_WRONG_APP)", async () => {
+    const bound = "phone-token-15551234567-app_a";
+    await checkUserProof(parseUserId("tel:15551234567"), bound, APP_A, LOCAL, deps);
+    const error = await rejects(
+      checkUserProof(parseUserId("tel:15551234567"), bound, APP_B, LOCAL, deps),
+      403,
+      "PROOF_WRONG_APP",
+    );
+    expect(error.message).to.equal("auth is a phone-login token issued to another app; sign the user in again");
+  });
+
+  it("takes an unbound phone token from any app by default, none with USER_TOKENS_REQUIRE_APP (401 PROOF_UNBOUND)", async () => {
+    const unbound = "phone-token-15551234567";
+    await checkUserProof(parseUserId("tel:15551234567"), unbound, APP_B, LOCAL, deps);
+    const strict = { ...deps, userTokensRequireApp: true };
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), unbound, APP_A, LOCAL, strict), 401, "PROOF_UNBOUND");
+    await checkUserProof(parseUserId("tel:15551234567"), "phone-token-15551234567-app_a", APP_A, LOCAL, strict);
   });
 
   it("refuses app B acting on app A's provider (403), even in test mode", async () => {

@@ -34,8 +34,11 @@ export interface OtpService {
    * SmsBudgetExhaustedError, SmsDeliveryFailedError.
    */
   requestCode(phone: string, clientIp: string | undefined): Promise<{ messageId: string }>;
-  /** Checks `code` against the phone's latest code; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError. */
-  verifyCode(phone: string, code: string, clientIp: string | undefined): Promise<OtpSession>;
+  /**
+   * Checks `code` against the phone's latest code and issues a user token, bound to `appId` when the app that asked
+   * authenticated; throws InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError.
+   */
+  verifyCode(phone: string, code: string, clientIp: string | undefined, appId?: string): Promise<OtpSession>;
 }
 
 type Refusal = { kind: "cooldown" | "phone" | "budget"; retryAfterSeconds: number };
@@ -130,7 +133,7 @@ export function createOtpService(deps: {
       }
     },
 
-    async verifyCode(phoneInput, code, clientIp) {
+    async verifyCode(phoneInput, code, clientIp, appId) {
       const phone = parseLoginPhone(phoneInput);
       await consume(verifyPerIp, clientIp, "verify-ip");
       const now = deps.clock().getTime();
@@ -160,7 +163,7 @@ export function createOtpService(deps: {
           throw new OtpExpiredError();
       }
       const userId = `tel:${phone.digits}`;
-      const { token, expiresIn } = await deps.userTokens.issue(userId);
+      const { token, expiresIn } = await deps.userTokens.issue(userId, appId === undefined ? {} : { appId });
       return { accessToken: token, expiresIn, user: { id: userId, phone: phone.e164 } };
     },
   };

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { JsonRpcProvider } from "ethers";
-import { SignJWT, exportJWK, generateKeyPair } from "jose";
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { mkdtempSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +13,7 @@ import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
 
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 const PHONE = "+14155552671";
+const USER = "tel:14155552671";
 const NOW_S = Math.floor(TEST_NOW.getTime() / 1000);
 
 /** A chain client that is never called: accepting a request touches no chain. */
@@ -58,6 +59,88 @@ async function setup(overrides: Record<string, unknown> = {}, databasePath?: str
   const stored = async () => (await built.repositories).transactions.countByStatus();
   return { ...built, a, b, act, login, stored };
 }
+
+describe("API: a user's proof is usable only as its security model says", () => {
+  it("app B replaying a phone token that verifyOTP bound to app A is refused (403 PROOF_WRONG_APP), nothing stored", async () => {
+    const { a, b, act, login, stored, close } = await setup();
+    const res = await login(a.token);
+    expect(res.status).to.equal(200);
+    expect(res.body.user).to.deep.equal({ id: USER, phone: PHONE });
+    const token = res.body.access_token as string;
+    expect(decodeJwt(token)).to.include({ sub: USER, azp: a.app.id });
+
+    const replay = await act(b.token, USER, token);
+    expect(replay.status).to.equal(403);
+    expect(replay.body).to.deep.equal(
+      problem(
+        replay,
+        403,
+        "PROOF_WRONG_APP",
+        "auth is a phone-login token issued to another app; sign the user in again",
+      ),
+    );
+    expect(await stored()).to.deep.equal([]);
+
+    const own = await act(a.token, USER, token);
+    expect(own.status).to.equal(202);
+    expect(await stored()).to.deep.equal([{ chain: "localhost", status: "queued", count: 1 }]);
+    close();
+  });
+
+  it("verifyOTP with a bearer token that does not authenticate answers 401 and leaves the code unused", async () => {
+    const { a, login, app, close, repositories, sms } = await setup();
+    const forged = `${a.token.slice(0, -4)}AAAA`;
+    const bad = await login(forged);
+    expect(bad.status).to.equal(401);
+    expect(bad.body).to.include({ code: "INVALID_TOKEN" });
+    expect(bad.body.instance).to.equal("/functions/v1/verifyOTP");
+    expect(bad.headers["www-authenticate"]).to.match(/^Bearer /);
+    // The code was not judged: the app that sent a good token gets a bound token with it.
+    const retried = await request(app)
+      .post("/functions/v1/verifyOTP")
+      .set("Authorization", `Bearer ${a.token}`)
+      .send({ phone: PHONE, token: sms.lastCode() })
+      .expect(200);
+    expect(decodeJwt(retried.body.access_token).azp).to.equal(a.app.id);
+
+    // A disabled app's token binds nothing either.
+    await (await repositories).apps.setStatus(a.app.id, "disabled");
+    const disabled = await request(app)
+      .post("/functions/v1/verifyOTP")
+      .set("Authorization", `Bearer ${a.token}`)
+      .send({ phone: PHONE, token: "123456" });
+    expect([disabled.status, disabled.body.code]).to.deep.equal([401, "APP_DISABLED"]);
+    close();
+  });
+
+  it("takes an unbound phone token (the spec's verifyOTP without a token) from any app by default", async () => {
+    const { a, b, act, login, close } = await setup();
+    const res = await login();
+    expect(res.status).to.equal(200);
+    expect(decodeJwt(res.body.access_token)).to.not.have.property("azp");
+    expect((await act(a.token, USER, res.body.access_token)).status).to.equal(202);
+    expect((await act(b.token, USER, res.body.access_token)).status).to.equal(202);
+    close();
+  });
+
+  it("with USER_TOKENS_REQUIRE_APP refuses an unbound phone token (401 PROOF_UNBOUND) and takes a bound one", async () => {
+    const { a, act, login, setClock, close } = await setup({ proofs: { userTokensRequireApp: true } });
+    const unbound = (await login()).body.access_token as string;
+    const refused = await act(a.token, USER, unbound);
+    expect(refused.body).to.deep.equal(
+      problem(
+        refused,
+        401,
+        "PROOF_UNBOUND",
+        "auth is a phone-login token bound to no app; this deployment takes only tokens from a verifyOTP the app authenticated",
+      ),
+    );
+    setClock(new Date(TEST_NOW.getTime() + 31_000)); // past the resend cooldown
+    const bound = (await login(a.token)).body.access_token as string;
+    expect((await act(a.token, USER, bound)).status).to.equal(202);
+    close();
+  });
+});
 
 describe("API: provider proofs from a shared key set (a local JWKS server over loopback http)", () => {
   let jwksServer: Server;

@@ -26,6 +26,7 @@ const proofDeps = (repos: Awaited<ReturnType<typeof fresh>>["repos"]): UserProof
   verifyUserToken: async () => ({ userId: "" }),
   findProvider: (p) => repos.providers.find(p),
   providerProofMaxAgeSeconds: 3600,
+  userTokensRequireApp: false,
   clock: () => NOW,
 });
 
