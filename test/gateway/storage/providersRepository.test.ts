@@ -9,6 +9,12 @@ import { openDatabase } from "../../../gateway/storage/database";
 import { ProviderTakenError, type ProviderVerification } from "../../../gateway/storage/providersRepository";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { runAdminCli } from "../../../scripts/admin/cli";
+import {
+  DEMO_PROVIDER,
+  DEMO_PROVIDER_AUDIENCE,
+  DEMO_PROVIDER_ISSUER,
+  prepareDemoApp,
+} from "../../../scripts/localStack/demoApp";
 import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Proof, hs256Provider } from "../../helpers/providerProofs";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
@@ -305,5 +311,28 @@ describe("storage: app providers", () => {
     out.length = 0;
     expect(await cli("providers", "list")).to.equal(0);
     expect(out).to.have.length(1);
+  });
+
+  it("the local stack's demo app brings a demo provider an older start registered without issuer up to date", async () => {
+    const { databasePath } = adminCli();
+    const first = await prepareDemoApp(databasePath);
+    const database = await openDatabase(databasePath);
+    const repos = createRepositories(database.db, () => NOW);
+    const appId = (await repos.apps.list())[0]!.id;
+    expect(await repos.providers.find(DEMO_PROVIDER)).to.deep.include({
+      issuer: DEMO_PROVIDER_ISSUER,
+      audience: DEMO_PROVIDER_AUDIENCE,
+    });
+    await database.db
+      .updateTable("app_providers")
+      .set({ verification: JSON.stringify({ key: { kind: "hs256", secret: SECRET } }) })
+      .execute();
+    await database.close();
+    const again = await prepareDemoApp(databasePath);
+    expect(again.clientId).to.equal(first.clientId);
+    const reopened = await openDatabase(databasePath);
+    const found = await createRepositories(reopened.db, () => NOW).providers.find(DEMO_PROVIDER);
+    expect(found).to.deep.include({ appId, issuer: DEMO_PROVIDER_ISSUER, audience: DEMO_PROVIDER_AUDIENCE });
+    await reopened.close();
   });
 });
