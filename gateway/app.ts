@@ -88,9 +88,9 @@ export function createApp(deps: AppDeps): Express {
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
-  const isAppActive = async (appId: string) => (await deps.apps.findById(appId))?.status === "active";
+  const isAppActive = activeAppCheck(deps);
   app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
-  app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit }));
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit, tokens: deps.tokens, isAppActive }));
   app.use(
     resolverRouter({
       tokens: deps.tokens,
@@ -109,6 +109,8 @@ export function createApp(deps: AppDeps): Express {
   const proof = {
     verifyUserToken: (token: string) => deps.userTokens.verify(token),
     findProvider: (provider: string) => deps.providers.find(provider),
+    providerProofMaxAgeSeconds: config.proofs.providerMaxAgeSeconds,
+    userTokensRequireApp: config.proofs.userTokensRequireApp,
     clock: deps.clock,
   };
   app.use(
@@ -228,11 +230,18 @@ export function createAuthApp(deps: AppDeps): Express {
   const app = express();
   baseMiddleware(app, deps, metrics);
   app.use("/functions", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
-  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit }));
+  const isAppActive = activeAppCheck(deps);
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, isAppActive }));
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;
 }
+
+/** Whether an app's bearer token still speaks for it: read on every request, so disabling an app stops it at once. */
+const activeAppCheck =
+  (deps: AppDeps) =>
+  async (appId: string): Promise<boolean> =>
+    (await deps.apps.findById(appId))?.status === "active";
 
 /** What every app of the service runs first: request ids and logs, metrics, security headers, CORS, deadline. */
 function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {

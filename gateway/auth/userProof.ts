@@ -1,7 +1,8 @@
-import { type JWTVerifyGetKey, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify } from "jose";
 import { ApiError, UnauthorizedError } from "../errors/apiError";
 import type { ChainType } from "../chains/registry";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
+import { jwksUrlRefusal } from "./jwksUrl";
+import { verifyProviderJwt } from "./providerJwt";
 
 /** How an app-owned provider's proofs are verified: the key the app registered. */
 export type ProofKey =
@@ -14,7 +15,10 @@ export interface ProviderRegistration {
   readonly provider: string;
   readonly appId: string;
   readonly key: ProofKey;
-  /** When set, the proof's `iss` / `aud` must match. */
+  /**
+   * The `iss` and `aud` every proof must carry. Required at registration; only rows registered before they were
+   * lack them, and their proofs are refused (PROVIDER_REGISTRATION_OUTDATED) until the provider is added again.
+   */
   readonly issuer?: string;
   readonly audience?: string;
   /** Removed with `providers remove`: the name stays the app's, but its ids cannot act. */
@@ -34,22 +38,25 @@ export interface ActionScope {
 
 /** What the check needs. */
 export interface UserProofDeps {
-  /** Verifies a phone-login JWT (verifyOTP) and returns the user id it names. */
-  verifyUserToken(token: string): Promise<{ userId: string }>;
+  /** Verifies a phone-login JWT (verifyOTP) and returns the user id it names and the app it is bound to, if any. */
+  verifyUserToken(token: string): Promise<{ userId: string; appId?: string }>;
   findProvider(provider: string): Promise<ProviderRegistration | undefined>;
+  /** PROVIDER_PROOF_MAX_AGE_SECONDS: the oldest `iat` of a provider JWT that is still taken. */
+  providerProofMaxAgeSeconds: number;
+  /** USER_TOKENS_REQUIRE_APP: refuse phone-login tokens bound to no app. */
+  userTokensRequireApp: boolean;
   clock: () => Date;
 }
 
 const forbidden = (code: string, detail: string) => new ApiError(403, code, "Forbidden", detail);
 const NATIVE_LATER: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS.filter((p) => p !== "tel"));
-const ALGORITHMS = { hs256: ["HS256"], rs256: ["RS256"], es256: ["ES256"], jwks: ["RS256", "ES256", "EdDSA"] } as const;
 
 /**
  * Invariant 3: nobody acts for a user id without proof bound to that user id. `tel:` ids need the phone-login
- * JWT of that number; an app-owned provider needs a JWT from the owning app's identity service whose
- * subject is the username (blank only for that app in test mode, and only for an action on a local or testnet
- * chain); other built-in providers have no native login yet. Throws a 4xx ApiError, returns nothing when the
- * proof holds.
+ * JWT of that number, used by the app it is bound to if it is bound to one; an app-owned provider needs a fresh JWT
+ * from the owning app's identity service, with the registered issuer and audience, whose subject is the username
+ * (blank only for that app in test mode, and only for an action on a local or testnet chain); other built-in
+ * providers have no native login yet. Throws a 4xx ApiError, returns nothing when the proof holds.
  */
 export async function checkUserProof(
   userId: UserId,
@@ -62,8 +69,16 @@ export async function checkUserProof(
   if (userId.provider === "tel") {
     if (proof === "")
       throw new UnauthorizedError("PROOF_REQUIRED", "auth must be the phone-login token of this number");
-    const { userId: proven } = await deps.verifyUserToken(proof);
+    const { userId: proven, appId: boundTo } = await deps.verifyUserToken(proof);
     if (proven !== formatUserId(userId)) throw forbidden("PROOF_MISMATCH", "auth proves another user id");
+    // A token bound at verifyOTP (azp) is that app's alone: another app that obtained it cannot replay it.
+    if (boundTo !== undefined && boundTo !== app.appId)
+      throw forbidden("PROOF_WRONG_APP", "auth is a phone-login token issued to another app; sign the user in again");
+    if (boundTo === undefined && deps.userTokensRequireApp)
+      throw new UnauthorizedError(
+        "PROOF_UNBOUND",
+        "auth is a phone-login token bound to no app; this deployment takes only tokens from a verifyOTP the app authenticated",
+      );
     return;
   }
   if (NATIVE_LATER.has(userId.provider)) {
@@ -99,57 +114,20 @@ export async function checkUserProof(
       );
     return;
   }
-  const subject = await verifyProviderJwt(proof, registration, deps.clock);
+  const { issuer, audience, key } = registration;
+  // Rows registered before issuer, audience and https were required: refused rather than trusted on the key alone.
+  if (!issuer || !audience || (key.kind === "jwks" && jwksUrlRefusal(key.url, { allowInsecure: true })))
+    throw forbidden(
+      "PROVIDER_REGISTRATION_OUTDATED",
+      `The provider ${userId.provider} was registered without an issuer and audience (or with a plain-http key set); ` +
+        "its proofs are refused until the operator adds it again with both",
+    );
+  const subject = await verifyProviderJwt(proof, {
+    key,
+    issuer,
+    audience,
+    maxAgeSeconds: deps.providerProofMaxAgeSeconds,
+    clock: deps.clock,
+  });
   if (subject !== userId.username) throw forbidden("PROOF_MISMATCH", "auth proves another user id");
-}
-
-async function verifyProviderJwt(
-  token: string,
-  registration: ProviderRegistration,
-  clock: () => Date,
-): Promise<string> {
-  try {
-    const { payload } = await jwtVerify(token, await keyFor(registration.key), {
-      algorithms: [...ALGORITHMS[registration.key.kind]],
-      currentDate: clock(),
-      requiredClaims: ["sub", "exp"],
-      ...(registration.issuer ? { issuer: registration.issuer } : {}),
-      ...(registration.audience ? { audience: registration.audience } : {}),
-    });
-    return payload.sub!;
-  } catch (error) {
-    if (error instanceof joseErrors.JWTExpired)
-      throw new UnauthorizedError("PROOF_EXPIRED", "The auth token has expired");
-    throw new UnauthorizedError("INVALID_PROOF", "The auth token is not valid for this provider");
-  }
-}
-
-const jwksByUrl = new Map<string, JWTVerifyGetKey>();
-type PublicKey = Awaited<ReturnType<typeof importSPKI>>;
-const pemKeys = new Map<string, Promise<PublicKey>>();
-
-/** The verification key of a registration; JWKS sets and parsed PEM keys are kept (jose caches JWKS fetches). */
-function keyFor(key: ProofKey): Promise<Uint8Array | PublicKey> | JWTVerifyGetKey {
-  switch (key.kind) {
-    case "hs256":
-      return Promise.resolve(new TextEncoder().encode(key.secret));
-    case "rs256":
-    case "es256": {
-      const cacheKey = `${key.kind}:${key.publicKeyPem}`;
-      let parsed = pemKeys.get(cacheKey);
-      if (!parsed) {
-        parsed = importSPKI(key.publicKeyPem, key.kind === "rs256" ? "RS256" : "ES256");
-        pemKeys.set(cacheKey, parsed);
-      }
-      return parsed;
-    }
-    case "jwks": {
-      let set = jwksByUrl.get(key.url);
-      if (!set) {
-        set = createRemoteJWKSet(new URL(key.url), { timeoutDuration: 5000, cooldownDuration: 30_000 });
-        jwksByUrl.set(key.url, set);
-      }
-      return set;
-    }
-  }
 }

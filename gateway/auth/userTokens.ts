@@ -12,10 +12,17 @@ export const USER_TOKEN_AUDIENCE = "idwallet-user";
 // Native login names phone users only (spec §5.2): `tel:` and E.164 digits.
 const USER_ID = /^tel:\d{8,15}$/;
 
+/** What a valid user token proves: the user id, and the app it is bound to (`azp`), if it is bound. */
+export interface ProvedUser {
+  readonly userId: string;
+  readonly appId?: string;
+}
+
 /** Issues and verifies user tokens (spec §4.6): the JWT an app passes as `auth` to act for one user id. */
 export interface UserTokens {
-  issue(userId: string): Promise<{ token: string; expiresIn: number }>;
-  verify(token: string): Promise<{ userId: string }>;
+  /** A token for `userId`; with `appId`, bound to that app (`azp`, OpenID Connect Core §2): no other app may use it. */
+  issue(userId: string, options?: { appId?: string }): Promise<{ token: string; expiresIn: number }>;
+  verify(token: string): Promise<ProvedUser>;
 }
 
 /** User tokens: HS256 JWTs with issuer, audience, subject (the user id), expiry and id, timed by `clock`. */
@@ -30,12 +37,12 @@ export function createUserTokens(options: {
   }
   const key = new TextEncoder().encode(options.secret);
   const nowSeconds = () => Math.floor(options.clock().getTime() / 1000);
-  const verified = new VerifiedTokens<{ userId: string }>(options.clock);
+  const verified = new VerifiedTokens<ProvedUser>(options.clock);
   return {
-    async issue(userId) {
+    async issue(userId, { appId } = {}) {
       if (!USER_ID.test(userId)) throw new Error("user tokens are issued for tel: user ids only");
       const now = nowSeconds();
-      const token = await new SignJWT({})
+      const token = await new SignJWT(appId === undefined ? {} : { azp: appId })
         .setProtectedHeader({ alg: "HS256", typ: "JWT" })
         .setIssuer(options.issuer)
         .setAudience(USER_TOKEN_AUDIENCE)
@@ -51,6 +58,7 @@ export function createUserTokens(options: {
       if (known) return known;
       let subject: string | undefined;
       let exp: number | undefined;
+      let azp: unknown;
       try {
         const { payload } = await jwtVerify(token, key, {
           // Only HS256: `alg: none` and any other algorithm are refused.
@@ -62,6 +70,7 @@ export function createUserTokens(options: {
         });
         subject = payload.sub;
         exp = payload.exp;
+        azp = payload.azp;
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) {
           throw new UnauthorizedError("TOKEN_EXPIRED", "The user token has expired; sign in again");
@@ -71,7 +80,10 @@ export function createUserTokens(options: {
       if (subject === undefined || !USER_ID.test(subject)) {
         throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid user id");
       }
-      const proved = { userId: subject };
+      if (azp !== undefined && (typeof azp !== "string" || azp === "")) {
+        throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid app");
+      }
+      const proved: ProvedUser = azp === undefined ? { userId: subject } : { userId: subject, appId: azp };
       verified.remember(token, proved, exp!);
       return proved;
     },

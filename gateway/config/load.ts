@@ -45,6 +45,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["OTP_SMS_PER_HOUR", ["otp", "smsPerHour"]],
   ["OTP_HMAC_SECRET", ["otp", "hmacSecret"]],
   ["USER_TOKEN_TTL_SECONDS", ["otp", "userTokenTtlSeconds"]],
+  ["USER_TOKENS_REQUIRE_APP", ["proofs", "userTokensRequireApp"]],
+  ["PROVIDER_PROOF_MAX_AGE_SECONDS", ["proofs", "providerMaxAgeSeconds"]],
   ["SMS_PROVIDER", ["sms", "provider"]],
   ["SMS_OUTBOX_PATH", ["sms", "outboxPath"]],
   ["SMS_HTTP_URL", ["sms", "httpUrl"]],

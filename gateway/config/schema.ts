@@ -102,6 +102,14 @@ export const ConfigSchema = z
         userTokenTtlSeconds: int(60, 86_400).default(3600),
       })
       .prefault({}),
+    proofs: z
+      .object({
+        /** The oldest `iat` of an app's identity-service JWT still taken as a user proof. */
+        providerMaxAgeSeconds: int(60, 86_400).default(3600),
+        /** Refuse phone-login tokens bound to no app (verifyOTP without an app bearer token, the spec's flow). */
+        userTokensRequireApp: flag.default(false),
+      })
+      .prefault({}),
     sms: z
       .object({
         provider: z.enum(["outbox", "http"]).default("outbox"),

@@ -103,14 +103,21 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     method: "post",
     path: "/functions/v1/verifyOTP",
     summary: "Exchange the code for a user token (the `auth` proof of tel: ids)",
+    description:
+      "The app's bearer token is optional (the spec's flow sends none). With it, the user token is bound to that app " +
+      "(`azp`): no other app may use it. A token that is sent must be valid; otherwise 401 and the code stays unused.",
+    security: [{}, { [bearer.name]: [] }],
     request: { body: { content: { "application/json": { schema: VerifyOtpRequest } } } },
     responses: {
       200: {
-        description: "A user token naming tel:<digits>",
+        description: "A user token naming tel:<digits>, bound to the app when it sent its bearer token",
         content: { "application/json": { schema: VerifyOtpResponse } },
       },
       400: problem("INVALID_PHONE, INVALID_REQUEST"),
-      401: problem("INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED"),
+      401: problem(
+        "INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED; a bearer token that was sent and does not " +
+          "authenticate: MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED",
+      ),
       503: problem("MAINTENANCE"),
     },
   });
@@ -130,9 +137,13 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "INVALID_REQUEST, INVALID_USER_ID, NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
       ),
       401: problem(
-        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED, " +
+          "PROOF_UNBOUND",
       ),
-      403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
+      403: problem(
+        "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
+          "TEST_MODE_NOT_ALLOWED",
+      ),
       503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
     },
   });
@@ -143,10 +154,12 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
     ),
     401: problem(
-      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED, " +
+        "PROOF_UNBOUND",
     ),
     403: problem(
-      "PROOF_MISMATCH, PROVIDER_NOT_OWNED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
+      "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
+        "TEST_MODE_NOT_ALLOWED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
         "delegatecall the app was not granted; `calls` lists each with its reason: SELF_CALL, OWNER_ACCOUNT_CALL, " +
         "DELEGATECALL_NOT_GRANTED), POLICY_DENIED (`rule`: chains, targets, maxValue or userDailyCap)",
     ),

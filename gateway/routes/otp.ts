@@ -1,5 +1,7 @@
 import express, { Router } from "express";
+import type { AppTokens } from "../auth/appTokens";
 import type { OtpService } from "../auth/otp/otpService";
+import { bearerAuth, principalOf } from "../http/bearer";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
 import { deadlineOf } from "../http/requestTimeout";
 import type { z } from "zod";
@@ -7,8 +9,16 @@ import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOt
 
 const JSON_TYPES = ["application/json", "application/*+json"];
 
-/** The auth server's phone login (spec §4.5, §4.6): POST /functions/v1/signInWithOTP and /functions/v1/verifyOTP. */
-export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router {
+/**
+ * The auth server's phone login (spec §4.5, §4.6): POST /functions/v1/signInWithOTP and /functions/v1/verifyOTP.
+ * verifyOTP takes an optional app bearer token: with it the user token is bound to that app.
+ */
+export function otpRouter(deps: {
+  otp: OtpService;
+  bodyLimit: string;
+  tokens: AppTokens;
+  isAppActive: (appId: string) => Promise<boolean>;
+}): Router {
   const json = [
     express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
     (req: express.Request, _res: express.Response, next: express.NextFunction) =>
@@ -18,28 +28,37 @@ export function otpRouter(deps: { otp: OtpService; bodyLimit: string }): Router 
           : undefined,
       ),
   ];
-  return Router()
-    .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {
-      const body = SignInWithOtpRequest.parse(req.body);
-      // req.ip: the socket's address, or the client behind the proxies TRUST_PROXY names.
-      const { messageId } = await deps.otp.requestCode(body.phone, req.ip, deadlineOf(res));
-      const answer: z.infer<typeof SignInWithOtpResponse> = {
-        message: "Code sent",
-        user: null,
-        session: null,
-        messageId,
-      };
-      res.json(answer);
-    })
-    .post("/functions/v1/verifyOTP", ...json, async (req, res) => {
-      const body = VerifyOtpRequest.parse(req.body);
-      const session = await deps.otp.verifyCode(body.phone, body.token, req.ip, deadlineOf(res));
-      const answer: z.infer<typeof VerifyOtpResponse> = {
-        access_token: session.accessToken,
-        token_type: "Bearer",
-        expires_in: session.expiresIn,
-        user: session.user,
-      };
-      res.set("Cache-Control", "no-store").json(answer);
-    });
+  return (
+    Router()
+      .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {
+        const body = SignInWithOtpRequest.parse(req.body);
+        // req.ip: the socket's address, or the client behind the proxies TRUST_PROXY names.
+        const { messageId } = await deps.otp.requestCode(body.phone, req.ip, deadlineOf(res));
+        const answer: z.infer<typeof SignInWithOtpResponse> = {
+          message: "Code sent",
+          user: null,
+          session: null,
+          messageId,
+        };
+        res.json(answer);
+      })
+      // The spec's flow sends no token; a token that is sent must be valid (401 otherwise, the code left unused).
+      .post("/functions/v1/verifyOTP", bearerAuth(deps.tokens, false, deps.isAppActive), ...json, async (req, res) => {
+        const body = VerifyOtpRequest.parse(req.body);
+        const session = await deps.otp.verifyCode(
+          body.phone,
+          body.token,
+          req.ip,
+          deadlineOf(res),
+          principalOf(res)?.appId,
+        );
+        const answer: z.infer<typeof VerifyOtpResponse> = {
+          access_token: session.accessToken,
+          token_type: "Bearer",
+          expires_in: session.expiresIn,
+          user: session.user,
+        };
+        res.set("Cache-Control", "no-store").json(answer);
+      })
+  );
 }

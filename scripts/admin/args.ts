@@ -1,6 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ProviderName, ProviderVerification } from "../../gateway/storage/providersRepository";
+import { jwksUrlRefusal } from "../../gateway/auth/jwksUrl";
+import {
+  ProviderName,
+  type ProviderVerification,
+  registrationVerification,
+} from "../../gateway/storage/providersRepository";
 import { AppName } from "../../gateway/storage/appsRepository";
 import { MaintenanceMessage } from "../../gateway/storage/settingsRepository";
 import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
@@ -30,8 +35,10 @@ Commands:
   apps revoke-delegatecall <id>      refuse the app's delegatecall requests again (the default)
 ${POLICY_USAGE}
   providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
-                | --jwks-url <url>) [--issuer <iss>] [--audience <aud>]
-                                     let the app act for <provider>:<username> ids with JWTs of its identity service
+                | --jwks-url <https-url> [--allow-insecure]) --issuer <iss> --audience <aud>
+                                     let the app act for <provider>:<username> ids with JWTs of its identity service;
+                                     every proof must carry this iss and aud; --allow-insecure admits an http://
+                                     key set on a loopback host (localhost, 127.0.0.0/8, ::1) only
   providers list                     registered providers, removed ones too (never secrets)
   providers remove <provider>        its ids stop acting; the name is never given to another app
   maintenance on [--message <text>]  API routes answer 503 (health and CCIP keep working)
@@ -56,6 +63,7 @@ export type AdminCommand =
       readonly appId: string;
       readonly provider: string;
       readonly verification: ProviderVerification;
+      readonly allowInsecure: boolean;
     }
   | { readonly kind: "providers list" }
   | { readonly kind: "providers remove"; readonly provider: string }
@@ -86,6 +94,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         "jwks-url": { type: "string" },
         issuer: { type: "string" },
         audience: { type: "string" },
+        "allow-insecure": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         ...DUST_OPTIONS,
         ...POLICY_OPTIONS,
@@ -103,7 +112,15 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     if (values["test-mode"] !== undefined && command.kind !== "apps create") {
       throw new UsageError("option --test-mode applies only to apps create");
     }
-    const providerOptions = ["hs256-secret-file", "public-key-file", "alg", "jwks-url", "issuer", "audience"] as const;
+    const providerOptions = [
+      "hs256-secret-file",
+      "public-key-file",
+      "alg",
+      "jwks-url",
+      "issuer",
+      "audience",
+      "allow-insecure",
+    ] as const;
     const stray = providerOptions.find((o) => values[o] !== undefined);
     if (stray && command.kind !== "providers add")
       throw new UsageError(`option --${stray} applies only to providers add`);
@@ -136,15 +153,37 @@ interface ProviderOptions {
   "jwks-url"?: string;
   issuer?: string;
   audience?: string;
+  "allow-insecure"?: boolean;
 }
 
-/** The verification of `providers add`: exactly one key source; secrets and keys read from files. */
+/**
+ * The verification of `providers add`: exactly one key source (secrets and keys read from files), an issuer and an
+ * audience whatever the key (one key may sign for many tenants: Firebase's key set signs every project's tokens), and
+ * a key set over https (http only with --allow-insecure, to a loopback host).
+ */
 function providerVerification(values: ProviderOptions): ProviderVerification {
   const sources = [values["hs256-secret-file"], values["public-key-file"], values["jwks-url"]].filter(
     (v) => v !== undefined,
   );
   if (sources.length !== 1)
     throw new UsageError("give exactly one of --hs256-secret-file, --public-key-file, --jwks-url");
+  for (const [option, claim] of [
+    ["issuer", "iss"],
+    ["audience", "aud"],
+  ] as const) {
+    if (!values[option]?.trim())
+      throw new UsageError(
+        `--${option} is required: the ${claim} every proof of this provider must carry (without it, a token the same ` +
+          "key signed for another tenant, such as another project of a shared identity service, would pass)",
+      );
+  }
+  const allowInsecure = values["allow-insecure"] ?? false;
+  if (allowInsecure && values["jwks-url"] === undefined)
+    throw new UsageError("--allow-insecure applies only to --jwks-url");
+  if (values["jwks-url"] !== undefined) {
+    const refusal = jwksUrlRefusal(values["jwks-url"], { allowInsecure });
+    if (refusal) throw new UsageError(refusal);
+  }
   const read = (file: string) => {
     try {
       return readFileSync(file, "utf8").trim();
@@ -164,7 +203,11 @@ function providerVerification(values: ProviderOptions): ProviderVerification {
           publicKeyPem: read(values["public-key-file"]),
         }
       : { kind: "jwks" as const, url: values["jwks-url"]! };
-  const parsed = ProviderVerification.safeParse({ key, issuer: values.issuer, audience: values.audience });
+  const parsed = registrationVerification(allowInsecure).safeParse({
+    key,
+    issuer: values.issuer,
+    audience: values.audience,
+  });
   if (!parsed.success) throw new UsageError(issues(parsed.error));
   return parsed.data;
 }
@@ -222,7 +265,13 @@ function toCommand(
       const [appId = "", provider = ""] = takes(2);
       const name = ProviderName.safeParse(provider);
       if (!name.success) throw new UsageError(issues(name.error));
-      return { kind: "providers add", appId, provider: name.data, verification: providerVerification(values) };
+      return {
+        kind: "providers add",
+        appId,
+        provider: name.data,
+        verification: providerVerification(values),
+        allowInsecure: values["allow-insecure"] ?? false,
+      };
     }
     case "providers list":
       takes(0);

@@ -138,7 +138,9 @@ async function execute(
       return output.out(`${command.changes ? "Set" : "Policy of"} app ${app.id}:\n${describePolicy(app)}`);
     }
     case "providers add": {
-      const registered = await providers.register(command.appId, command.provider, command.verification);
+      const registered = await providers.register(command.appId, command.provider, command.verification, {
+        allowInsecure: command.allowInsecure,
+      });
       return output.out(
         `Registered provider ${registered.provider} for app ${registered.appId} (${registered.key.kind})`,
       );
@@ -146,12 +148,28 @@ async function execute(
     case "providers list": {
       const all = await providers.list();
       if (all.length === 0) return output.out("No providers.");
-      return output.out(
+      output.out(
         formatTable(
-          ["PROVIDER", "APP", "KEY", "CREATED", "REMOVED"],
-          all.map((p) => [p.provider, p.appId, p.kind, p.createdAt, p.disabledAt ?? "-"]),
+          ["PROVIDER", "APP", "KEY", "CREATED", "REMOVED", "ISSUER", "AUDIENCE"],
+          all.map((p) => [
+            p.provider,
+            p.appId,
+            p.kind,
+            p.createdAt,
+            p.disabledAt ?? "-",
+            p.issuer ?? "-",
+            p.audience ?? "-",
+          ]),
         ),
       );
+      const outdated = all.filter((p) => p.outdated && p.disabledAt === undefined).map((p) => p.provider);
+      if (outdated.length > 0)
+        output.err(
+          `Proofs of ${outdated.join(", ")} are refused (PROVIDER_REGISTRATION_OUTDATED): registered without an issuer ` +
+            "and audience, or with a plain-http key set. Run providers add again for each, with --issuer and " +
+            "--audience (and an https key set).",
+        );
+      return;
     }
     case "providers remove": {
       if (!(await providers.remove(command.provider))) throw new NotFoundError("provider", command.provider);

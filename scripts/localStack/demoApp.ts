@@ -6,6 +6,9 @@ import { createRepositories } from "../../gateway/storage/repositories";
 export const DEMO_APP_NAME = "demo";
 /** The provider the demo app owns: in test mode its ids (`demo:alice`) act with a blank `auth`. */
 export const DEMO_PROVIDER = "demo";
+/** The `iss` and `aud` a proof of a real demo user would carry. */
+export const DEMO_PROVIDER_ISSUER = "https://demo.idwallet.localhost";
+export const DEMO_PROVIDER_AUDIENCE = "idwallet-local";
 
 /**
  * Registers the demo app (test mode) and its own provider `demo` on first start; on later starts rotates its
@@ -19,10 +22,16 @@ export async function prepareDemoApp(databasePath: string): Promise<{ clientId: 
     const { app, clientSecret } = existing
       ? await apps.rotateSecret(existing.id)
       : await apps.create({ name: DEMO_APP_NAME, testMode: true });
-    if (!(await providers.find(DEMO_PROVIDER))) {
+    const demo = await providers.find(DEMO_PROVIDER);
+    // Registered on first start, and again when an older start registered it without issuer and audience.
+    if (!demo || (!demo.disabled && (!demo.issuer || !demo.audience))) {
       // Proofs of real demo users would be HS256 tokens signed with this key; in test mode blank auth works.
       const secret = randomBytes(32).toString("base64url");
-      await providers.register(app.id, DEMO_PROVIDER, { key: { kind: "hs256", secret } });
+      await providers.register(app.id, DEMO_PROVIDER, {
+        key: { kind: "hs256", secret },
+        issuer: DEMO_PROVIDER_ISSUER,
+        audience: DEMO_PROVIDER_AUDIENCE,
+      });
     }
     return { clientId: app.clientId, clientSecret };
   } finally {

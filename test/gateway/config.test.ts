@@ -78,6 +78,14 @@ describe("loadConfig", () => {
     expect(message).to.include("DUST_CHAIN:").and.include("CONTRACT_MULTICALL3:");
   });
 
+  it("reads the user-proof settings: provider proofs an hour old at most, unbound phone tokens taken", () => {
+    expect(loadConfig(REQUIRED).proofs).to.deep.equal({ providerMaxAgeSeconds: 3600, userTokensRequireApp: false });
+    const config = loadConfig({ ...REQUIRED, PROVIDER_PROOF_MAX_AGE_SECONDS: "300", USER_TOKENS_REQUIRE_APP: "true" });
+    expect(config.proofs).to.deep.equal({ providerMaxAgeSeconds: 300, userTokensRequireApp: true });
+    const message = configError({ ...REQUIRED, PROVIDER_PROOF_MAX_AGE_SECONDS: "86401", USER_TOKENS_REQUIRE_APP: "x" });
+    expect(message).to.include("PROVIDER_PROOF_MAX_AGE_SECONDS:").and.include("USER_TOKENS_REQUIRE_APP:");
+  });
+
   it("is frozen", () => {
     const config = loadConfig(REQUIRED);
     expect(Object.isFrozen(config)).to.equal(true);

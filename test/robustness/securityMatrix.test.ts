@@ -21,6 +21,7 @@ import {
   UNAUTHENTICATED,
 } from "./lib/protectedRoutes";
 import { CHAIN, type TestService, startTestService } from "./lib/testService";
+import { hs256Provider } from "../helpers/providerProofs";
 
 const PHONE_SENT = "+1 (415) 555-0123";
 /** The number of PHONE_USER in every format a log might carry it in. */
@@ -64,9 +65,11 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       const made = await service.appWithToken(name, testMode);
       apps[key] = { id: made.app.id, token: made.token, secret: made.clientSecret };
     }
-    await repositories.providers.register(apps.nonTest.id, NON_TEST_PROVIDER, {
-      key: { kind: "hs256", secret: "beta-proof-secret-of-at-least-32-chars" },
-    });
+    await repositories.providers.register(
+      apps.nonTest.id,
+      NON_TEST_PROVIDER,
+      hs256Provider("beta-proof-secret-of-at-least-32-chars"),
+    );
     await repositories.apps.setStatus(apps.disabled.id, "disabled");
 
     // A real phone login: its user token is the proof of PHONE_USER.
@@ -81,6 +84,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       bob: await providerProof("bob"),
       phone: login.body.access_token,
       otherPhone: (await service.userTokens.issue("tel:16045550199")).token,
+      phoneBoundToOther: (await service.userTokens.issue(PHONE_USER, { appId: apps.other.id })).token,
     };
 
     const claims = { cid: seeded.clientId };
@@ -108,6 +112,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       "another app's token with a valid proof": apps.other.token,
       "another user's proof": apps.first.token,
       "another number's phone token": apps.first.token,
+      "a phone token bound to another app": apps.first.token,
       "blank auth from a non-test app": apps.nonTest.token,
     });
     // Token exchanges with the client secret in the form and in HTTP Basic: their answers are bearer tokens too.
@@ -257,7 +262,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
     cells++;
   });
 
-  it("a proof that does not hold: another user's, another number's, another app's provider, blank outside test mode", async () => {
+  it("a proof that does not hold: another user's, another number's, bound to another app, another app's provider, blank outside test mode", async () => {
     for (const route of PROTECTED_ROUTES.filter((r) => r.actsForUser)) {
       for (const [caller, status, code] of BAD_PROOFS) {
         await expectRefused(route, caller, `Bearer ${bearer[caller]}`, status, code);

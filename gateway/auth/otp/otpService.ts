@@ -36,10 +36,17 @@ export interface OtpService {
    */
   requestCode(phone: string, clientIp: string | undefined, deadline: RequestDeadline): Promise<{ messageId: string }>;
   /**
-   * Checks `code` against the phone's unexpired codes, recording the try, unless `deadline` has passed; throws
-   * InvalidOtpError, OtpExpiredError, OtpBackoffError, OtpRateLimitedError.
+   * Checks `code` against the phone's unexpired codes, recording the try, unless `deadline` has passed, and issues a
+   * user token, bound to `appId` when the app that asked authenticated; throws InvalidOtpError, OtpExpiredError,
+   * OtpBackoffError, OtpRateLimitedError.
    */
-  verifyCode(phone: string, code: string, clientIp: string | undefined, deadline: RequestDeadline): Promise<OtpSession>;
+  verifyCode(
+    phone: string,
+    code: string,
+    clientIp: string | undefined,
+    deadline: RequestDeadline,
+    appId?: string,
+  ): Promise<OtpSession>;
 }
 
 type Refusal = { kind: "cooldown" | "phone" | "budget"; retryAfterSeconds: number };
@@ -138,7 +145,7 @@ export function createOtpService(deps: {
       }
     },
 
-    async verifyCode(phoneInput, code, clientIp, deadline) {
+    async verifyCode(phoneInput, code, clientIp, deadline, appId) {
       const phone = parseLoginPhone(phoneInput);
       await consume(verifyPerIp, clientIp, "verify-ip");
       const now = deps.clock().getTime();
@@ -176,7 +183,7 @@ export function createOtpService(deps: {
           throw new OtpExpiredError();
       }
       const userId = `tel:${phone.digits}`;
-      const { token, expiresIn } = await deps.userTokens.issue(userId);
+      const { token, expiresIn } = await deps.userTokens.issue(userId, appId === undefined ? {} : { appId });
       return { accessToken: token, expiresIn, user: { id: userId, phone: phone.e164 } };
     },
   };

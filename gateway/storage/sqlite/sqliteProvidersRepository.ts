@@ -3,16 +3,23 @@ import type { ProviderRegistration } from "../../auth/userProof";
 import { NotFoundError } from "../errors";
 import {
   ProviderName,
+  type ProviderSummary,
   ProviderTakenError,
   ProviderVerification,
   type ProvidersRepository,
+  StoredProviderVerification,
+  registrationVerification,
 } from "../providersRepository";
 import type { AppProvidersTable, DatabaseSchema } from "../schema";
 
 const toRegistration = (row: AppProvidersTable): ProviderRegistration => {
-  const verification = ProviderVerification.parse(JSON.parse(row.verification));
+  // Read as stored: an outdated row still loads (so its name stays taken), and the proof check refuses it.
+  const verification = StoredProviderVerification.parse(JSON.parse(row.verification));
   return { provider: row.provider, appId: row.app_id, ...verification, disabled: row.disabled_at !== null };
 };
+
+/** Whether a stored verification predates the required issuer, audience and https key set. */
+const isOutdated = (json: string): boolean => !ProviderVerification.safeParse(JSON.parse(json)).success;
 
 /** ProvidersRepository over SQLite. */
 export class SqliteProvidersRepository implements ProvidersRepository {
@@ -21,15 +28,20 @@ export class SqliteProvidersRepository implements ProvidersRepository {
     private readonly clock: () => Date,
   ) {}
 
-  async register(appId: string, provider: string, verification: ProviderVerification): Promise<ProviderRegistration> {
+  async register(
+    appId: string,
+    provider: string,
+    verification: ProviderVerification,
+    options: { allowInsecure?: boolean } = {},
+  ): Promise<ProviderRegistration> {
     const name = ProviderName.parse(provider);
-    const parsed = ProviderVerification.parse(verification);
+    const parsed = registrationVerification(options.allowInsecure ?? false).parse(verification);
     return this.db.transaction().execute(async (tx) => {
       const app = await tx.selectFrom("apps").select("id").where("id", "=", appId).executeTakeFirst();
       if (!app) throw new NotFoundError("app", appId);
       const taken = await tx
         .selectFrom("app_providers")
-        .select(["app_id", "disabled_at"])
+        .select(["app_id", "disabled_at", "verification"])
         .where("provider", "=", name)
         .executeTakeFirst();
       // Design §3: a name once registered is never given to another app, which would control its wallets.
@@ -37,7 +49,8 @@ export class SqliteProvidersRepository implements ProvidersRepository {
         throw new ProviderTakenError(
           `the provider ${name} was registered by app ${taken.app_id}; a provider name is never given to another app`,
         );
-      if (taken && taken.disabled_at === null)
+      // The owner may add an outdated registration again (with issuer and audience) without removing it first.
+      if (taken && taken.disabled_at === null && !isOutdated(taken.verification))
         throw new ProviderTakenError(`the provider ${name} is already registered`);
       const verificationJson = JSON.stringify(parsed);
       if (taken) {
@@ -70,15 +83,21 @@ export class SqliteProvidersRepository implements ProvidersRepository {
     return row && toRegistration(row);
   }
 
-  async list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string; disabledAt?: string }[]> {
+  async list(): Promise<ProviderSummary[]> {
     const rows = await this.db.selectFrom("app_providers").selectAll().orderBy("provider").execute();
-    return rows.map((row) => ({
-      provider: row.provider,
-      appId: row.app_id,
-      kind: toRegistration(row).key.kind,
-      createdAt: row.created_at,
-      ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
-    }));
+    return rows.map((row) => {
+      const { key, issuer, audience } = toRegistration(row);
+      return {
+        provider: row.provider,
+        appId: row.app_id,
+        kind: key.kind,
+        ...(issuer === undefined ? {} : { issuer }),
+        ...(audience === undefined ? {} : { audience }),
+        createdAt: row.created_at,
+        ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
+        outdated: isOutdated(row.verification),
+      };
+    });
   }
 
   async names(): Promise<string[]> {

@@ -9,6 +9,7 @@ import type { PolicySettings } from "../../../gateway/policy/policySettings";
 import { worstCaseGas } from "../../../gateway/policy/worstCaseGas";
 import { buildTestApp } from "../../helpers/testApp";
 import { openDatabase } from "../../../gateway/storage/database";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -41,7 +42,7 @@ type Service = ReturnType<typeof service>;
 async function appOf(built: Service, provider: string, policy: PolicySettings = {}) {
   const { app, token } = await built.appWithToken(`${provider} app`, true);
   const repos = await built.repositories;
-  await repos.providers.register(app.id, provider, { key: { kind: "hs256", secret: SECRET } });
+  await repos.providers.register(app.id, provider, hs256Provider(SECRET));
   await repos.apps.setPolicy(app.id, policy);
   const post = (body: Record<string, unknown> = {}, on: Service = built) =>
     request(on.app)

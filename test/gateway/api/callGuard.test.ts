@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import { JsonRpcProvider, Wallet } from "ethers";
-import { SignJWT } from "jose";
 import request from "supertest";
 import golden from "../../vectors/addresses.json";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { runAdminCommand } from "../../../scripts/admin/commands";
 import { KernelAccount__factory, OwnerAccount__factory } from "../../../typechain-types";
-import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { buildTestApp } from "../../helpers/testApp";
+import { hs256Proof, hs256Provider } from "../../helpers/providerProofs";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -24,15 +24,7 @@ const idleChain: ChainClient = {
 };
 
 /** The user's proof as the acme identity service signs it (HS256, `sub` = username), valid for an hour. */
-const proofFor = (username: string): Promise<string> => {
-  const now = Math.floor(TEST_NOW.getTime() / 1000);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(username)
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(new TextEncoder().encode(SECRET));
-};
+const proofFor = (username: string): Promise<string> => hs256Proof(SECRET, username);
 
 /**
  * An app that holds alice's valid proof (not in test mode: the proof is real) and turns against her wallet. Every
@@ -52,7 +44,7 @@ describe("API: an app holding a user's proof cannot take the wallet over (403 CA
     );
     const repos = await built.repositories;
     const { app, token } = await built.appWithToken("attacker app", false);
-    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    await repos.providers.register(app.id, "acme", hs256Provider(SECRET));
     const auth = await proofFor("alice");
     const walletOf = async (accountType: "kernel" | "base", userId = "acme:alice") => {
       const res = await request(built.app).post("/v1/resolver").send({ userIds: userId, accountType });

@@ -1,21 +1,15 @@
 import { expect } from "chai";
 import { JsonRpcProvider } from "ethers";
-import { SignJWT } from "jose";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { buildTestApp } from "../../helpers/testApp";
+import { hs256Proof, hs256Provider } from "../../helpers/providerProofs";
 
 const SECRET = "demo-identity-service-secret-of-32+chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 
 /** A proof token from the demo app's identity service naming `sub`. */
-const proofFor = (sub: string) =>
-  new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(sub)
-    .setIssuedAt(Math.floor(TEST_NOW.getTime() / 1000))
-    .setExpirationTime(Math.floor(TEST_NOW.getTime() / 1000) + 600)
-    .sign(new TextEncoder().encode(SECRET));
+const proofFor = (sub: string) => hs256Proof(SECRET, sub, { expiresIn: 600 });
 
 /** A chain client that is never called: accepting a request touches no chain. */
 const idleChain: ChainClient = {
@@ -28,7 +22,7 @@ describe("API: user ids of app-owned providers are the identity service's subjec
   const setup = async () => {
     const built = buildTestApp({}, { chains: new Map([["localhost", idleChain]]), txChains: ["localhost"] });
     const { app, token } = await built.appWithToken("demo app", false);
-    await (await built.repositories).providers.register(app.id, "demo", { key: { kind: "hs256", secret: SECRET } });
+    await (await built.repositories).providers.register(app.id, "demo", hs256Provider(SECRET));
     const act = async (userId: string, sub: string) =>
       request(built.app)
         .post("/v1/kernel/tx")

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER } from "../../helpers/providerProofs";
 import { type Server, createServer } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { JsonRpcProvider } from "ethers";
@@ -73,6 +74,8 @@ async function slowJwks(delay: Slowdown) {
       new SignJWT({})
         .setProtectedHeader({ alg: "ES256", kid: "k1" })
         .setSubject(sub)
+        .setIssuer(TEST_PROVIDER_ISSUER)
+        .setAudience(TEST_PROVIDER_AUDIENCE)
         .setIssuedAt(now)
         .setExpirationTime(now + 600)
         .sign(key.privateKey),
@@ -123,9 +126,16 @@ describe("API: a request past its deadline (REQUEST_TIMEOUT_MS) never takes effe
       );
       const { app, token } = await built.appWithToken("acme app", true);
       const repositories = await built.repositories;
-      await repositories.providers.register(app.id, "acme", {
-        key: options.jwks ? { kind: "jwks", url: options.jwks } : { kind: "hs256", secret: "s".repeat(32) },
-      });
+      await repositories.providers.register(
+        app.id,
+        "acme",
+        {
+          key: options.jwks ? { kind: "jwks", url: options.jwks } : { kind: "hs256", secret: "s".repeat(32) },
+          issuer: TEST_PROVIDER_ISSUER,
+          audience: TEST_PROVIDER_AUDIENCE,
+        },
+        { allowInsecure: true },
+      );
       const post = (auth: string, key: string) =>
         request(built.app)
           .post("/v1/kernel/tx")

@@ -3,6 +3,7 @@ import request from "supertest";
 import { SignJWT } from "jose";
 import golden from "../../vectors/addresses.json";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 const vector = (userId: string) => {
   const v = golden.vectors.find((x) => x.input === userId);
@@ -69,7 +70,7 @@ describe("POST /v1/resolver", () => {
         !["tel", "email", "github", "twitter", "x", "discord", "telegram", "google", "apple"].includes(provider),
     );
     for (const provider of appOwned)
-      await (await repositories).providers.register(owner.id, provider, { key: { kind: "hs256", secret: SECRET } });
+      await (await repositories).providers.register(owner.id, provider, hs256Provider(SECRET));
     const res = await request(app)
       .post("/v1/resolver")
       .send({ userIds: golden.vectors.map((v) => v.userId).join(",") })
@@ -128,7 +129,7 @@ describe("POST /v1/resolver", () => {
   it("answers a removed provider's ids (its wallets may hold funds) and a registered one's", async () => {
     const { app: owner } = await appWithToken("owner");
     const repos = await repositories;
-    await repos.providers.register(owner.id, "gone", { key: { kind: "hs256", secret: SECRET } });
+    await repos.providers.register(owner.id, "gone", hs256Provider(SECRET));
     await request(app).post("/v1/resolver").send({ userIds: "gone:alice" }).expect(200);
     await repos.providers.remove("gone");
     await request(app).post("/v1/resolver").send({ userIds: "gone:alice" }).expect(200);

@@ -3,6 +3,7 @@ import { JsonRpcProvider } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { buildTestApp } from "../../helpers/testApp";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -27,7 +28,7 @@ describe("API: test mode (blank auth) only on local and testnet chains", () => {
       { chains, txChains: ["localhost", "maticmum", "matic"] },
     );
     const { app, token } = await built.appWithToken("acme app", true);
-    await (await built.repositories).providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    await (await built.repositories).providers.register(app.id, "acme", hs256Provider(SECRET));
     const post = (path: string, body: Record<string, unknown>) =>
       request(built.app)
         .post(path)

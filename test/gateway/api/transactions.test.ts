@@ -4,6 +4,7 @@ import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { operationBound } from "../../../gateway/transactions/requestBounds";
 import { buildTestApp } from "../../helpers/testApp";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -24,7 +25,7 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
     ]);
     const built = buildTestApp({ transactions: { waitTimeoutMs: 300, ...transactions } }, { chains, txChains });
     const { app, token } = await built.appWithToken("acme app", true);
-    await (await built.repositories).providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    await (await built.repositories).providers.register(app.id, "acme", hs256Provider(SECRET));
     const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
       request(built.app)
         .post("/v1/kernel/tx")

@@ -1,5 +1,6 @@
 import express, { type Express } from "express";
 import type { Logger } from "pino";
+import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens, type UserTokens } from "../../../gateway/auth/userTokens";
 import { CapturingSms } from "../../helpers/capturingSms";
@@ -63,7 +64,9 @@ export async function buildOtpHarness(
   app.set("trust proxy", typeof config.trustProxy === "object" ? [...config.trustProxy] : config.trustProxy);
   app.use(requestLogging(options.logger ?? createLogger("silent")));
   app.use(requestTimeout(config.requestTimeoutMs, problemHandler(config.bodyLimit)));
-  app.use(otpRouter({ otp, bodyLimit: config.bodyLimit }));
+  const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: clock.now });
+  const isAppActive = async (appId: string) => (await repos.apps.findById(appId))?.status === "active";
+  app.use(otpRouter({ otp, bodyLimit: config.bodyLimit, tokens, isAppActive }));
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
   return { app, config, database, clock, userTokens, close: () => database.close() };

@@ -45,6 +45,29 @@ describe("user tokens", () => {
     expect(await tokens.verify(token)).to.deep.equal({ userId: USER });
   });
 
+  it("binds a token to the app that asked (azp) and proves that app with the user id", async () => {
+    const { token } = await tokens.issue(USER, { appId: "app_a" });
+    expect(decodeJwt(token)).to.include({ sub: USER, azp: "app_a" });
+    expect(await tokens.verify(token)).to.deep.equal({ userId: USER, appId: "app_a" });
+    // Proved once, remembered with its app.
+    expect(await tokens.verify(token)).to.deep.equal({ userId: USER, appId: "app_a" });
+  });
+
+  it("refuses a token whose azp is not an app id", async () => {
+    for (const azp of [42, "", ["app_a"]]) {
+      const forged = await new SignJWT({ azp })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuer("idwallet")
+        .setAudience(USER_TOKEN_AUDIENCE)
+        .setSubject(USER)
+        .setJti("x")
+        .setIssuedAt(start / 1000)
+        .setExpirationTime(start / 1000 + 3600)
+        .sign(new TextEncoder().encode(TOKEN_SECRET));
+      expect(await rejectionCode(tokens.verify(forged))).to.equal("INVALID_TOKEN");
+    }
+  });
+
   it("gives every token its own id", async () => {
     const [a, b] = await Promise.all([tokens.issue(USER), tokens.issue(USER)]);
     expect(decodeJwt(a.token).jti).to.not.equal(decodeJwt(b.token).jti);

@@ -2,13 +2,20 @@ import { expect } from "chai";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SignJWT } from "jose";
-import { checkUserProof } from "../../../gateway/auth/userProof";
+import { type UserProofDeps, checkUserProof } from "../../../gateway/auth/userProof";
+import { ApiError } from "../../../gateway/errors/apiError";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { openDatabase } from "../../../gateway/storage/database";
-import { ProviderTakenError } from "../../../gateway/storage/providersRepository";
+import { ProviderTakenError, type ProviderVerification } from "../../../gateway/storage/providersRepository";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { runAdminCli } from "../../../scripts/admin/cli";
+import {
+  DEMO_PROVIDER,
+  DEMO_PROVIDER_AUDIENCE,
+  DEMO_PROVIDER_ISSUER,
+  prepareDemoApp,
+} from "../../../scripts/localStack/demoApp";
+import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Proof, hs256Provider } from "../../helpers/providerProofs";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const SECRET = "acme-identity-service-secret-0123456789";
@@ -20,30 +27,63 @@ async function fresh() {
   return { database, repos, app };
 }
 
+/** The proof check over the repository, at NOW. */
+const proofDeps = (repos: Awaited<ReturnType<typeof fresh>>["repos"]): UserProofDeps => ({
+  verifyUserToken: async () => ({ userId: "" }),
+  findProvider: (p) => repos.providers.find(p),
+  providerProofMaxAgeSeconds: 3600,
+  userTokensRequireApp: false,
+  clock: () => NOW,
+});
+
+/** The admin CLI on a fresh database file, with everything it writes kept in `out`, and a secret file. */
+function adminCli() {
+  const dir = mkdtempSync(path.join(tmpdir(), "idwallet-providers-"));
+  const secretFile = path.join(dir, "secret");
+  writeFileSync(secretFile, `${SECRET}\n`);
+  const databasePath = path.join(dir, "idwallet.sqlite");
+  const out: string[] = [];
+  const cli = (...argv: string[]) =>
+    runAdminCli(argv, {
+      env: { DATABASE_PATH: databasePath },
+      output: { out: (t) => out.push(t), err: (t) => out.push(t) },
+      clock: () => NOW,
+    });
+  return { cli, out, secretFile, databasePath };
+}
+
+/** The issuer and audience options every `providers add` needs. */
+const CLAIMS = ["--issuer", TEST_PROVIDER_ISSUER, "--audience", TEST_PROVIDER_AUDIENCE];
+
 describe("storage: app providers", () => {
   it("registers a provider for one app, finds it back, and lets its proofs through the proof check", async () => {
     const { database, repos, app } = await fresh();
-    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    await repos.providers.register(app.id, "acme", hs256Provider(SECRET));
     const found = await repos.providers.find("acme");
-    expect(found).to.deep.include({ provider: "acme", appId: app.id });
-    const proof = await new SignJWT({})
-      .setProtectedHeader({ alg: "HS256" })
-      .setSubject("alice")
-      .setExpirationTime(NOW.getTime() / 1000 + 60)
-      .sign(new TextEncoder().encode(SECRET));
+    expect(found).to.deep.include({
+      provider: "acme",
+      appId: app.id,
+      issuer: TEST_PROVIDER_ISSUER,
+      audience: TEST_PROVIDER_AUDIENCE,
+    });
+    const proof = await hs256Proof(SECRET, "alice", { now: NOW, expiresIn: 60 });
     await checkUserProof(
       parseUserId("acme:alice"),
       proof,
       { appId: app.id, testMode: false },
       { chainType: "production" },
-      {
-        verifyUserToken: async () => ({ userId: "" }),
-        findProvider: (p) => repos.providers.find(p),
-        clock: () => NOW,
-      },
+      proofDeps(repos),
     );
     expect(await repos.providers.list()).to.deep.equal([
-      { provider: "acme", appId: app.id, kind: "hs256", createdAt: NOW.toISOString() },
+      {
+        provider: "acme",
+        appId: app.id,
+        kind: "hs256",
+        issuer: TEST_PROVIDER_ISSUER,
+        audience: TEST_PROVIDER_AUDIENCE,
+        createdAt: NOW.toISOString(),
+        outdated: false,
+      },
     ]);
     await database.close();
   });
@@ -51,20 +91,19 @@ describe("storage: app providers", () => {
   it("keeps provider names unique across apps, refuses built-in names and unknown apps", async () => {
     const { database, repos, app } = await fresh();
     const { app: other } = await repos.apps.create({ name: "other" });
-    await repos.providers.register(app.id, "acme", { key: { kind: "jwks", url: "https://id.acme.test/jwks.json" } });
+    await repos.providers.register(app.id, "acme", {
+      ...hs256Provider(SECRET),
+      key: { kind: "jwks", url: "https://id.acme.test/jwks.json" },
+    });
     let taken: unknown;
-    await repos.providers
-      .register(other.id, "acme", { key: { kind: "hs256", secret: SECRET } })
-      .catch((e: unknown) => (taken = e));
+    await repos.providers.register(other.id, "acme", hs256Provider(SECRET)).catch((e: unknown) => (taken = e));
     expect(taken).to.be.instanceOf(ProviderTakenError);
     let builtIn: unknown;
-    await repos.providers
-      .register(app.id, "github", { key: { kind: "hs256", secret: SECRET } })
-      .catch((e: unknown) => (builtIn = e));
+    await repos.providers.register(app.id, "github", hs256Provider(SECRET)).catch((e: unknown) => (builtIn = e));
     expect(String(builtIn)).to.match(/built-in/);
     let unknownApp: unknown;
     await repos.providers
-      .register("app_nobody", "acme2", { key: { kind: "hs256", secret: SECRET } })
+      .register("app_nobody", "acme2", hs256Provider(SECRET))
       .catch((e: unknown) => (unknownApp = e));
     expect(String(unknownApp)).to.match(/not found/);
     expect(await repos.providers.remove("acme")).to.equal(true);
@@ -75,13 +114,13 @@ describe("storage: app providers", () => {
   it("keeps a removed provider's name its app's: another app cannot take it, the same app re-enables it", async () => {
     const { database, repos, app } = await fresh();
     const { app: attacker } = await repos.apps.create({ name: "attacker" });
-    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: SECRET } });
+    await repos.providers.register(app.id, "acme", hs256Provider(SECRET));
     expect(await repos.providers.remove("acme")).to.equal(true);
     expect(await repos.providers.find("acme")).to.deep.include({ appId: app.id, disabled: true });
     expect(await repos.providers.names()).to.deep.equal(["acme"]);
     let taken: unknown;
     await repos.providers
-      .register(attacker.id, "acme", { key: { kind: "hs256", secret: `${SECRET}-attacker` } })
+      .register(attacker.id, "acme", hs256Provider(`${SECRET}-attacker`))
       .catch((e: unknown) => (taken = e));
     expect(taken).to.be.instanceOf(ProviderTakenError);
     expect(await repos.providers.find("acme")).to.deep.include({
@@ -89,7 +128,7 @@ describe("storage: app providers", () => {
       key: { kind: "hs256", secret: SECRET },
     });
     const rotated = `${SECRET}-rotated`;
-    await repos.providers.register(app.id, "acme", { key: { kind: "hs256", secret: rotated } });
+    await repos.providers.register(app.id, "acme", hs256Provider(rotated));
     expect(await repos.providers.find("acme")).to.deep.include({
       appId: app.id,
       disabled: false,
@@ -99,58 +138,201 @@ describe("storage: app providers", () => {
   });
 
   it("is managed by the admin CLI, which reads the secret from a file and never prints it", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-providers-"));
-    const databasePath = path.join(dir, "idwallet.sqlite");
-    const secretFile = path.join(dir, "secret");
-    writeFileSync(secretFile, `${SECRET}\n`);
-    const out: string[] = [];
-    const cli = (...argv: string[]) =>
-      runAdminCli(argv, {
-        env: { DATABASE_PATH: databasePath },
-        output: { out: (t) => out.push(t), err: (t) => out.push(t) },
-        clock: () => NOW,
-      });
+    const { cli, out, secretFile } = adminCli();
     expect(await cli("apps", "create", "acme")).to.equal(0);
     const appId = /id:\s+(app_\w+)/.exec(out.join("\n"))![1]!;
-    expect(await cli("providers", "add", appId, "acme", "--hs256-secret-file", secretFile)).to.equal(0);
-    expect(await cli("providers", "add", appId, "acme", "--jwks-url", "https://x.test/jwks")).to.equal(2);
-    expect(await cli("providers", "add", appId, "acme2")).to.equal(2);
-    expect(await cli("providers", "add", appId, "acme3", "--public-key-file", secretFile)).to.equal(2);
+    expect(await cli("providers", "add", appId, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(0);
+    expect(await cli("providers", "add", appId, "acme", "--jwks-url", "https://x.test/jwks", ...CLAIMS)).to.equal(2);
+    expect(await cli("providers", "add", appId, "acme2", ...CLAIMS)).to.equal(2);
+    expect(await cli("providers", "add", appId, "acme3", "--public-key-file", secretFile, ...CLAIMS)).to.equal(2);
     expect(await cli("providers", "list")).to.equal(0);
-    expect(out.join("\n")).to.match(/acme\s+app_\w+\s+hs256/);
+    expect(out.join("\n")).to.match(
+      new RegExp(`acme\\s+app_\\w+\\s+hs256\\s+\\S+\\s+-\\s+${TEST_PROVIDER_ISSUER}\\s+${TEST_PROVIDER_AUDIENCE}`),
+    );
     expect(out.join("\n")).to.not.include(SECRET);
     expect(await cli("providers", "remove", "acme")).to.equal(0);
     expect(await cli("providers", "remove", "acme")).to.equal(1);
   });
 
   it("takeover: after providers remove, another app's providers add of the name fails (exit 2, a clear message)", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-providers-"));
-    const secretFile = path.join(dir, "secret");
-    writeFileSync(secretFile, `${SECRET}\n`);
-    const out: string[] = [];
-    const cli = (...argv: string[]) =>
-      runAdminCli(argv, {
-        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite") },
-        output: { out: (t) => out.push(t), err: (t) => out.push(t) },
-        clock: () => NOW,
-      });
+    const { cli, out, secretFile } = adminCli();
     const appIds: string[] = [];
     for (const name of ["owner", "attacker"]) {
       expect(await cli("apps", "create", name)).to.equal(0);
       appIds.push(/id:\s+(app_\w+)/.exec(out.join("\n").split(name).at(-1)!)![1]!);
     }
     const [owner, attacker] = appIds as [string, string];
-    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile)).to.equal(0);
+    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(0);
     expect(await cli("providers", "remove", "acme")).to.equal(0);
     out.length = 0;
-    expect(await cli("providers", "add", attacker, "acme", "--hs256-secret-file", secretFile)).to.equal(2);
+    expect(await cli("providers", "add", attacker, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(2);
     expect(out.join("\n")).to.equal(
       `Error: the provider acme was registered by app ${owner}; a provider name is never given to another app`,
     );
     // The owner gets it back.
-    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile)).to.equal(0);
+    expect(await cli("providers", "add", owner, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(0);
     out.length = 0;
     expect(await cli("providers", "list")).to.equal(0);
     expect(out.join("\n")).to.match(new RegExp(`acme\\s+${owner}\\s+hs256\\s+\\S+\\s+-`));
+  });
+
+  it("refuses a registration without issuer or audience, or with a plain-http key set", async () => {
+    const { database, repos, app } = await fresh();
+    const refusal = (verification: object, options?: { allowInsecure?: boolean }) =>
+      repos.providers.register(app.id, "acme", verification as ProviderVerification, options).then(
+        () => "registered",
+        (e: unknown) => String(e),
+      );
+    const jwks = (url: string) => ({ ...hs256Provider(SECRET), key: { kind: "jwks", url } });
+    expect(await refusal({ key: { kind: "hs256", secret: SECRET }, audience: "a" })).to.match(/an issuer is required/);
+    expect(await refusal({ key: { kind: "hs256", secret: SECRET }, issuer: "i" })).to.match(/an audience is required/);
+    expect(await refusal(jwks("http://id.acme.test/jwks"))).to.match(/the JWKS URL must be https:\/\//);
+    expect(await refusal(jwks("http://id.acme.test/jwks"), { allowInsecure: true })).to.match(
+      /only for a loopback host .*, not id\.acme\.test/,
+    );
+    expect(await refusal(jwks("http://127.0.0.1:8080/jwks"))).to.match(/the JWKS URL must be https:\/\//);
+    expect(await repos.providers.names()).to.deep.equal([]);
+    expect(await refusal(jwks("http://127.0.0.1:8080/jwks"), { allowInsecure: true })).to.equal("registered");
+    await database.close();
+  });
+
+  it("an outdated registration (no issuer or audience) keeps its name, refuses its proofs (403) until its owner adds it again", async () => {
+    const { database, repos, app } = await fresh();
+    const { app: attacker } = await repos.apps.create({ name: "attacker" });
+    // As rows were stored before issuer and audience were required.
+    await database.db
+      .insertInto("app_providers")
+      .values({
+        provider: "acme",
+        app_id: app.id,
+        verification: JSON.stringify({ key: { kind: "hs256", secret: SECRET } }),
+        created_at: NOW.toISOString(),
+        disabled_at: null,
+      })
+      .execute();
+    const acting = { appId: app.id, testMode: false };
+    const proof = await hs256Proof(SECRET, "alice", { now: NOW });
+    const error = await checkUserProof(
+      parseUserId("acme:alice"),
+      proof,
+      acting,
+      { chainType: "production" },
+      proofDeps(repos),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(ApiError).and.include({ status: 403, code: "PROVIDER_REGISTRATION_OUTDATED" });
+    expect(await repos.providers.list()).to.deep.equal([
+      { provider: "acme", appId: app.id, kind: "hs256", createdAt: NOW.toISOString(), outdated: true },
+    ]);
+    let taken: unknown;
+    await repos.providers.register(attacker.id, "acme", hs256Provider(SECRET)).catch((e: unknown) => (taken = e));
+    expect(taken).to.be.instanceOf(ProviderTakenError);
+    // The owner adds it again in place, without removing it (its ids never stop resolving).
+    await repos.providers.register(app.id, "acme", hs256Provider(SECRET));
+    await checkUserProof(parseUserId("acme:alice"), proof, acting, { chainType: "production" }, proofDeps(repos));
+    let again: unknown;
+    await repos.providers.register(app.id, "acme", hs256Provider(SECRET)).catch((e: unknown) => (again = e));
+    expect(String(again)).to.match(/already registered/);
+    await database.close();
+  });
+
+  it("an http:// JWKS URL and a JWKS without issuer are refused by the CLI (exit 2, nothing registered)", async () => {
+    const { cli, out, secretFile } = adminCli();
+    expect(await cli("apps", "create", "acme")).to.equal(0);
+    const appId = /id:\s+(app_\w+)/.exec(out.join("\n"))![1]!;
+    const add = (...options: string[]) => cli("providers", "add", appId, "acme", ...options);
+    const refused: ReadonlyArray<readonly [string[], string]> = [
+      [
+        ["--jwks-url", "http://id.acme.example/jwks", ...CLAIMS],
+        "the JWKS URL must be https:// (over http:// anyone on the network path can swap the keys); " +
+          "--allow-insecure admits http:// for a loopback host (localhost, 127.0.0.0/8, ::1) only",
+      ],
+      [
+        ["--jwks-url", "http://id.acme.example/jwks", "--allow-insecure", ...CLAIMS],
+        "--allow-insecure admits http:// only for a loopback host (localhost, 127.0.0.0/8, ::1), not id.acme.example",
+      ],
+      [
+        ["--jwks-url", "https://id.acme.example/jwks", "--audience", TEST_PROVIDER_AUDIENCE],
+        "--issuer is required: the iss every proof of this provider must carry (without it, a token the same key " +
+          "signed for another tenant, such as another project of a shared identity service, would pass)",
+      ],
+      [["--jwks-url", "https://id.acme.example/jwks", "--issuer", TEST_PROVIDER_ISSUER], "--audience is required"],
+      [["--hs256-secret-file", secretFile], "--issuer is required"],
+      [["--hs256-secret-file", secretFile, "--issuer", "", "--audience", "a"], "--issuer is required"],
+      [["--public-key-file", secretFile, "--alg", "ES256", "--issuer", TEST_PROVIDER_ISSUER], "--audience is required"],
+      [
+        ["--hs256-secret-file", secretFile, "--allow-insecure", ...CLAIMS],
+        "--allow-insecure applies only to --jwks-url",
+      ],
+    ];
+    for (const [options, message] of refused) {
+      out.length = 0;
+      expect(await add(...options), options.join(" ")).to.equal(2);
+      expect(out.join("\n").split("\n")[0]).to.satisfy((line: string) => line.startsWith(`Error: ${message}`));
+    }
+    out.length = 0;
+    expect(await cli("providers", "list")).to.equal(0);
+    expect(out).to.deep.equal(["No providers."]);
+    // A local identity service in development: plain http to a loopback host, when asked for.
+    for (const [name, url] of [
+      ["acme", "http://127.0.0.1:8080/jwks"],
+      ["acme-v6", "http://[::1]:8080/jwks"],
+      ["acme-host", "http://localhost:8080/jwks"],
+    ] as const)
+      expect(await cli("providers", "add", appId, name, "--jwks-url", url, "--allow-insecure", ...CLAIMS)).to.equal(0);
+  });
+
+  it("providers list warns of outdated registrations, and providers add again brings one up to date", async () => {
+    const { cli, out, secretFile, databasePath } = adminCli();
+    expect(await cli("apps", "create", "acme")).to.equal(0);
+    const appId = /id:\s+(app_\w+)/.exec(out.join("\n"))![1]!;
+    const database = await openDatabase(databasePath);
+    await database.db
+      .insertInto("app_providers")
+      .values({
+        provider: "acme",
+        app_id: appId,
+        verification: JSON.stringify({ key: { kind: "jwks", url: "http://id.acme.example/jwks" } }),
+        created_at: NOW.toISOString(),
+        disabled_at: null,
+      })
+      .execute();
+    await database.close();
+    out.length = 0;
+    expect(await cli("providers", "list")).to.equal(0);
+    expect(out[0]).to.match(new RegExp(`acme\\s+${appId}\\s+jwks\\s+\\S+\\s+-\\s+-\\s+-$`, "m"));
+    expect(out[1]).to.equal(
+      "Proofs of acme are refused (PROVIDER_REGISTRATION_OUTDATED): registered without an issuer and audience, or " +
+        "with a plain-http key set. Run providers add again for each, with --issuer and --audience (and an https key set).",
+    );
+    expect(await cli("providers", "add", appId, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(0);
+    out.length = 0;
+    expect(await cli("providers", "list")).to.equal(0);
+    expect(out).to.have.length(1);
+  });
+
+  it("the local stack's demo app brings a demo provider an older start registered without issuer up to date", async () => {
+    const { databasePath } = adminCli();
+    const first = await prepareDemoApp(databasePath);
+    const database = await openDatabase(databasePath);
+    const repos = createRepositories(database.db, () => NOW);
+    const appId = (await repos.apps.list())[0]!.id;
+    expect(await repos.providers.find(DEMO_PROVIDER)).to.deep.include({
+      issuer: DEMO_PROVIDER_ISSUER,
+      audience: DEMO_PROVIDER_AUDIENCE,
+    });
+    await database.db
+      .updateTable("app_providers")
+      .set({ verification: JSON.stringify({ key: { kind: "hs256", secret: SECRET } }) })
+      .execute();
+    await database.close();
+    const again = await prepareDemoApp(databasePath);
+    expect(again.clientId).to.equal(first.clientId);
+    const reopened = await openDatabase(databasePath);
+    const found = await createRepositories(reopened.db, () => NOW).providers.find(DEMO_PROVIDER);
+    expect(found).to.deep.include({ appId, issuer: DEMO_PROVIDER_ISSUER, audience: DEMO_PROVIDER_AUDIENCE });
+    await reopened.close();
   });
 });

@@ -15,6 +15,7 @@ import { createMaintenanceMonitor } from "../../../gateway/services/maintenance"
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { CapturingSms } from "../../helpers/capturingSms";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 const TOKEN_SECRET = "storage-fault-token-secret-of-32-characters";
 
@@ -80,9 +81,11 @@ export async function buildStorageFaultApp() {
     txWorkers: { chains: new Set(["localhost"]), wake: () => undefined },
   });
   const { app: registered } = await repositories.apps.create({ name: "storage faults", testMode: true });
-  await repositories.providers.register(registered.id, STORAGE_TEST_PROVIDER, {
-    key: { kind: "hs256", secret: "storage-fault-proof-secret-of-32-chars" },
-  });
+  await repositories.providers.register(
+    registered.id,
+    STORAGE_TEST_PROVIDER,
+    hs256Provider("storage-fault-proof-secret-of-32-chars"),
+  );
   await knownProviders.refresh();
   const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
   return {

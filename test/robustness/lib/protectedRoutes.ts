@@ -17,6 +17,7 @@ export type Caller =
   | "another app's token with a valid proof"
   | "another user's proof"
   | "another number's phone token"
+  | "a phone token bound to another app"
   | "blank auth from a non-test app";
 
 /** The user proofs a request may carry. */
@@ -27,6 +28,8 @@ export interface Proofs {
   /** Phone-login tokens of two numbers. */
   readonly phone: string;
   readonly otherPhone: string;
+  /** PHONE_USER's phone token from a verifyOTP another app authenticated: bound to that app. */
+  readonly phoneBoundToOther: string;
 }
 
 /** Where the non-test app's own provider is, for blank `auth`. */
@@ -58,6 +61,8 @@ function userFields(caller: Caller, proofs: Proofs): { userId: string; auth: str
       return { userId: `${PROVIDER.name}:alice`, auth: proofs.bob };
     case "another number's phone token":
       return { userId: PHONE_USER, auth: proofs.otherPhone };
+    case "a phone token bound to another app":
+      return { userId: PHONE_USER, auth: proofs.phoneBoundToOther };
     case "another app's token with a valid proof":
       return { userId: `${PROVIDER.name}:alice`, auth: proofs.alice };
     case "blank auth from a non-test app":
@@ -197,6 +202,7 @@ export const UNAUTHENTICATED: ReadonlyArray<readonly [Caller, string]> = [
 export const BAD_PROOFS: ReadonlyArray<readonly [Caller, number, string]> = [
   ["another user's proof", 403, "PROOF_MISMATCH"],
   ["another number's phone token", 403, "PROOF_MISMATCH"],
+  ["a phone token bound to another app", 403, "PROOF_WRONG_APP"],
   ["another app's token with a valid proof", 403, "PROVIDER_NOT_OWNED"],
   ["blank auth from a non-test app", 401, "PROOF_REQUIRED"],
 ];

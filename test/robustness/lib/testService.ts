@@ -7,6 +7,7 @@ import { type ChainClient, createChainClients } from "../../../gateway/chains/cl
 import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
 import { CCIP_PREFIX } from "../../../gateway/http/ccipHandler";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { hs256Provider } from "../../helpers/providerProofs";
 
 /** The app-owned provider of the seeded app, and the HS256 secret its proofs are signed with. */
 export const PROVIDER = { name: "acme", secret: "acme-proof-secret-of-at-least-32-chars" } as const;
@@ -89,7 +90,7 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
 
   const repositories = await built.repositories;
   const { app, clientSecret, token } = await built.appWithToken("seeded app", true);
-  await repositories.providers.register(app.id, PROVIDER.name, { key: { kind: "hs256", secret: PROVIDER.secret } });
+  await repositories.providers.register(app.id, PROVIDER.name, hs256Provider(PROVIDER.secret));
   const post = (path: string, body: object) =>
     request(built.app).post(path).set("Authorization", `Bearer ${token}`).send(body);
   const call = { userId: `${PROVIDER.name}:alice`, chain: CHAIN, to: [TARGET], value: ["0"], data: ["0x"], auth: "" };
