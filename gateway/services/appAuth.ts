@@ -26,7 +26,7 @@ export class OAuthError extends ApiError {
 }
 
 /**
- * OAuth 2.0 client credentials grant: checks the app's secret (scrypt, same time for unknown clients)
+ * OAuth 2.0 client credentials grant: checks the app's secret (HMAC-SHA256, same work for unknown clients)
  * and issues a 60-minute bearer token. A disabled app or a wrong secret is `invalid_client`.
  */
 export async function issueAppToken(

@@ -137,6 +137,8 @@ export function buildTestApp(
       await maintenance.refresh();
     },
     repositories,
+    /** The database itself, for tests that write a row as an older version of the service left it. */
+    database,
     sms,
     userTokens,
     /** Registers an app (test mode unless told otherwise) and issues it a token. */

@@ -3,7 +3,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { z } from "zod";
 import { type PolicySettings, parsePolicySettings, serializePolicySettings } from "../../policy/policySettings";
 import { App, AppName, type AppStatus, type AppsRepository, type AppWithSecret } from "../appsRepository";
-import { generateClientSecret, hashClientSecret, verifyClientSecret } from "../clientSecret";
+import { generateClientSecret, hashClientSecret, isCurrentHash, verifyClientSecret } from "../clientSecret";
 import { NotFoundError } from "../errors";
 import type { AppsTable, DatabaseSchema } from "../schema";
 
@@ -55,7 +55,7 @@ export class SqliteAppsRepository implements AppsRepository {
   async create(input: { name: string; testMode?: boolean }): Promise<AppWithSecret> {
     const name = AppName.parse(input.name);
     const clientSecret = generateClientSecret();
-    const secretHash = await hashClientSecret(clientSecret);
+    const secretHash = hashClientSecret(clientSecret);
     const now = this.clock().toISOString();
     const row = await this.db
       .insertInto("apps")
@@ -111,7 +111,7 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async rotateSecret(id: string): Promise<AppWithSecret> {
     const clientSecret = generateClientSecret();
-    const secretHash = await hashClientSecret(clientSecret);
+    const secretHash = hashClientSecret(clientSecret);
     const now = this.clock().toISOString();
     const app = await this.update(id, { secret_hash: secretHash, secret_rotated_at: now, updated_at: now });
     return { app, clientSecret };
@@ -119,9 +119,18 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async verifySecret(clientId: string, secret: string): Promise<App | undefined> {
     const row = await this.db.selectFrom("apps").selectAll().where("client_id", "=", clientId).executeTakeFirst();
-    // Always run scrypt (against a dummy when the client id is unknown) so timing does not reveal client ids.
+    // Always hash and compare (against a dummy when the client id is unknown) so timing does not reveal client ids.
     const matches = await verifyClientSecret(secret, row?.secret_hash);
     if (!row || !matches) return undefined;
+    if (!isCurrentHash(row.secret_hash)) {
+      // Upgrade on use: the old (scrypt) hash is replaced by the current form, unless a rotation replaced it first.
+      await this.db
+        .updateTable("apps")
+        .set({ secret_hash: hashClientSecret(secret) })
+        .where("id", "=", row.id)
+        .where("secret_hash", "=", row.secret_hash)
+        .execute();
+    }
     const app = toApp(row);
     return app.status === "active" ? app : undefined;
   }

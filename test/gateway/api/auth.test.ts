@@ -1,7 +1,9 @@
 import { expect } from "chai";
+import crypto from "node:crypto";
 import type { Express } from "express";
 import request from "supertest";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { scryptHash } from "../storage/builders";
 
 const resolveWith = (app: Express, token: string) =>
   request(app).post("/v1/resolver").auth(token, { type: "bearer" }).send({ userIds: "github:alice" });
@@ -98,5 +100,47 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
       const res = await resolveWith(t.app, bad).expect(401);
       expect(res.body.code).to.equal("INVALID_TOKEN");
     }
+  });
+
+  /** Counts crypto.scrypt runs while `run` runs (the service calls it through the module object). */
+  async function scryptRuns(run: () => Promise<unknown>): Promise<number> {
+    const original = crypto.scrypt;
+    let runs = 0;
+    (crypto as { scrypt: unknown }).scrypt = (...args: Parameters<typeof crypto.scrypt>) => {
+      runs++;
+      return (original as (...a: unknown[]) => void)(...args);
+    };
+    try {
+      await run();
+    } finally {
+      (crypto as { scrypt: unknown }).scrypt = original;
+    }
+    return runs;
+  }
+
+  it("cost amplification: an unauthenticated caller cannot make the token endpoint run scrypt", async () => {
+    const { app: registered } = await t.appWithToken("cheap checks");
+    const runs = await scryptRuns(async () => {
+      await request(t.app).post("/v1/auth").auth("cid_nobody", "x".repeat(43)).expect(401);
+      await request(t.app).post("/v1/auth").auth(registered.clientId, "x".repeat(43)).expect(401);
+    });
+    expect(runs).to.equal(0);
+  });
+
+  it("accepts a secret stored as an old scrypt hash and upgrades the row to HMAC-SHA256 on that use", async () => {
+    const { app: registered } = await t.appWithToken("legacy hash");
+    const secret = "a-secret-issued-before-the-hmac-change-012345";
+    const { db } = await t.database;
+    await db
+      .updateTable("apps")
+      .set({ secret_hash: scryptHash(secret) })
+      .where("id", "=", registered.id)
+      .execute();
+    const first = await scryptRuns(() => request(t.app).post("/v1/auth").auth(registered.clientId, secret).expect(200));
+    expect(first).to.equal(1);
+    const row = await db.selectFrom("apps").select("secret_hash").where("id", "=", registered.id).executeTakeFirst();
+    expect(row?.secret_hash).to.match(/^hmac-sha256\$/);
+    const again = await scryptRuns(() => request(t.app).post("/v1/auth").auth(registered.clientId, secret).expect(200));
+    expect(again).to.equal(0);
   });
 });

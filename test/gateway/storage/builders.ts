@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from "node:crypto";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../gateway/storage/repositories";
 
@@ -30,4 +31,11 @@ export async function openTestStore(): Promise<TestStore> {
   const database = await openDatabase(":memory:");
   const clock = manualClock();
   return { database, repos: createRepositories(database.db, clock.now), clock };
+}
+
+/** A stored scrypt hash of `secret` with explicit parameters, as the code before HMAC-SHA256 wrote it. */
+export function scryptHash(secret: string, N = 16384, r = 8, p = 1): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(secret, salt, 32, { N, r, p });
+  return ["scrypt", N, r, p, salt.toString("base64"), key.toString("base64")].join("$");
 }
