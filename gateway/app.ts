@@ -3,7 +3,7 @@ import { SigningKey, computeAddress } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import type { AppTokens } from "./auth/appTokens";
+import type { AppPrincipal, AppTokens } from "./auth/appTokens";
 import type { OtpService } from "./auth/otp/otpService";
 import type { UserTokens } from "./auth/userTokens";
 import type { ChainClient } from "./chains/clients";
@@ -28,6 +28,7 @@ import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
+import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
 import type { KnownProviders } from "./services/knownProviders";
 import type { MaintenanceMonitor } from "./services/maintenance";
@@ -88,13 +89,13 @@ export function createApp(deps: AppDeps): Express {
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
-  const isAppActive = async (appId: string) => (await deps.apps.findById(appId))?.status === "active";
+  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
   app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
   app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit }));
   app.use(
     resolverRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       requireAuth: config.resolver.requireAuth,
       factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
       maxIds: config.resolver.maxIds,
@@ -114,7 +115,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     kernelSignRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       signing: {
         kernelFactory: config.contracts.kernelFactory,
@@ -128,7 +129,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     transactionsRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       // A waiting status request ends before the request deadline cuts it off.
       waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
@@ -151,7 +152,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     safesRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
       safes: {

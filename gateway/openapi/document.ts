@@ -63,7 +63,9 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         content: { "application/json": { schema: ResolverResponse } },
       },
       400: problem("INVALID_REQUEST, MALFORMED_JSON, INVALID_USER_ID (lists each bad id) or TOO_MANY_USER_IDS"),
-      401: problem("MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, or MISSING_TOKEN when required"),
+      401: problem(
+        "MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, or MISSING_TOKEN when required",
+      ),
       413: problem("PAYLOAD_TOO_LARGE"),
       415: problem("UNSUPPORTED_MEDIA_TYPE"),
       503: problem("MAINTENANCE"),
@@ -130,7 +132,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "INVALID_REQUEST, INVALID_USER_ID, NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
       ),
       401: problem(
-        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
       ),
       403: problem("PROOF_MISMATCH, PROVIDER_NOT_OWNED"),
       503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
@@ -143,7 +145,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
     ),
     401: problem(
-      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
+      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED",
     ),
     403: problem(
       "PROOF_MISMATCH, PROVIDER_NOT_OWNED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
@@ -189,7 +191,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
     responses: {
       200: { description: "The request's state", content: txStatus },
-      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
       404: problem("NOT_FOUND"),
     },
   });
@@ -214,7 +216,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
     responses: {
       200: { description: "The request's state", content: txStatus },
-      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
       404: problem("NOT_FOUND"),
     },
   });

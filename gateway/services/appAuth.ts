@@ -1,6 +1,6 @@
-import type { AppTokens } from "../auth/appTokens";
-import { ApiError } from "../errors/apiError";
-import type { AppsRepository } from "../storage/appsRepository";
+import type { AppPrincipal, AppTokens } from "../auth/appTokens";
+import { ApiError, UnauthorizedError } from "../errors/apiError";
+import type { App, AppsRepository } from "../storage/appsRepository";
 
 /** Client credentials as sent: form fields or HTTP Basic. */
 export interface ClientCredentials {
@@ -41,6 +41,26 @@ export async function issueAppToken(
     const challenge: Record<string, string> = usedBasic ? { "WWW-Authenticate": 'Basic realm="idwallet"' } : {};
     throw new OAuthError(401, "invalid_client", "Unknown client, wrong secret, or disabled app", challenge);
   }
-  const { token, expiresIn } = await tokens.issue({ id: app.id, clientId: app.clientId });
+  const { token, expiresIn } = await tokens.issue(app);
   return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
+}
+
+/**
+ * Admits a verified app token only while its app is active (else APP_DISABLED) and its secret has not been rotated
+ * since it was issued (else TOKEN_REVOKED): `apps rotate-secret` revokes every token of the old secret.
+ */
+export async function admitAppToken(
+  findApp: (appId: string) => Promise<App | undefined>,
+  principal: AppPrincipal,
+): Promise<void> {
+  const app = await findApp(principal.appId);
+  if (app?.status !== "active") {
+    throw new UnauthorizedError("APP_DISABLED", "The app this token was issued to is disabled");
+  }
+  if (app.secretGeneration !== principal.secretGeneration) {
+    throw new UnauthorizedError(
+      "TOKEN_REVOKED",
+      "The app's client secret was rotated after this token was issued; request a new one at /v1/auth",
+    );
+  }
 }

@@ -20,6 +20,8 @@ export interface AppsTable {
   created_at: string;
   updated_at: string;
   secret_rotated_at: string;
+  /** Raised by every secret rotation; app tokens of an earlier generation are refused (migration 013). */
+  secret_generation: number;
 }
 
 /** `settings`: service-wide switches (e.g. `maintenance`), each a JSON document under its key. */

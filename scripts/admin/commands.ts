@@ -116,7 +116,9 @@ async function execute(
     }
     case "apps rotate-secret": {
       const rotated = await apps.rotateSecret(command.id);
-      output.out(`Rotated the secret of app ${summarize(rotated.app)}; the old secret no longer works.`);
+      output.out(
+        `Rotated the secret of app ${summarize(rotated.app)}; the old secret and every token issued before no longer work.`,
+      );
       return printCredentials(output, rotated);
     }
     case "apps test-mode": {

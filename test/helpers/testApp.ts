@@ -144,7 +144,7 @@ export function buildTestApp(
     /** Registers an app (test mode unless told otherwise) and issues it a token. */
     appWithToken: async (name = "test app", testMode = true) => {
       const { app: registered, clientSecret } = await (await repositories).apps.create({ name, testMode });
-      const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
+      const { token } = await tokens.issue(registered);
       return { app: registered, clientSecret, token };
     },
     close: () => {

@@ -28,6 +28,7 @@ const AppRow = z
     created_at: z.string(),
     updated_at: z.string(),
     secret_rotated_at: z.string(),
+    secret_generation: z.number(),
   })
   .transform((row) => ({
     id: row.id,
@@ -40,6 +41,7 @@ const AppRow = z
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     secretRotatedAt: row.secret_rotated_at,
+    secretGeneration: row.secret_generation,
   }))
   .pipe(App);
 
@@ -71,6 +73,7 @@ export class SqliteAppsRepository implements AppsRepository {
         created_at: now,
         updated_at: now,
         secret_rotated_at: now,
+        secret_generation: 0,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -113,8 +116,19 @@ export class SqliteAppsRepository implements AppsRepository {
     const clientSecret = generateClientSecret();
     const secretHash = hashClientSecret(clientSecret);
     const now = this.clock().toISOString();
-    const app = await this.update(id, { secret_hash: secretHash, secret_rotated_at: now, updated_at: now });
-    return { app, clientSecret };
+    const row = await this.db
+      .updateTable("apps")
+      .set((eb) => ({
+        secret_hash: secretHash,
+        secret_rotated_at: now,
+        updated_at: now,
+        secret_generation: eb("secret_generation", "+", 1),
+      }))
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError("app", id);
+    return { app: toApp(row), clientSecret };
   }
 
   async verifySecret(clientId: string, secret: string): Promise<App | undefined> {

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import crypto from "node:crypto";
 import type { Express } from "express";
 import request from "supertest";
-import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { SignJWT } from "jose";
+import { TEST_NOW, TEST_TOKEN_SECRET, buildTestApp } from "../../helpers/testApp";
 import { scryptHash } from "../storage/builders";
 
 const resolveWith = (app: Express, token: string) =>
@@ -79,6 +80,45 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
     const res = await resolveWith(t.app, token).expect(401);
     expect(res.body.code).to.equal("APP_DISABLED");
     await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(401);
+  });
+
+  it("a rotated secret's old tokens get 401 TOKEN_REVOKED, a cached one and one from the same second included", async () => {
+    const { app: registered, clientSecret, token: issuedEarlier } = await t.appWithToken("to rotate");
+    const fromEndpoint = await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(200);
+    const oldToken: string = fromEndpoint.body.access_token;
+    // Both verified once, so the verified-token cache holds them.
+    await resolveWith(t.app, oldToken).expect(200);
+    await resolveWith(t.app, issuedEarlier).expect(200);
+    // The test clock stands still: the rotation and every token here share one second.
+    const rotated = await (await t.repositories).apps.rotateSecret(registered.id);
+    for (const revoked of [oldToken, issuedEarlier]) {
+      const res = await resolveWith(t.app, revoked).expect(401);
+      expect(res.body).to.include({ status: 401, code: "TOKEN_REVOKED" });
+      expect(res.headers["www-authenticate"]).to.match(/^Bearer /);
+    }
+    // A token issued from the app as read before the rotation committed (a request racing it) is revoked as well.
+    const racing = await t.tokens.issue(registered);
+    expect((await resolveWith(t.app, racing.token).expect(401)).body.code).to.equal("TOKEN_REVOKED");
+    await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(401);
+    const fresh = await request(t.app).post("/v1/auth").auth(registered.clientId, rotated.clientSecret).expect(200);
+    await resolveWith(t.app, fresh.body.access_token).expect(200);
+  });
+
+  it("a token from before secret generations (no gen claim) counts as generation 0 and is revoked by a rotation", async () => {
+    const { app: registered } = await t.appWithToken("old token");
+    const now = Math.floor(TEST_NOW.getTime() / 1000);
+    const legacy = await new SignJWT({ cid: registered.clientId })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer(t.config.auth.issuer)
+      .setAudience(t.config.auth.audience)
+      .setSubject(registered.id)
+      .setJti("legacy-token")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(new TextEncoder().encode(TEST_TOKEN_SECRET));
+    await resolveWith(t.app, legacy).expect(200);
+    await (await t.repositories).apps.rotateSecret(registered.id);
+    expect((await resolveWith(t.app, legacy).expect(401)).body.code).to.equal("TOKEN_REVOKED");
   });
 
   it("expires tokens after exactly 60 minutes", async () => {

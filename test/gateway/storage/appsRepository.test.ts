@@ -34,6 +34,7 @@ describe("storage: apps repository", () => {
       createdAt: T0,
       updatedAt: T0,
       secretRotatedAt: T0,
+      secretGeneration: 0,
     });
     expect(await store.repos.apps.findById(app.id)).to.deep.equal(app);
     expect(await store.repos.apps.findByClientId(app.clientId)).to.deep.equal(app);
@@ -107,17 +108,18 @@ describe("storage: apps repository", () => {
     expect(unknownId / wrongSecret).to.be.greaterThan(0.5);
   });
 
-  it("rotating the secret invalidates the old one and stamps the rotation", async () => {
+  it("rotating the secret invalidates the old one, stamps the rotation and raises the secret generation", async () => {
     const { app, clientSecret } = await store.repos.apps.create({ name: "Demo" });
     const hashBefore = (await rawRow(app.id)).secret_hash;
     store.clock.advance(MINUTE);
     const rotated = await store.repos.apps.rotateSecret(app.id);
     const t1 = new Date(Date.parse(T0) + MINUTE).toISOString();
-    expect(rotated.app).to.deep.equal({ ...app, updatedAt: t1, secretRotatedAt: t1 });
+    expect(rotated.app).to.deep.equal({ ...app, updatedAt: t1, secretRotatedAt: t1, secretGeneration: 1 });
     expect(rotated.clientSecret).to.not.equal(clientSecret);
     expect((await rawRow(app.id)).secret_hash).to.not.equal(hashBefore);
     expect(await store.repos.apps.verifySecret(app.clientId, clientSecret)).to.equal(undefined);
     expect(await store.repos.apps.verifySecret(app.clientId, rotated.clientSecret)).to.deep.equal(rotated.app);
+    expect((await store.repos.apps.rotateSecret(app.id)).app.secretGeneration).to.equal(2);
   });
 
   it("changes status and test mode, stamping updatedAt only", async () => {

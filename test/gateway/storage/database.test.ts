@@ -209,6 +209,31 @@ describe("storage: openDatabase", () => {
     }
   });
 
+  it("013 starts an app whose secret was rotated before it at generation 1, so that secret's tokens stay revoked", async () => {
+    const db = new Kysely<unknown>({
+      dialect: new IdwalletSqliteDialect({ database: new BetterSqlite3(":memory:") }),
+    });
+    try {
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < "013"));
+      await runMigrations(db, before);
+      const at = "2025-01-01T00:00:00.000Z";
+      const later = "2025-02-01T00:00:00.000Z";
+      await sql`insert into apps (id, name, client_id, secret_hash, status, test_mode, created_at, updated_at, secret_rotated_at)
+          values ('never', 'n', 'c1', 'h', 'active', 0, ${at}, ${at}, ${at}),
+                 ('rotated', 'n', 'c2', 'h', 'active', 0, ${at}, ${later}, ${later})`.execute(db);
+      await runMigrations(db, MIGRATIONS);
+      const { rows } = await sql<Record<string, unknown>>`select id, secret_generation from apps order by id`.execute(
+        db,
+      );
+      expect(rows).to.deep.equal([
+        { id: "never", secret_generation: 0 },
+        { id: "rotated", secret_generation: 1 },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("refuses rows that break the schema's constraints", async () => {
     const { db, close } = await openDatabase(":memory:");
     const at = "2025-01-01T00:00:00.000Z";

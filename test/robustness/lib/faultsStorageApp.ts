@@ -84,7 +84,7 @@ export async function buildStorageFaultApp() {
     key: { kind: "hs256", secret: "storage-fault-proof-secret-of-32-chars" },
   });
   await knownProviders.refresh();
-  const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
+  const { token } = await tokens.issue(registered);
   return {
     app,
     /** The service's own connection: a pragma set here applies to every request. */
