@@ -30,6 +30,7 @@ import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
 import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
+import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
 import type { KnownProviders } from "./services/knownProviders";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
@@ -90,7 +91,14 @@ export function createApp(deps: AppDeps): Express {
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
   const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
-  app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
+  app.use(
+    authRouter({
+      apps: deps.apps,
+      tokens: deps.tokens,
+      limits: createTokenEndpointLimits(config.authLimits),
+      bodyLimit: config.bodyLimit,
+    }),
+  );
   app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit }));
   app.use(
     resolverRouter({

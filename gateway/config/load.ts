@@ -35,6 +35,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["AUTH_TOKEN_SECRET", ["auth", "tokenSecret"]],
   ["AUTH_ISSUER", ["auth", "issuer"]],
   ["AUTH_AUDIENCE", ["auth", "audience"]],
+  ["AUTH_PER_CLIENT_PER_MINUTE", ["authLimits", "perClientPerMinute"]],
+  ["AUTH_PER_IP_PER_MINUTE", ["authLimits", "perIpPerMinute"]],
   ["OTP_TTL_SECONDS", ["otp", "ttlSeconds"]],
   ["OTP_BACKOFF_BASE_SECONDS", ["otp", "backoffBaseSeconds"]],
   ["OTP_BACKOFF_MAX_SECONDS", ["otp", "backoffMaxSeconds"]],

@@ -83,6 +83,13 @@ export const ConfigSchema = z
       issuer: z.string().min(1).default("idwallet"),
       audience: z.string().min(1).default("idwallet-api"),
     }),
+    /** POST /v1/auth requests per client id and per client address (IPv6: per /64) per minute, per process. */
+    authLimits: z
+      .object({
+        perClientPerMinute: int(1, 100_000_000).default(30),
+        perIpPerMinute: int(1, 100_000_000).default(60),
+      })
+      .prefault({}),
     otp: z
       .object({
         ttlSeconds: int(30, 3600).default(300),

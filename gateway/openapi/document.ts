@@ -40,6 +40,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       200: { description: "A bearer token", content: { "application/json": { schema: TokenResponse } } },
       400: problem("invalid_request, unsupported_grant_type"),
       401: problem("invalid_client (unknown client, wrong secret, disabled app)"),
+      429: problem("RATE_LIMITED: too many requests for this client id or from this address (Retry-After)"),
       503: problem("MAINTENANCE"),
     },
   });

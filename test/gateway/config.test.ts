@@ -195,4 +195,11 @@ describe("loadConfig", () => {
     writeFileSync(file, JSON.stringify({ safe: { chains: { base: { singleton: SAFE_CONTRACTS.singleton } } } }));
     expect(configError({ ...REQUIRED, CONFIG_FILE: file })).to.include("safe.chains.base: not a Safe chain");
   });
+
+  it("reads the token endpoint's limits, 30 per client id and 60 per address a minute by default", () => {
+    expect(loadConfig(REQUIRED).authLimits).to.deep.equal({ perClientPerMinute: 30, perIpPerMinute: 60 });
+    const config = loadConfig({ ...REQUIRED, AUTH_PER_CLIENT_PER_MINUTE: "5", AUTH_PER_IP_PER_MINUTE: "500" });
+    expect(config.authLimits).to.deep.equal({ perClientPerMinute: 5, perIpPerMinute: 500 });
+    expect(configError({ ...REQUIRED, AUTH_PER_CLIENT_PER_MINUTE: "0" })).to.include("AUTH_PER_CLIENT_PER_MINUTE:");
+  });
 });

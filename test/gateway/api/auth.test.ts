@@ -184,3 +184,44 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
     expect(again).to.equal(0);
   });
 });
+
+describe("POST /v1/auth limits (per client id and per address)", () => {
+  const form = (app: Express, clientId: string, secret: string, from: string) =>
+    request(app)
+      .post("/v1/auth")
+      .set("X-Forwarded-For", from)
+      .type("form")
+      .send({ client_id: clientId, client_secret: secret });
+
+  it("brute force at one client id from many addresses: after the limit even the right secret waits (429)", async () => {
+    const t = buildTestApp({ trustProxy: 1, authLimits: { perClientPerMinute: 3, perIpPerMinute: 1000 } });
+    try {
+      const { app: victim, clientSecret } = await t.appWithToken("victim");
+      for (let i = 1; i <= 3; i++) await form(t.app, victim.clientId, `guess-${i}`, `198.51.100.${i}`).expect(401);
+      const res = await form(t.app, victim.clientId, clientSecret, "198.51.100.99").expect(429);
+      expect(res.body).to.include({ status: 429, code: "RATE_LIMITED" });
+      const retryAfter = Number(res.headers["retry-after"]);
+      expect(retryAfter).to.be.within(1, 60);
+      expect(res.body.retryAfter).to.equal(retryAfter);
+      // Other client ids keep their own budget.
+      const { app: other, clientSecret: otherSecret } = await t.appWithToken("bystander");
+      await form(t.app, other.clientId, otherSecret, "198.51.100.99").expect(200);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("one address across many client ids: after the limit it waits, its /64 included; another /64 does not", async () => {
+    const t = buildTestApp({ trustProxy: 1, authLimits: { perClientPerMinute: 1000, perIpPerMinute: 3 } });
+    try {
+      const { app: registered, clientSecret } = await t.appWithToken("behind the limit");
+      for (let i = 1; i <= 3; i++) await form(t.app, `cid_scan${i}`, "x", `2001:db8:1:1::${i}`).expect(401);
+      const res = await form(t.app, registered.clientId, clientSecret, "2001:db8:1:1:ffff::1").expect(429);
+      expect(res.body).to.include({ status: 429, code: "RATE_LIMITED" });
+      expect(res.headers["retry-after"]).to.match(/^\d+$/);
+      await form(t.app, registered.clientId, clientSecret, "2001:db8:1:2::1").expect(200);
+    } finally {
+      t.close();
+    }
+  });
+});
