@@ -190,6 +190,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     operationsRouter({
       registry: metrics.registry,
+      adminToken: config.healthAdminToken,
       health: () =>
         checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
     }),

@@ -27,6 +27,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CORS_ORIGINS", ["corsOrigins"], "list"],
   ["TRUST_PROXY", ["trustProxy"]],
   ["TEST_DEPLOYMENT", ["testDeployment"]],
+  ["HEALTH_ADMIN_TOKEN", ["healthAdminToken"]],
   ["MAINTENANCE", ["maintenance", "enabled"]],
   ["MAINTENANCE_RETRY_AFTER", ["maintenance", "retryAfterSeconds"]],
   ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],

@@ -63,6 +63,8 @@ export const ConfigSchema = z
     corsOrigins: z.array(z.string().min(1)).default(["*"]),
     /** Proxies whose X-Forwarded-For is believed (hop count or CIDR list); every per-IP limit keys on the result. */
     trustProxy: TrustProxySetting.default(false),
+    /** Bearer token that shows GET /health's details (error messages, latencies); without it: statuses only. */
+    healthAdminToken: z.string().min(32, "at least 32 characters").optional(),
     /** A test deployment: allows the outbox SMS provider without the local chain. */
     testDeployment: flag.default(false),
     maintenance: z

@@ -202,4 +202,11 @@ describe("loadConfig", () => {
     expect(config.authLimits).to.deep.equal({ perClientPerMinute: 5, perIpPerMinute: 500 });
     expect(configError({ ...REQUIRED, AUTH_PER_CLIENT_PER_MINUTE: "0" })).to.include("AUTH_PER_CLIENT_PER_MINUTE:");
   });
+
+  it("takes a HEALTH_ADMIN_TOKEN of at least 32 characters, none by default", () => {
+    expect(loadConfig(REQUIRED).healthAdminToken).to.equal(undefined);
+    const token = "h".repeat(32);
+    expect(loadConfig({ ...REQUIRED, HEALTH_ADMIN_TOKEN: token }).healthAdminToken).to.equal(token);
+    expect(configError({ ...REQUIRED, HEALTH_ADMIN_TOKEN: "short" })).to.include("HEALTH_ADMIN_TOKEN: at least 32");
+  });
 });
