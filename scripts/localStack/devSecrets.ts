@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PRIVATE_FILE_MODE, makePrivateDirectory } from "../../gateway/storage/privateFiles";
 
 /** Secrets of the local stack, generated once per data directory so tokens survive a restart. */
 export interface DevSecrets {
@@ -11,8 +12,8 @@ export interface DevSecrets {
 export function loadDevSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, "dev-secrets.json");
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as DevSecrets;
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDirectory(dataDir);
   const secrets: DevSecrets = { tokenSecret: randomBytes(32).toString("base64url") };
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   return secrets;
 }
