@@ -36,6 +36,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["AUTH_TOKEN_SECRET", ["auth", "tokenSecret"]],
   ["AUTH_ISSUER", ["auth", "issuer"]],
   ["AUTH_AUDIENCE", ["auth", "audience"]],
+  ["SECRETS_KEY", ["secrets", "key"]],
+  ["SECRETS_KEY_PREVIOUS", ["secrets", "previousKey"]],
   ["AUTH_PER_CLIENT_PER_MINUTE", ["authLimits", "perClientPerMinute"]],
   ["AUTH_PER_IP_PER_MINUTE", ["authLimits", "perIpPerMinute"]],
   ["OTP_TTL_SECONDS", ["otp", "ttlSeconds"]],

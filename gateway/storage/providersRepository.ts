@@ -8,7 +8,7 @@ export const ProviderName = z
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/, "lowercase letters, digits and inner hyphens, 1 to 32")
   .refine((p) => !(BUILT_IN_PROVIDERS as readonly string[]).includes(p), "a built-in provider cannot be registered");
 
-/** How a registered provider's proofs are verified (stored as JSON, parsed back with this schema). */
+/** How a registered provider's proofs are verified (stored as JSON, an HS256 secret sealed; parsed back with this schema). */
 export const ProviderVerification = z.object({
   key: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("hs256"), secret: z.string().min(32, "an HS256 secret of at least 32 characters") }),
@@ -20,6 +20,12 @@ export const ProviderVerification = z.object({
 });
 /** One of ProviderVerification. */
 export type ProviderVerification = z.infer<typeof ProviderVerification>;
+
+/** What {@link ProvidersRepository.resealSecrets} did: plain-text secrets sealed, secrets of an older key sealed again. */
+export interface ResealedSecrets {
+  readonly sealed: number;
+  readonly resealed: number;
+}
 
 /** Thrown when a provider name is registered already, or was ever registered by another app. */
 export class ProviderTakenError extends Error {
@@ -41,4 +47,10 @@ export interface ProvidersRepository {
   names(): Promise<string[]>;
   /** Disables the registration, keeping the name the app's; false if there was no enabled one. */
   remove(provider: string): Promise<boolean>;
+  /**
+   * Seals every HS256 secret under the current SECRETS_KEY: plain-text ones (stored by versions before sealing) and
+   * ones of SECRETS_KEY_PREVIOUS; checks that every other opens. Throws SecretsKeyError, naming the providers, when
+   * there is no key or a secret does not open. Run at start-up, before the service answers.
+   */
+  resealSecrets(): Promise<ResealedSecrets>;
 }

@@ -39,7 +39,8 @@ ${POLICY_USAGE}
   maintenance status
 ${DUST_USAGE}
 
-Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.`;
+Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.
+HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */
 export type AdminCommand =

@@ -1,3 +1,4 @@
+import { SecretsKeyError } from "../../gateway/crypto/secretsKeyring";
 import type { App, AppWithSecret } from "../../gateway/storage/appsRepository";
 import { NotFoundError } from "../../gateway/storage/errors";
 import { ProviderTakenError } from "../../gateway/storage/providersRepository";
@@ -71,7 +72,12 @@ export async function runAdminCommand(
     else await execute(command, repos, output);
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof ProviderTakenError || error instanceof DustUsageError || error instanceof PolicyUsageError) {
+    if (
+      error instanceof ProviderTakenError ||
+      error instanceof DustUsageError ||
+      error instanceof PolicyUsageError ||
+      error instanceof SecretsKeyError
+    ) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }

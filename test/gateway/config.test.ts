@@ -209,4 +209,20 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...REQUIRED, HEALTH_ADMIN_TOKEN: token }).healthAdminToken).to.equal(token);
     expect(configError({ ...REQUIRED, HEALTH_ADMIN_TOKEN: "short" })).to.include("HEALTH_ADMIN_TOKEN: at least 32");
   });
+
+  it("reads SECRETS_KEY and SECRETS_KEY_PREVIOUS as 32-byte keys, none by default", () => {
+    expect(loadConfig(REQUIRED).secrets).to.deep.equal({});
+    const [key, previousKey] = ["a1".repeat(32), Buffer.alloc(32, 7).toString("base64")];
+    const config = loadConfig({ ...REQUIRED, SECRETS_KEY: key, SECRETS_KEY_PREVIOUS: previousKey });
+    expect(config.secrets).to.deep.equal({ key, previousKey });
+    expect(configError({ ...REQUIRED, SECRETS_KEY: "a-passphrase-is-not-a-key" })).to.include(
+      "SECRETS_KEY: 32 random bytes",
+    );
+    expect(configError({ ...REQUIRED, SECRETS_KEY_PREVIOUS: key })).to.include(
+      "SECRETS_KEY_PREVIOUS: needs SECRETS_KEY",
+    );
+    expect(configError({ ...REQUIRED, SECRETS_KEY: key, SECRETS_KEY_PREVIOUS: key })).to.include(
+      "SECRETS_KEY_PREVIOUS: is the same as SECRETS_KEY",
+    );
+  });
 });

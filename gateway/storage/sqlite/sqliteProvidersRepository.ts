@@ -1,29 +1,30 @@
 import type { Kysely } from "kysely";
 import type { ProviderRegistration } from "../../auth/userProof";
+import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
 import {
   ProviderName,
   ProviderTakenError,
   ProviderVerification,
   type ProvidersRepository,
+  type ResealedSecrets,
 } from "../providersRepository";
-import type { AppProvidersTable, DatabaseSchema } from "../schema";
+import type { DatabaseSchema } from "../schema";
+import { openSecret, sealSecret, storedKind, storedSecret, toRegistration, verificationJson } from "./providerRows";
 
-const toRegistration = (row: AppProvidersTable): ProviderRegistration => {
-  const verification = ProviderVerification.parse(JSON.parse(row.verification));
-  return { provider: row.provider, appId: row.app_id, ...verification, disabled: row.disabled_at !== null };
-};
-
-/** ProvidersRepository over SQLite. */
+/** ProvidersRepository over SQLite; HS256 secrets sealed with `keyring` (none: such providers are refused). */
 export class SqliteProvidersRepository implements ProvidersRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: () => Date,
+    private readonly keyring?: SecretsKeyring,
   ) {}
 
   async register(appId: string, provider: string, verification: ProviderVerification): Promise<ProviderRegistration> {
     const name = ProviderName.parse(provider);
     const parsed = ProviderVerification.parse(verification);
+    // Sealed before anything is written: without a key, an HS256 registration stores nothing.
+    const verificationText = verificationJson(parsed, this.keyring, name, appId);
     return this.db.transaction().execute(async (tx) => {
       const app = await tx.selectFrom("apps").select("id").where("id", "=", appId).executeTakeFirst();
       if (!app) throw new NotFoundError("app", appId);
@@ -39,25 +40,24 @@ export class SqliteProvidersRepository implements ProvidersRepository {
         );
       if (taken && taken.disabled_at === null)
         throw new ProviderTakenError(`the provider ${name} is already registered`);
-      const verificationJson = JSON.stringify(parsed);
       if (taken) {
         const row = await tx
           .updateTable("app_providers")
-          .set({ verification: verificationJson, disabled_at: null })
+          .set({ verification: verificationText, disabled_at: null })
           .where("provider", "=", name)
           .returningAll()
           .executeTakeFirstOrThrow();
-        return toRegistration(row);
+        return toRegistration(row, this.keyring);
       }
       const row = {
         provider: name,
         app_id: appId,
-        verification: verificationJson,
+        verification: verificationText,
         created_at: this.clock().toISOString(),
         disabled_at: null,
       };
       await tx.insertInto("app_providers").values(row).execute();
-      return toRegistration(row);
+      return toRegistration(row, this.keyring);
     });
   }
 
@@ -67,15 +67,16 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       .selectAll()
       .where("provider", "=", provider)
       .executeTakeFirst();
-    return row && toRegistration(row);
+    return row && toRegistration(row, this.keyring);
   }
 
   async list(): Promise<{ provider: string; appId: string; kind: string; createdAt: string; disabledAt?: string }[]> {
     const rows = await this.db.selectFrom("app_providers").selectAll().orderBy("provider").execute();
+    // Nothing is opened: listing needs no key.
     return rows.map((row) => ({
       provider: row.provider,
       appId: row.app_id,
-      kind: toRegistration(row).key.kind,
+      kind: storedKind(row),
       createdAt: row.created_at,
       ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
     }));
@@ -94,5 +95,39 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       .where("disabled_at", "is", null)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  async resealSecrets(): Promise<ResealedSecrets> {
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx.selectFrom("app_providers").select(["provider", "app_id", "verification"]).execute();
+      const withSecrets = rows.filter((row) => storedSecret(row).state !== "none");
+      const keyring = this.keyring;
+      if (withSecrets.length > 0 && !keyring) {
+        const names = withSecrets.map((row) => row.provider).join(", ");
+        throw new SecretsKeyError(
+          `HS256 secrets are stored for provider ${names}, and are kept only sealed: set SECRETS_KEY (README "Provider secrets at rest")`,
+        );
+      }
+      const counts = { sealed: 0, resealed: 0 };
+      for (const row of withSecrets) {
+        const secret = storedSecret(row);
+        if (secret.state === "none" || !keyring) continue;
+        // Every sealed secret is opened, under the current key too: one that does not open stops the start-up here,
+        // naming its provider, rather than failing that provider's proofs later.
+        const plain =
+          secret.state === "plain" ? secret.secret : openSecret(keyring, secret.sealed, row.provider, row.app_id);
+        if (secret.state === "sealed" && keyring.keyIdOf(secret.sealed) === keyring.currentKeyId) continue;
+        const stored = JSON.parse(row.verification) as { key: Record<string, unknown> };
+        const { secret: _plain, sealedSecret: _sealed, ...key } = stored.key;
+        const sealedSecret = sealSecret(keyring, plain, row.provider, row.app_id);
+        await tx
+          .updateTable("app_providers")
+          .set({ verification: JSON.stringify({ ...stored, key: { ...key, sealedSecret } }) })
+          .where("provider", "=", row.provider)
+          .execute();
+        counts[secret.state === "plain" ? "sealed" : "resealed"]++;
+      }
+      return counts;
+    });
   }
 }

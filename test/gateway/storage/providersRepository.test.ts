@@ -9,13 +9,14 @@ import { openDatabase } from "../../../gateway/storage/database";
 import { ProviderTakenError } from "../../../gateway/storage/providersRepository";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { runAdminCli } from "../../../scripts/admin/cli";
+import { TEST_KEYS, testKeyring } from "./builders";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const SECRET = "acme-identity-service-secret-0123456789";
 
 async function fresh() {
   const database = await openDatabase(":memory:");
-  const repos = createRepositories(database.db, () => NOW);
+  const repos = createRepositories(database.db, () => NOW, { secrets: testKeyring() });
   const { app } = await repos.apps.create({ name: "acme" });
   return { database, repos, app };
 }
@@ -106,7 +107,7 @@ describe("storage: app providers", () => {
     const out: string[] = [];
     const cli = (...argv: string[]) =>
       runAdminCli(argv, {
-        env: { DATABASE_PATH: databasePath },
+        env: { DATABASE_PATH: databasePath, SECRETS_KEY: TEST_KEYS.current },
         output: { out: (t) => out.push(t), err: (t) => out.push(t) },
         clock: () => NOW,
       });
@@ -130,7 +131,7 @@ describe("storage: app providers", () => {
     const out: string[] = [];
     const cli = (...argv: string[]) =>
       runAdminCli(argv, {
-        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite") },
+        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite"), SECRETS_KEY: TEST_KEYS.current },
         output: { out: (t) => out.push(t), err: (t) => out.push(t) },
         clock: () => NOW,
       });
