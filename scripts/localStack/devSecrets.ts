@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PRIVATE_FILE_MODE, makePrivateDirectory } from "../../gateway/storage/privateFiles";
+import { PRIVATE_FILE_MODE, makePrivateDirectory, narrowToOwner } from "../../gateway/storage/privateFiles";
 
 /** Secrets of the local stack, generated once per data directory so tokens and sealed secrets survive a restart. */
 export interface DevSecrets {
@@ -24,5 +24,6 @@ export function loadDevSecrets(dataDir: string): DevSecrets {
     secretsKey: stored.secretsKey ?? randomBytes(32).toString("hex"),
   };
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  narrowToOwner(file);
   return secrets;
 }
