@@ -3,7 +3,7 @@ import { SigningKey, computeAddress } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import type { AppTokens } from "./auth/appTokens";
+import type { AppPrincipal, AppTokens } from "./auth/appTokens";
 import type { OtpService } from "./auth/otp/otpService";
 import type { UserTokens } from "./auth/userTokens";
 import type { ChainClient } from "./chains/clients";
@@ -28,7 +28,9 @@ import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
+import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
+import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
 import type { KnownProviders } from "./services/knownProviders";
 import type { MaintenanceMonitor } from "./services/maintenance";
 import type { AppsRepository } from "./storage/appsRepository";
@@ -88,13 +90,20 @@ export function createApp(deps: AppDeps): Express {
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
-  const isAppActive = activeAppCheck(deps);
-  app.use(authRouter({ apps: deps.apps, tokens: deps.tokens, bodyLimit: config.bodyLimit }));
-  app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit, tokens: deps.tokens, isAppActive }));
+  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
+  app.use(
+    authRouter({
+      apps: deps.apps,
+      tokens: deps.tokens,
+      limits: createTokenEndpointLimits(config.authLimits),
+      bodyLimit: config.bodyLimit,
+    }),
+  );
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit, tokens: deps.tokens, admitApp }));
   app.use(
     resolverRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       requireAuth: config.resolver.requireAuth,
       factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
       maxIds: config.resolver.maxIds,
@@ -116,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     kernelSignRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       signing: {
         kernelFactory: config.contracts.kernelFactory,
@@ -130,7 +139,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     transactionsRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       // A waiting status request ends before the request deadline cuts it off.
       waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
@@ -153,7 +162,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     safesRouter({
       tokens: deps.tokens,
-      isAppActive,
+      admitApp,
       bodyLimit: config.bodyLimit,
       waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
       safes: {
@@ -183,6 +192,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     operationsRouter({
       registry: metrics.registry,
+      adminToken: config.healthAdminToken,
       health: () =>
         checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
     }),
@@ -230,18 +240,12 @@ export function createAuthApp(deps: AppDeps): Express {
   const app = express();
   baseMiddleware(app, deps, metrics);
   app.use("/functions", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
-  const isAppActive = activeAppCheck(deps);
-  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, isAppActive }));
+  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
+  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, admitApp }));
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;
 }
-
-/** Whether an app's bearer token still speaks for it: read on every request, so disabling an app stops it at once. */
-const activeAppCheck =
-  (deps: AppDeps) =>
-  async (appId: string): Promise<boolean> =>
-    (await deps.apps.findById(appId))?.status === "active";
 
 /** What every app of the service runs first: request ids and logs, metrics, security headers, CORS, deadline. */
 function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {

@@ -2,7 +2,8 @@ import cluster, { type Worker } from "node:cluster";
 import type { Logger } from "pino";
 import type { Config } from "./config/schema";
 import { createLogger } from "./http/logging";
-import { type RunningServer, startServer } from "./server";
+import { type RunningServer, sealStoredSecrets, startServer } from "./server";
+import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import { openDatabase } from "./storage/database";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
@@ -44,14 +45,18 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServe
 }
 
 async function startPrimary(config: Config, logger: Logger): Promise<RunningServer> {
-  // Migrations run once, here, before any worker opens the database.
+  // Migrations, and sealing stored secrets, run once, here, before any worker opens the database.
   const database = await openDatabase(config.databasePath!);
+  const repositories = createRepositories(database.db, () => new Date(), {
+    secrets: createSecretsKeyring(config.secrets),
+  });
+  await sealStoredSecrets(repositories.providers, logger);
   const chains = createChainClients(config);
   // The primary runs the transaction workers: it checks the chains it sends to, as every server does.
   await verifyChainIds(chains);
   const txWorkers = startTxWorkers(config, {
     chains,
-    repository: createRepositories(database.db, () => new Date()).transactions,
+    repository: repositories.transactions,
     clock: () => new Date(),
     logger: logger.child({ component: "primary" }),
     run: config.transactions.worker,

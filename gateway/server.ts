@@ -8,6 +8,7 @@ import { createSmsSender } from "./auth/sms";
 import { createUserTokens } from "./auth/userTokens";
 import { createAppTokens } from "./auth/appTokens";
 import { createChainClients, verifyChainIds } from "./chains/clients";
+import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./ens/ccipGateway";
@@ -16,6 +17,7 @@ import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";
 import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
+import type { ProvidersRepository } from "./storage/providersRepository";
 import { createRepositories } from "./storage/repositories";
 
 /** A running service. */
@@ -35,8 +37,17 @@ const MAINTENANCE_POLL_MS = 2000;
 const PROVIDERS_POLL_MS = 2000;
 
 /**
- * Opens storage (running migrations), checks every configured RPC's chain id, builds the app and listens.
- * Refuses to start on a bad database or a chain-id mismatch.
+ * Seals every stored HS256 provider secret under SECRETS_KEY (plain-text ones and those of SECRETS_KEY_PREVIOUS)
+ * before the service answers; throws, naming the providers, without a key or with a secret that does not open.
+ */
+export async function sealStoredSecrets(providers: Pick<ProvidersRepository, "resealSecrets">, logger: Logger) {
+  const done = await providers.resealSecrets();
+  if (done.sealed + done.resealed > 0) logger.info(done, "provider secrets sealed under SECRETS_KEY");
+}
+
+/**
+ * Opens storage (running migrations), seals stored secrets, checks every configured RPC's chain id, builds the app
+ * and listens. Refuses to start on a bad database, a stored secret it cannot seal or open, or a chain-id mismatch.
  */
 export async function startServer(
   config: Config,
@@ -52,7 +63,8 @@ export async function startServer(
   const database = await openDatabase(config.databasePath!);
   let txWorkers: TxWorkers | undefined;
   try {
-    const repositories = createRepositories(database.db, clock);
+    const repositories = createRepositories(database.db, clock, { secrets: createSecretsKeyring(config.secrets) });
+    await sealStoredSecrets(repositories.providers, logger);
     const chains = createChainClients(config);
     await verifyChainIds(chains);
     const maintenance = createMaintenanceMonitor({

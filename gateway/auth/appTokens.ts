@@ -11,11 +11,13 @@ export interface AppPrincipal {
   readonly appId: string;
   readonly clientId: string;
   readonly tokenId: string;
+  /** The app's secret generation when the token was issued; a rotation since revokes the token. */
+  readonly secretGeneration: number;
 }
 
-/** Issues and verifies app bearer tokens: HS256 JWTs with issuer, audience, expiry and id. */
+/** Issues and verifies app bearer tokens: HS256 JWTs with issuer, audience, expiry, id and secret generation. */
 export interface AppTokens {
-  issue(app: { id: string; clientId: string }): Promise<{ token: string; expiresIn: number }>;
+  issue(app: { id: string; clientId: string; secretGeneration: number }): Promise<{ token: string; expiresIn: number }>;
   verify(token: string): Promise<AppPrincipal>;
 }
 
@@ -35,7 +37,7 @@ export function createAppTokens(options: {
   return {
     async issue(app) {
       const now = nowSeconds();
-      const token = await new SignJWT({ cid: app.clientId })
+      const token = await new SignJWT({ cid: app.clientId, gen: app.secretGeneration })
         .setProtectedHeader({ alg: "HS256", typ: "JWT" })
         .setIssuer(options.issuer)
         .setAudience(options.audience)
@@ -58,7 +60,17 @@ export function createAppTokens(options: {
           requiredClaims: ["sub", "jti", "exp"],
         });
         if (typeof payload.cid !== "string") throw new UnauthorizedError("INVALID_TOKEN", "The token names no client");
-        const principal = { appId: payload.sub!, clientId: payload.cid, tokenId: payload.jti! };
+        // Tokens issued before generations existed carry none: generation 0 (migration 013).
+        const generation = payload.gen ?? 0;
+        if (!Number.isSafeInteger(generation) || (generation as number) < 0) {
+          throw new UnauthorizedError("INVALID_TOKEN", "The token's secret generation is not valid");
+        }
+        const principal = {
+          appId: payload.sub!,
+          clientId: payload.cid,
+          tokenId: payload.jti!,
+          secretGeneration: generation as number,
+        };
         verified.remember(token, principal, payload.exp!);
         return principal;
       } catch (error) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ensNormalize } from "ethers";
 import { chainByName } from "../chains/registry";
+import { decodeSecretsKey } from "../crypto/secretsKeyring";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
 import { TrustProxySetting } from "./trustProxy";
@@ -45,6 +46,25 @@ const SafeChainsConfig = z.record(z.string(), SafeContractsConfig).superRefine((
   }
 });
 
+const SecretsKeyText = z
+  .string()
+  .refine((text) => decodeSecretsKey(text) !== undefined, "32 random bytes: 64 hex digits or base64");
+
+/**
+ * SECRETS_KEY seals secrets stored at rest (HS256 provider secrets, AES-256-GCM); SECRETS_KEY_PREVIOUS still opens
+ * what the key before it sealed, while the service seals it again at start-up (README "Provider secrets at rest").
+ */
+export const SecretsSettings = z
+  .object({ key: SecretsKeyText.optional(), previousKey: SecretsKeyText.optional() })
+  .refine((s) => s.previousKey === undefined || s.key !== undefined, {
+    message: "needs SECRETS_KEY, the key that replaces it",
+    path: ["previousKey"],
+  })
+  .refine((s) => s.previousKey === undefined || s.previousKey.trim() !== s.key?.trim(), {
+    message: "is the same as SECRETS_KEY",
+    path: ["previousKey"],
+  });
+
 /** The whole service configuration; every field documented in .env.example. */
 export const ConfigSchema = z
   .object({
@@ -63,6 +83,8 @@ export const ConfigSchema = z
     corsOrigins: z.array(z.string().min(1)).default(["*"]),
     /** Proxies whose X-Forwarded-For is believed (hop count or CIDR list); every per-IP limit keys on the result. */
     trustProxy: TrustProxySetting.default(false),
+    /** Bearer token that shows GET /health's details (error messages, latencies); without it: statuses only. */
+    healthAdminToken: z.string().min(32, "at least 32 characters").optional(),
     /** A test deployment: allows the outbox SMS provider without the local chain. */
     testDeployment: flag.default(false),
     maintenance: z
@@ -83,6 +105,14 @@ export const ConfigSchema = z
       issuer: z.string().min(1).default("idwallet"),
       audience: z.string().min(1).default("idwallet-api"),
     }),
+    secrets: SecretsSettings.prefault({}),
+    /** POST /v1/auth requests per client id and per client address (IPv6: per /64) per minute, per process. */
+    authLimits: z
+      .object({
+        perClientPerMinute: int(1, 100_000_000).default(30),
+        perIpPerMinute: int(1, 100_000_000).default(60),
+      })
+      .prefault({}),
     otp: z
       .object({
         ttlSeconds: int(30, 3600).default(300),

@@ -62,6 +62,14 @@ export class UnsupportedMediaTypeError extends ApiError {
   }
 }
 
+/** 429 with Retry-After (also in the body as `retryAfter`); `code` says which limit. */
+export class TooManyRequestsError extends ApiError {
+  constructor(code: string, detail: string, retryAfterSeconds: number) {
+    const headers = { "Retry-After": String(retryAfterSeconds) };
+    super(429, code, "Too many requests", detail, { retryAfter: retryAfterSeconds }, headers);
+  }
+}
+
 /** 503: the service is in maintenance; the contracts stay usable on chain. */
 export class MaintenanceError extends ApiError {
   constructor(retryAfterSeconds: number, message?: string) {

@@ -9,15 +9,14 @@ export const principalOf = (res: Response): AppPrincipal | undefined =>
 // RFC 6750 §2.1: "Bearer" then one b64token.
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
+/** Whether the app behind a verified token may still use it; throws a 401 ApiError if not (services/appAuth.ts). */
+export type AdmitApp = (principal: AppPrincipal) => Promise<void>;
+
 /**
  * Authenticates `Authorization: Bearer <token>`. With `required` false a request without the header
- * passes anonymously; a header that is present must still be valid, for an active app (401 otherwise).
+ * passes anonymously; a header that is present must still be valid, and admitted by `admitApp` (401 otherwise).
  */
-export function bearerAuth(
-  tokens: AppTokens,
-  required: boolean,
-  isAppActive: (appId: string) => Promise<boolean>,
-): RequestHandler {
+export function bearerAuth(tokens: AppTokens, required: boolean, admitApp: AdmitApp): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) {
@@ -29,10 +28,9 @@ export function bearerAuth(
       return next(new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'"));
     try {
       const principal = await tokens.verify(match[1]!);
-      // Checked on every request, so disabling an app stops its live tokens at once.
-      if (!(await isAppActive(principal.appId))) {
-        return next(new UnauthorizedError("APP_DISABLED", "The app this token was issued to is disabled"));
-      }
+      // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
+      // secret stops its live tokens at once.
+      await admitApp(principal);
       res.locals.principal = principal;
       next();
     } catch (error) {

@@ -40,6 +40,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       200: { description: "A bearer token", content: { "application/json": { schema: TokenResponse } } },
       400: problem("invalid_request, unsupported_grant_type"),
       401: problem("invalid_client (unknown client, wrong secret, disabled app)"),
+      429: problem("RATE_LIMITED: too many requests for this client id or from this address (Retry-After)"),
       503: problem("MAINTENANCE"),
     },
   });
@@ -63,7 +64,9 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         content: { "application/json": { schema: ResolverResponse } },
       },
       400: problem("INVALID_REQUEST, MALFORMED_JSON, INVALID_USER_ID (lists each bad id) or TOO_MANY_USER_IDS"),
-      401: problem("MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, or MISSING_TOKEN when required"),
+      401: problem(
+        "MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, or MISSING_TOKEN when required",
+      ),
       413: problem("PAYLOAD_TOO_LARGE"),
       415: problem("UNSUPPORTED_MEDIA_TYPE"),
       503: problem("MAINTENANCE"),
@@ -137,8 +140,8 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "INVALID_REQUEST, INVALID_USER_ID, NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
       ),
       401: problem(
-        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED, " +
-          "PROOF_UNBOUND",
+        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, " +
+          "PROOF_EXPIRED, PROOF_UNBOUND",
       ),
       403: problem(
         "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
@@ -154,8 +157,8 @@ export function buildOpenApiDocument(serverUrl?: string): object {
         "NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
     ),
     401: problem(
-      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED, " +
-        "PROOF_UNBOUND",
+      "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, " +
+        "PROOF_EXPIRED, PROOF_UNBOUND",
     ),
     403: problem(
       "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
@@ -202,7 +205,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
     responses: {
       200: { description: "The request's state", content: txStatus },
-      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
       404: problem("NOT_FOUND"),
     },
   });
@@ -227,7 +230,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
     responses: {
       200: { description: "The request's state", content: txStatus },
-      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+      401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
       404: problem("NOT_FOUND"),
     },
   });

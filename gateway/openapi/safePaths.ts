@@ -31,7 +31,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   });
   const problems = {
     400: problem("INVALID_REQUEST, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE (not a Safe chain), VALUE_IN_DELEGATECALL"),
-    401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED"),
+    401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
     409: problem("IDEMPOTENCY_KEY_REUSED"),
     413: problem("PAYLOAD_TOO_LARGE"),
     503: problem("MAINTENANCE, SAFE_NOT_CONFIGURED"),

@@ -1,8 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type Response, Router } from "express";
 import { toApiError } from "../errors/problemHandler";
-import type { AppTokens } from "../auth/appTokens";
-import type { AppsRepository } from "../storage/appsRepository";
-import { type ClientCredentials, OAuthError, issueAppToken } from "../services/appAuth";
+import { type ClientCredentials, OAuthError, type TokenEndpointDeps, issueAppToken } from "../services/appAuth";
 import { TokenRequest } from "./auth.schema";
 
 /** Credentials from `Authorization: Basic` (RFC 6749 §2.3.1: form-urlencoded id and secret). */
@@ -22,7 +20,6 @@ function basicCredentials(req: Request): ClientCredentials | undefined {
   }
 }
 
-/** POST /v1/auth: an app's client id and secret → a 60-minute bearer token (spec §4.1, §5.1). */
 /** RFC 6749 §5.2: every refusal of the token endpoint carries `error`, validation and body errors too. */
 function oauthErrors(bodyLimit: string): ErrorRequestHandler {
   return (error, _req, _res, next) => {
@@ -35,11 +32,8 @@ function oauthErrors(bodyLimit: string): ErrorRequestHandler {
   };
 }
 
-export function authRouter(deps: {
-  apps: Pick<AppsRepository, "verifySecret">;
-  tokens: AppTokens;
-  bodyLimit: string;
-}): Router {
+/** POST /v1/auth: an app's client id and secret → a 60-minute bearer token (spec §4.1, §5.1). */
+export function authRouter(deps: TokenEndpointDeps & { bodyLimit: string }): Router {
   return Router().post(
     "/v1/auth",
     express.urlencoded({ extended: false, limit: deps.bodyLimit, parameterLimit: 20 }),
@@ -66,7 +60,8 @@ export function authRouter(deps: {
           ? { clientId: form.client_id, clientSecret: form.client_secret }
           : undefined);
       if (!credentials) throw new OAuthError(400, "invalid_request", "client_id and client_secret are required");
-      const body = await issueAppToken(deps.apps, deps.tokens, credentials, basic !== undefined);
+      // req.ip: the socket's address, or the client behind the proxies TRUST_PROXY names.
+      const body = await issueAppToken(deps, { credentials, usedBasic: basic !== undefined, clientIp: req.ip });
       // RFC 6749 §5.1: token responses must not be cached.
       res.set({ "Cache-Control": "no-store", Pragma: "no-cache" }).json(body);
     },

@@ -1,13 +1,26 @@
 import { Router } from "express";
 import type { Registry } from "prom-client";
-import { type HealthReport } from "../services/health";
+import { hasAdminToken } from "../http/adminToken";
+import { type HealthReport, publicHealthReport } from "../services/health";
 
-/** GET /health (200 when every dependency answers, 503 otherwise) and GET /metrics (Prometheus). */
-export function operationsRouter(deps: { health: () => Promise<HealthReport>; registry: Registry }): Router {
+/**
+ * GET /health (200 when every dependency answers, 503 otherwise: statuses for anyone, the checks' details with
+ * `Authorization: Bearer <HEALTH_ADMIN_TOKEN>`) and GET /metrics (Prometheus).
+ */
+export function operationsRouter(deps: {
+  health: () => Promise<HealthReport>;
+  registry: Registry;
+  adminToken: string | undefined;
+}): Router {
   return Router()
-    .get("/health", async (_req, res) => {
+    .get("/health", async (req, res) => {
       const report = await deps.health();
-      res.status(report.status === "ok" ? 200 : 503).json(report);
+      // A missing or wrong token gets the public view, never a 401: a load balancer's probe reads the status alone.
+      const detailed = hasAdminToken(req.headers.authorization, deps.adminToken);
+      res
+        .status(report.status === "ok" ? 200 : 503)
+        .set("Cache-Control", "no-store")
+        .json(detailed ? report : publicHealthReport(report));
     })
     .get("/metrics", async (_req, res) => {
       res.type(deps.registry.contentType).send(await deps.registry.metrics());

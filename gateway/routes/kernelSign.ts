@@ -1,19 +1,19 @@
 import express, { Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
-import { bearerAuth, principalOf } from "../http/bearer";
+import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { type WalletSigningDeps, signForUser } from "../services/walletSigning";
 import { SignRequestBody } from "./kernelSign.schema";
 
 /** POST /v1/kernel/sign: the wallet's EIP-1271 signature over a hash (spec §4.4); bearer token and user proof. */
 export function kernelSignRouter(deps: {
   tokens: AppTokens;
-  isAppActive: (appId: string) => Promise<boolean>;
+  admitApp: AdmitApp;
   bodyLimit: string;
   signing: WalletSigningDeps;
 }): Router {
   return Router().post(
     "/v1/kernel/sign",
-    bearerAuth(deps.tokens, true, deps.isAppActive),
+    bearerAuth(deps.tokens, true, deps.admitApp),
     express.json({ limit: deps.bodyLimit }),
     async (req, res) => {
       const body = SignRequestBody.parse(req.body);

@@ -1,7 +1,7 @@
 import express, { Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
 import type { OtpService } from "../auth/otp/otpService";
-import { bearerAuth, principalOf } from "../http/bearer";
+import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
 import { deadlineOf } from "../http/requestTimeout";
 import type { z } from "zod";
@@ -13,12 +13,7 @@ const JSON_TYPES = ["application/json", "application/*+json"];
  * The auth server's phone login (spec §4.5, §4.6): POST /functions/v1/signInWithOTP and /functions/v1/verifyOTP.
  * verifyOTP takes an optional app bearer token: with it the user token is bound to that app.
  */
-export function otpRouter(deps: {
-  otp: OtpService;
-  bodyLimit: string;
-  tokens: AppTokens;
-  isAppActive: (appId: string) => Promise<boolean>;
-}): Router {
+export function otpRouter(deps: { otp: OtpService; bodyLimit: string; tokens: AppTokens; admitApp: AdmitApp }): Router {
   const json = [
     express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
     (req: express.Request, _res: express.Response, next: express.NextFunction) =>
@@ -43,7 +38,7 @@ export function otpRouter(deps: {
         res.json(answer);
       })
       // The spec's flow sends no token; a token that is sent must be valid (401 otherwise, the code left unused).
-      .post("/functions/v1/verifyOTP", bearerAuth(deps.tokens, false, deps.isAppActive), ...json, async (req, res) => {
+      .post("/functions/v1/verifyOTP", bearerAuth(deps.tokens, false, deps.admitApp), ...json, async (req, res) => {
         const body = VerifyOtpRequest.parse(req.body);
         const session = await deps.otp.verifyCode(
           body.phone,

@@ -1,7 +1,7 @@
 import express, { Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
-import { bearerAuth } from "../http/bearer";
+import { bearerAuth, type AdmitApp } from "../http/bearer";
 import { type Factories, resolveUserIds } from "../services/resolver";
 import { ResolverRequest } from "./resolver.schema";
 
@@ -11,7 +11,7 @@ const JSON_TYPES = ["application/json", "application/*+json", "text/plain"];
 /** POST /v1/resolver: user ids → wallet addresses. */
 export function resolverRouter(deps: {
   tokens: AppTokens;
-  isAppActive: (appId: string) => Promise<boolean>;
+  admitApp: AdmitApp;
   requireAuth: boolean;
   factories: Factories;
   maxIds: number;
@@ -22,7 +22,7 @@ export function resolverRouter(deps: {
 }): Router {
   return Router().post(
     "/v1/resolver",
-    bearerAuth(deps.tokens, deps.requireAuth, deps.isAppActive),
+    bearerAuth(deps.tokens, deps.requireAuth, deps.admitApp),
     express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
     (req, res) => {
       if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))

@@ -1,6 +1,6 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
-import { bearerAuth, principalOf } from "../http/bearer";
+import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
 import {
@@ -55,13 +55,13 @@ const ACTIONS: { path: string; parse: (body: unknown) => SafeActionRequest }[] =
  */
 export function safesRouter(deps: {
   tokens: AppTokens;
-  isAppActive: (appId: string) => Promise<boolean>;
+  admitApp: AdmitApp;
   bodyLimit: string;
   waitTimeoutMs: number;
   safes: SafesDeps;
 }): Router {
   const router = Router();
-  const auth = bearerAuth(deps.tokens, true, deps.isAppActive);
+  const auth = bearerAuth(deps.tokens, true, deps.admitApp);
   const json = express.json({ limit: deps.bodyLimit });
   const principal = (res: Response) => principalOf(res) as AppPrincipal;
   const chainOf = (params: unknown) => z.object({ chain: z.string().max(64) }).parse(params).chain;

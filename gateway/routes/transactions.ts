@@ -1,6 +1,6 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
-import { bearerAuth, principalOf } from "../http/bearer";
+import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { deadlineOf } from "../http/requestTimeout";
 import type { AccountType } from "../identity/walletAddress";
 import {
@@ -27,13 +27,13 @@ const WAIT_POLL_MS = 100;
  */
 export function transactionsRouter(deps: {
   tokens: AppTokens;
-  isAppActive: (appId: string) => Promise<boolean>;
+  admitApp: AdmitApp;
   bodyLimit: string;
   waitTimeoutMs: number;
   transactions: TransactionsDeps;
 }): Router {
   const router = Router();
-  const auth = bearerAuth(deps.tokens, true, deps.isAppActive);
+  const auth = bearerAuth(deps.tokens, true, deps.admitApp);
   const json = express.json({ limit: deps.bodyLimit });
   const principal = (res: Response) => principalOf(res) as AppPrincipal;
 

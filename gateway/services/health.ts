@@ -14,6 +14,30 @@ export interface HealthReport {
   readonly checks: { database: CheckResult; chains: Record<string, CheckResult> };
 }
 
+/** The report as anyone may see it: each component's status, no error messages, latencies or block numbers. */
+export interface PublicHealthReport {
+  readonly status: "ok" | "degraded";
+  readonly checks: {
+    database: { status: CheckResult["status"] };
+    chains: Record<string, { status: CheckResult["status"] }>;
+  };
+}
+
+/**
+ * Strips a report to its statuses. A failing check's message can name hosts, files, ports or RPC URLs (with their API
+ * keys): only the operator's admin token sees them (HEALTH_ADMIN_TOKEN).
+ */
+export function publicHealthReport(report: HealthReport): PublicHealthReport {
+  const { database, chains } = report.checks;
+  return {
+    status: report.status,
+    checks: {
+      database: { status: database.status },
+      chains: Object.fromEntries(Object.entries(chains).map(([name, check]) => [name, { status: check.status }])),
+    },
+  };
+}
+
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

@@ -28,6 +28,8 @@ export const App = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   secretRotatedAt: z.iso.datetime(),
+  /** Raised by every secret rotation: tokens issued under an earlier one are revoked. */
+  secretGeneration: z.number().int().min(0),
 });
 /** See {@link App}. */
 export type App = z.infer<typeof App>;
@@ -54,7 +56,10 @@ export interface AppsRepository {
   setDelegatecallGrant(id: string, granted: boolean): Promise<App>;
   /** Replaces the app's budget and policy settings (empty: the defaults). Throws NotFoundError for an unknown id. */
   setPolicy(id: string, settings: PolicySettings): Promise<App>;
-  /** Replaces the secret; the old one stops working at once. Throws NotFoundError for an unknown id. */
+  /**
+   * Replaces the secret and raises the secret generation: the old secret and every token issued before stop working
+   * at once. Throws NotFoundError for an unknown id.
+   */
   rotateSecret(id: string): Promise<AppWithSecret>;
   /**
    * The active app these credentials belong to, or undefined (unknown client id, disabled app or wrong secret

@@ -1,64 +1,48 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { parseScryptHash, scryptOf } from "./legacyScryptSecret";
 
-// Design §1.6: client secrets are stored only as scrypt hashes. The secrets are 256 random bits, so the hash only
-// has to be one-way, not slow against guessing: the interactive-login parameters of the scrypt paper (N=2^14,
-// r=8, p=1: 16 MiB, tens of milliseconds) keep the token endpoint cheap.
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
-const SALT_BYTES = 16;
-const KEY_BYTES = 32;
+// Design §1.6: a client secret is stored only as a one-way hash. It is 256 random bits, so nobody can find it from
+// its hash by guessing, however fast the hash: a slow, memory-hard one (scrypt, until now) only made every token
+// request cost 16 MiB and tens of milliseconds, unauthenticated callers' included. HMAC-SHA256 is one-way and cheap.
+// Its key is a fixed label, not a server-side pepper: against a 256-bit secret a pepper adds no protection, only a
+// key whose loss or rotation would void every app's credentials. The label separates these hashes from any other
+// SHA-256 of the same bytes. No salt either: secrets are random and distinct, so equal hashes cannot occur.
+const SCHEME = "hmac-sha256";
+const HMAC_KEY = "idwallet client secret v1";
 const SECRET_BYTES = 32;
-// Upper bounds for parameters read back from storage, so a tampered row cannot make a check exhaust memory.
-const MAX_N = 1 << 17;
-const MAX_R = 16;
-const MAX_P = 4;
 
-const scryptAsync = (secret: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    // scrypt needs 128·N·r bytes; node's 32 MiB default maxmem would refuse stronger stored parameters.
-    const withMemory = { ...options, maxmem: 256 * (options.N ?? 1) * (options.r ?? 1) };
-    scrypt(secret, salt, keyLength, withMemory, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+const hmacOf = (secret: string): Buffer => createHmac("sha256", HMAC_KEY).update(secret, "utf8").digest();
 
 /** A new client secret: 32 random bytes, base64url (43 characters). */
 export const generateClientSecret = (): string => randomBytes(SECRET_BYTES).toString("base64url");
 
-/** Hashes a secret into the self-describing `scrypt$N$r$p$saltB64$hashB64`, so parameters can rise later. */
-export async function hashClientSecret(secret: string): Promise<string> {
-  const salt = randomBytes(SALT_BYTES);
-  const key = await scryptAsync(secret, salt, KEY_BYTES, PARAMS);
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
-}
+/** The stored form of a secret: `hmac-sha256$<base64url HMAC>`, self-describing so the scheme can change later. */
+export const hashClientSecret = (secret: string): string => `${SCHEME}$${hmacOf(secret).toString("base64url")}`;
 
-interface ParsedHash {
-  readonly options: ScryptOptions;
-  readonly salt: Buffer;
-  readonly key: Buffer;
-}
+/** Whether `stored` is in the current form; a secret that matches an older one is rewritten (upgrade on use). */
+export const isCurrentHash = (stored: string): boolean => stored.startsWith(`${SCHEME}$`);
 
-/** Parses a stored hash; undefined when it is not one this code wrote (treated as "does not match"). */
-function parseStoredHash(stored: string): ParsedHash | undefined {
-  const [scheme, n, r, p, salt, key, ...rest] = stored.split("$");
-  if (scheme !== "scrypt" || salt === undefined || key === undefined || rest.length > 0) return undefined;
-  const [N, R, P] = [Number(n), Number(r), Number(p)];
-  const powerOfTwo = Number.isInteger(N) && N > 1 && N <= MAX_N && (N & (N - 1)) === 0;
-  if (!powerOfTwo || !Number.isInteger(R) || R < 1 || R > MAX_R || !Number.isInteger(P) || P < 1 || P > MAX_P) {
-    return undefined;
+/** The digest a secret must reproduce, and how to compute it; undefined for a hash this code never wrote. */
+function expectedDigest(stored: string): { expected: Buffer; digest: (s: string) => Promise<Buffer> } | undefined {
+  if (isCurrentHash(stored)) {
+    const expected = Buffer.from(stored.slice(SCHEME.length + 1), "base64url");
+    return expected.length === 32 ? { expected, digest: async (s) => hmacOf(s) } : undefined;
   }
-  const keyBytes = Buffer.from(key, "base64");
-  if (keyBytes.length === 0) return undefined;
-  return { options: { N, r: R, p: P }, salt: Buffer.from(salt, "base64"), key: keyBytes };
+  const scrypt = parseScryptHash(stored);
+  return scrypt && { expected: scrypt.key, digest: (s) => scryptOf(s, scrypt) };
 }
 
-// Stands in for a missing or unreadable hash so the check costs the same; random, so no secret can match it.
-const DUMMY: ParsedHash = { options: PARAMS, salt: randomBytes(SALT_BYTES), key: randomBytes(KEY_BYTES) };
+// Stands in for a missing or unreadable hash, so an unknown client id costs what a wrong secret costs; random, so
+// no secret matches it.
+const DUMMY = { expected: randomBytes(32), digest: async (s: string) => hmacOf(s) };
 
 /**
- * Checks `secret` against a stored hash in constant time. With no stored hash (unknown client id) it still
- * runs scrypt against a dummy, so the response time does not tell which client ids exist.
+ * Checks `secret` against a stored hash (either form) in constant time. With no stored hash (unknown client id) it
+ * still hashes and compares, against a dummy, so the response time does not tell which client ids exist.
  */
 export async function verifyClientSecret(secret: string, stored: string | undefined): Promise<boolean> {
-  const parsed = stored === undefined ? undefined : parseStoredHash(stored);
-  const target = parsed ?? DUMMY;
-  const actual = await scryptAsync(secret, target.salt, target.key.length, target.options);
-  return parsed !== undefined && timingSafeEqual(actual, target.key);
+  const known = stored === undefined ? undefined : expectedDigest(stored);
+  const { expected, digest } = known ?? DUMMY;
+  const actual = await digest(secret);
+  return timingSafeEqual(actual, expected) && known !== undefined;
 }

@@ -1,8 +1,8 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { runMigrations } from "./migrations";
+import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "./privateFiles";
 import type { DatabaseSchema } from "./schema";
 import { IdwalletSqliteDialect, withStatementCache } from "./sqlite/dialect";
 
@@ -18,9 +18,15 @@ const IN_MEMORY = new Set([":memory:", ""]);
 /**
  * Opens (creating if needed) the SQLite database at `file` (`:memory:` for tests), applies every pending
  * migration, and only then returns it: the service never runs against an old schema (design §6).
+ * A database it creates is private: its directory 0700, the file 0600, and so its -wal and -shm, which SQLite creates
+ * with the database file's mode. An existing one open to group or others is narrowed to 0600, -wal and -shm included.
  */
 export async function openDatabase(file: string): Promise<Database> {
-  if (!IN_MEMORY.has(file)) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (!IN_MEMORY.has(file)) {
+    makePrivateDirectory(path.dirname(path.resolve(file)));
+    makePrivateFile(file);
+    for (const companion of [`${file}-wal`, `${file}-shm`]) narrowToOwner(companion);
+  }
   const sqlite = new BetterSqlite3(file);
   try {
     // WAL lets readers proceed during a write. FULL syncs the WAL on every commit, so a 2xx survives an OS

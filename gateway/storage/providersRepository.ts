@@ -16,8 +16,8 @@ const ProofKeySchema = z.discriminatedUnion("kind", [
 ]);
 
 /**
- * A stored verification as rows may hold it: rows registered before issuer, audience and https key sets were required
- * lack them (userProof.ts refuses their proofs). Used only to read rows back.
+ * A stored verification as rows may hold it (JSON, an HS256 secret sealed): rows registered before issuer, audience
+ * and https key sets were required lack them (userProof.ts refuses their proofs). Used only to read rows back.
  */
 export const StoredProviderVerification = z.object({
   key: ProofKeySchema,
@@ -46,6 +46,12 @@ export const registrationVerification = (allowInsecure: boolean) =>
     const refusal = v.key.kind === "jwks" ? jwksUrlRefusal(v.key.url, { allowInsecure }) : undefined;
     if (refusal) ctx.addIssue({ code: "custom", path: ["key", "url"], message: refusal });
   });
+
+/** What {@link ProvidersRepository.resealSecrets} did: plain-text secrets sealed, secrets of an older key sealed again. */
+export interface ResealedSecrets {
+  readonly sealed: number;
+  readonly resealed: number;
+}
 
 /** Thrown when a provider name is registered already, or was ever registered by another app. */
 export class ProviderTakenError extends Error {
@@ -87,4 +93,10 @@ export interface ProvidersRepository {
   names(): Promise<string[]>;
   /** Disables the registration, keeping the name the app's; false if there was no enabled one. */
   remove(provider: string): Promise<boolean>;
+  /**
+   * Seals every HS256 secret under the current SECRETS_KEY: plain-text ones (stored by versions before sealing) and
+   * ones of SECRETS_KEY_PREVIOUS; checks that every other opens. Throws SecretsKeyError, naming the providers, when
+   * there is no key or a secret does not open. Run at start-up, before the service answers.
+   */
+  resealSecrets(): Promise<ResealedSecrets>;
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { SecretsKeyring } from "../crypto/secretsKeyring";
 import type { AppsRepository } from "./appsRepository";
 import type { DustRepository } from "./dustRepository";
 import type { OtpRepository } from "./otpRepository";
@@ -29,13 +30,20 @@ export interface Repositories {
   readonly rateWindows: RateWindowsRepository;
 }
 
-/** Builds the repositories over one database; `clock` is the only source of time they use. */
-export function createRepositories(db: Kysely<DatabaseSchema>, clock: () => Date): Repositories {
+/**
+ * Builds the repositories over one database; `clock` is the only source of time they use, `secrets` seals the secrets
+ * they store (HS256 provider secrets; without it such providers are refused).
+ */
+export function createRepositories(
+  db: Kysely<DatabaseSchema>,
+  clock: () => Date,
+  options: { secrets?: SecretsKeyring } = {},
+): Repositories {
   return {
     apps: new SqliteAppsRepository(db, clock),
     settings: new SqliteSettingsRepository(db, clock),
     otp: new SqliteOtpRepository(db),
-    providers: new SqliteProvidersRepository(db, clock),
+    providers: new SqliteProvidersRepository(db, clock, options.secrets),
     transactions: new SqliteTransactionsRepository(db, clock),
     safes: new SqliteSafesRepository(db, clock),
     dust: new SqliteDustRepository(db, clock),

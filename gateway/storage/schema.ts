@@ -4,12 +4,12 @@
  * else sees the domain types of the repository interfaces.
  */
 
-/** `apps`: one API client (OAuth 2.0 client credentials, design §5); only the secret's scrypt hash is kept. */
+/** `apps`: one API client (OAuth 2.0 client credentials, design §5); only a hash of the secret is kept. */
 export interface AppsTable {
   id: string;
   name: string;
   client_id: string;
-  /** `scrypt$N$r$p$saltB64$hashB64`, never the secret itself (design §1.6). */
+  /** `hmac-sha256$<base64url>` (older rows: `scrypt$N$r$p$salt$hash`, rewritten on use), never the secret (design §1.6). */
   secret_hash: string;
   status: "active" | "disabled";
   test_mode: 0 | 1;
@@ -20,6 +20,8 @@ export interface AppsTable {
   created_at: string;
   updated_at: string;
   secret_rotated_at: string;
+  /** Raised by every secret rotation; app tokens of an earlier generation are refused (migration 013). */
+  secret_generation: number;
 }
 
 /** `settings`: service-wide switches (e.g. `maintenance`), each a JSON document under its key. */

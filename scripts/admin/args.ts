@@ -29,7 +29,7 @@ Commands:
   apps list                          list apps (never secrets)
   apps disable <id>                  refuse the app's credentials
   apps enable <id>                   accept the app's credentials again
-  apps rotate-secret <id>            replace the client secret; the old one stops working
+  apps rotate-secret <id>            replace the client secret; the old one and every token issued with it stop working
   apps test-mode <id> on|off         allow or refuse blank "auth" for the app's own providers
   apps grant-delegatecall <id>       let the app send delegatecall requests (their code runs as the wallet)
   apps revoke-delegatecall <id>      refuse the app's delegatecall requests again (the default)
@@ -46,7 +46,8 @@ ${POLICY_USAGE}
   maintenance status
 ${DUST_USAGE}
 
-Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.`;
+Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.
+HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */
 export type AdminCommand =

@@ -1,3 +1,5 @@
+import { SecretsSettings } from "../../gateway/config/schema";
+import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { openDatabase, type Database } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 import { parseAdminArgs, USAGE } from "./args";
@@ -23,9 +25,23 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     deps.output.out(USAGE);
     return EXIT.ok;
   }
+  // The service's SECRETS_KEY (and SECRETS_KEY_PREVIOUS), so that what the CLI seals the service opens.
+  const secretsSettings = SecretsSettings.safeParse({
+    key: deps.env.SECRETS_KEY || undefined,
+    previousKey: deps.env.SECRETS_KEY_PREVIOUS || undefined,
+  });
+  if (!secretsSettings.success) {
+    const issue = secretsSettings.error.issues[0]!;
+    deps.output.err(
+      `Error: ${issue.path[0] === "previousKey" ? "SECRETS_KEY_PREVIOUS" : "SECRETS_KEY"}: ${issue.message}`,
+    );
+    return EXIT.usage;
+  }
+  const secrets = createSecretsKeyring(secretsSettings.data);
   const database = await (deps.openDatabase ?? openDatabase)(parsed.dbPath);
   try {
-    return await runAdminCommand(parsed.command, createRepositories(database.db, deps.clock), deps.output, deps.clock);
+    const repositories = createRepositories(database.db, deps.clock, { secrets });
+    return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock);
   } finally {
     await database.close();
   }

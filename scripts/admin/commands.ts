@@ -1,3 +1,4 @@
+import { SecretsKeyError } from "../../gateway/crypto/secretsKeyring";
 import type { App, AppWithSecret } from "../../gateway/storage/appsRepository";
 import { NotFoundError } from "../../gateway/storage/errors";
 import { ProviderTakenError } from "../../gateway/storage/providersRepository";
@@ -71,7 +72,12 @@ export async function runAdminCommand(
     else await execute(command, repos, output);
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof ProviderTakenError || error instanceof DustUsageError || error instanceof PolicyUsageError) {
+    if (
+      error instanceof ProviderTakenError ||
+      error instanceof DustUsageError ||
+      error instanceof PolicyUsageError ||
+      error instanceof SecretsKeyError
+    ) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
@@ -116,7 +122,9 @@ async function execute(
     }
     case "apps rotate-secret": {
       const rotated = await apps.rotateSecret(command.id);
-      output.out(`Rotated the secret of app ${summarize(rotated.app)}; the old secret no longer works.`);
+      output.out(
+        `Rotated the secret of app ${summarize(rotated.app)}; the old secret and every token issued before no longer work.`,
+      );
       return printCredentials(output, rotated);
     }
     case "apps test-mode": {

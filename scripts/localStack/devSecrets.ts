@@ -1,18 +1,29 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PRIVATE_FILE_MODE, makePrivateDirectory, narrowToOwner } from "../../gateway/storage/privateFiles";
 
-/** Secrets of the local stack, generated once per data directory so tokens survive a restart. */
+/** Secrets of the local stack, generated once per data directory so tokens and sealed secrets survive a restart. */
 export interface DevSecrets {
   readonly tokenSecret: string;
+  /** The local stack's SECRETS_KEY (64 hex digits): seals the demo provider's HS256 secret. */
+  readonly secretsKey: string;
 }
 
-/** Reads `<dataDir>/dev-secrets.json`, creating it (mode 0600) on first use. */
+/**
+ * Reads `<dataDir>/dev-secrets.json`, creating it (mode 0600) on first use; a file from before the secrets key gets
+ * one added. For the local stack only: a deployment sets AUTH_TOKEN_SECRET and SECRETS_KEY itself.
+ */
 export function loadDevSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, "dev-secrets.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as DevSecrets;
-  mkdirSync(dataDir, { recursive: true });
-  const secrets: DevSecrets = { tokenSecret: randomBytes(32).toString("base64url") };
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>) : {};
+  if (stored.tokenSecret && stored.secretsKey) return stored as DevSecrets;
+  makePrivateDirectory(dataDir);
+  const secrets: DevSecrets = {
+    tokenSecret: stored.tokenSecret ?? randomBytes(32).toString("base64url"),
+    secretsKey: stored.secretsKey ?? randomBytes(32).toString("hex"),
+  };
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  narrowToOwner(file);
   return secrets;
 }

@@ -95,6 +95,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dataDir: options.dataDir,
       databasePath: path.join(options.dataDir, "idwallet.sqlite"),
       auth: { tokenSecret: secrets.tokenSecret },
+      // SECRETS_KEY from the environment wins: a local stack may run on a copy of a deployment's data.
+      ...(options.env?.SECRETS_KEY ? {} : { secrets: { key: secrets.secretsKey } }),
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
       walletSignerKey: devKey(DEV_WALLET_SIGNER),
@@ -112,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         signerKeys: [ccipKey],
       },
     });
-    const demoApp = await prepareDemoApp(config.databasePath!);
+    const demoApp = await prepareDemoApp(config);
     await prepareDemoDust(config.databasePath!, "localhost", {
       erc20: demoTokens.erc20,
       ethUsdFeed: ethUsdFeed.address,

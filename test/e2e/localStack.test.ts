@@ -1,11 +1,12 @@
 import { expect } from "chai";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Contract, JsonRpcProvider, computeAddress, parseEther, parseUnits } from "ethers";
 import { readPortfolio } from "../../gateway/dust/chainReads";
 import { MULTICALL3_ADDRESS } from "../../gateway/dust/multicall3";
 import { parseUserId } from "../../gateway/identity/userId";
+import { openDatabase } from "../../gateway/storage/database";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory } from "../../typechain-types";
@@ -70,7 +71,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     expect(health.status).to.equal(200);
   });
 
-  it("starts again on the same data directory with the same addresses and demo app", async () => {
+  it("starts again on the same data directory with the same addresses and demo app; its files private, secrets sealed", async () => {
     stack = await startTestStack(dataDir);
     const first = {
       contracts: stack.deployment.contracts,
@@ -79,8 +80,42 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
+    const databasePath = stack.config.databasePath!;
+    const secretsFile = path.join(dataDir, "dev-secrets.json");
+    for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, secretsFile]) {
+      expect(statSync(file).mode & 0o777, file).to.equal(0o600);
+    }
+    const demoRow = async () => {
+      const database = await openDatabase(databasePath);
+      try {
+        return await database.db
+          .selectFrom("app_providers")
+          .selectAll()
+          .where("provider", "=", "demo")
+          .executeTakeFirstOrThrow();
+      } finally {
+        await database.close();
+      }
+    };
+    expect(JSON.parse((await demoRow()).verification).key).to.have.keys(["kind", "sealedSecret"]);
     await stack.close();
+    // A data directory as a version before sealing left it: the demo secret in plain text, no secrets key.
+    const { secretsKey: _key, ...olderSecrets } = JSON.parse(readFileSync(secretsFile, "utf8")) as Record<
+      string,
+      string
+    >;
+    writeFileSync(secretsFile, JSON.stringify(olderSecrets));
+    const older = await openDatabase(databasePath);
+    const plain = "a-demo-secret-stored-in-plain-text-0123456";
+    await older.db
+      .updateTable("app_providers")
+      .set({ verification: JSON.stringify({ key: { kind: "hs256", secret: plain } }) })
+      .where("provider", "=", "demo")
+      .execute();
+    await older.close();
     stack = await startTestStack(dataDir);
+    expect((await demoRow()).verification).to.not.include(plain);
+    expect(JSON.parse(readFileSync(secretsFile, "utf8"))).to.have.keys(["tokenSecret", "secretsKey"]);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.safe).to.deep.equal(first.safe);
     expect(stack.dust).to.deep.equal(first.dust);

@@ -117,7 +117,7 @@ describe("admin CLI: commands", () => {
     expect(lines[1]).to.match(new RegExp(`^${a.app.id}\\s+Alpha\\s+${a.app.clientId}\\s+active\\s+off\\s+-\\s`));
     expect(lines[2]).to.match(new RegExp(`^${b.app.id}\\s+Beta\\s+${b.app.clientId}\\s+active\\s+on\\s+-\\s`));
     for (const secret of [a.clientSecret, b.clientSecret]) expect(text).to.not.include(secret);
-    expect(text).to.not.include("scrypt$");
+    expect(text).to.not.include("hmac-sha256$").and.not.include("scrypt$");
   });
 
   it("apps disable / enable switch whether the credentials verify", async () => {

@@ -203,4 +203,34 @@ describe("loadConfig", () => {
     writeFileSync(file, JSON.stringify({ safe: { chains: { base: { singleton: SAFE_CONTRACTS.singleton } } } }));
     expect(configError({ ...REQUIRED, CONFIG_FILE: file })).to.include("safe.chains.base: not a Safe chain");
   });
+
+  it("reads the token endpoint's limits, 30 per client id and 60 per address a minute by default", () => {
+    expect(loadConfig(REQUIRED).authLimits).to.deep.equal({ perClientPerMinute: 30, perIpPerMinute: 60 });
+    const config = loadConfig({ ...REQUIRED, AUTH_PER_CLIENT_PER_MINUTE: "5", AUTH_PER_IP_PER_MINUTE: "500" });
+    expect(config.authLimits).to.deep.equal({ perClientPerMinute: 5, perIpPerMinute: 500 });
+    expect(configError({ ...REQUIRED, AUTH_PER_CLIENT_PER_MINUTE: "0" })).to.include("AUTH_PER_CLIENT_PER_MINUTE:");
+  });
+
+  it("takes a HEALTH_ADMIN_TOKEN of at least 32 characters, none by default", () => {
+    expect(loadConfig(REQUIRED).healthAdminToken).to.equal(undefined);
+    const token = "h".repeat(32);
+    expect(loadConfig({ ...REQUIRED, HEALTH_ADMIN_TOKEN: token }).healthAdminToken).to.equal(token);
+    expect(configError({ ...REQUIRED, HEALTH_ADMIN_TOKEN: "short" })).to.include("HEALTH_ADMIN_TOKEN: at least 32");
+  });
+
+  it("reads SECRETS_KEY and SECRETS_KEY_PREVIOUS as 32-byte keys, none by default", () => {
+    expect(loadConfig(REQUIRED).secrets).to.deep.equal({});
+    const [key, previousKey] = ["a1".repeat(32), Buffer.alloc(32, 7).toString("base64")];
+    const config = loadConfig({ ...REQUIRED, SECRETS_KEY: key, SECRETS_KEY_PREVIOUS: previousKey });
+    expect(config.secrets).to.deep.equal({ key, previousKey });
+    expect(configError({ ...REQUIRED, SECRETS_KEY: "a-passphrase-is-not-a-key" })).to.include(
+      "SECRETS_KEY: 32 random bytes",
+    );
+    expect(configError({ ...REQUIRED, SECRETS_KEY_PREVIOUS: key })).to.include(
+      "SECRETS_KEY_PREVIOUS: needs SECRETS_KEY",
+    );
+    expect(configError({ ...REQUIRED, SECRETS_KEY: key, SECRETS_KEY_PREVIOUS: key })).to.include(
+      "SECRETS_KEY_PREVIOUS: is the same as SECRETS_KEY",
+    );
+  });
 });

@@ -4,6 +4,7 @@ import { createApp } from "../../gateway/app";
 import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
+import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { createKnownProviders } from "../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
 import { createOtpService } from "../../gateway/auth/otp/otpService";
@@ -35,6 +36,8 @@ function deferred<T extends object>(target: Promise<T>): T {
 export const TEST_NOW = new Date("2026-11-22T12:00:00.000Z");
 /** Token signing secret of the test app. */
 export const TEST_TOKEN_SECRET = "test-token-secret-of-at-least-32-characters";
+/** SECRETS_KEY of the test app: seals the HS256 provider secrets tests register. */
+export const TEST_SECRETS_KEY = "5ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2";
 
 /** The reference deployment's owner account: where the golden vectors' admin puts it on every chain. */
 export const TEST_OWNER_ACCOUNT = deterministicAddress(
@@ -65,6 +68,7 @@ export function buildTestApp(
       // The outbox SMS provider (the default) is allowed only on a test deployment.
       testDeployment: true,
       auth: { tokenSecret: TEST_TOKEN_SECRET },
+      secrets: { key: TEST_SECRETS_KEY },
       contracts: {
         kernelFactory: golden.kernelFactory,
         baseFactory: golden.baseFactory,
@@ -90,7 +94,8 @@ export function buildTestApp(
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => clock });
   // A fresh in-memory database per app unless told to share a file; opened at once, awaited by whoever needs it.
   const database = openDatabase(options.databasePath ?? ":memory:");
-  const baseRepositories = database.then((d) => createRepositories(d.db, () => clock));
+  const secrets = createSecretsKeyring(config.secrets);
+  const baseRepositories = database.then((d) => createRepositories(d.db, () => clock, { secrets }));
   const knownProviders = createKnownProviders({
     store: deferred(baseRepositories.then((r) => r.providers)),
     intervalMs: 60_000,
@@ -143,12 +148,14 @@ export function buildTestApp(
       await maintenance.refresh();
     },
     repositories,
+    /** The database itself, for tests that write a row as an older version of the service left it. */
+    database,
     sms,
     userTokens,
     /** Registers an app (test mode unless told otherwise) and issues it a token. */
     appWithToken: async (name = "test app", testMode = true) => {
       const { app: registered, clientSecret } = await (await repositories).apps.create({ name, testMode });
-      const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
+      const { token } = await tokens.issue(registered);
       return { app: registered, clientSecret, token };
     },
     close: () => {

@@ -1,12 +1,4 @@
-import { ApiError } from "../../errors/apiError";
-
-/** 429 with Retry-After (also in the body as `retryAfter`); `code` says which limit. */
-class TooManyRequestsError extends ApiError {
-  constructor(code: string, detail: string, retryAfterSeconds: number) {
-    const headers = { "Retry-After": String(retryAfterSeconds) };
-    super(429, code, "Too many requests", detail, { retryAfter: retryAfterSeconds }, headers);
-  }
-}
+import { ApiError, TooManyRequestsError } from "../../errors/apiError";
 
 /** 429 OTP_COOLDOWN: a code was sent to this phone moments ago. */
 export class OtpCooldownError extends TooManyRequestsError {

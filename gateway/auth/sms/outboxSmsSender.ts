@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { appendFile, mkdir } from "node:fs/promises";
+import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
+import { makePrivateDirectory, makePrivateFile } from "../../storage/privateFiles";
 import type { SmsSender } from "./smsSender";
 
 /**
  * The local stack's "SMS provider" (design §7): appends one JSON object per message to a file, which is the dev
- * inbox. The log line names the message id only, never the number or the text with its code (invariant 6).
+ * inbox. The log line names the message id only, never the number or the text with its code (invariant 6). The file
+ * holds live login codes, so it is private (0600, in a 0700 directory if it creates one).
  */
 export class OutboxSmsSender implements SmsSender {
-  private directoryReady: Promise<unknown> | undefined;
+  private fileReady = false;
 
   constructor(
     private readonly outboxPath: string,
@@ -18,8 +20,11 @@ export class OutboxSmsSender implements SmsSender {
   ) {}
 
   async send(to: string, text: string): Promise<{ messageId: string }> {
-    this.directoryReady ??= mkdir(path.dirname(path.resolve(this.outboxPath)), { recursive: true });
-    await this.directoryReady;
+    if (!this.fileReady) {
+      makePrivateDirectory(path.dirname(path.resolve(this.outboxPath)));
+      makePrivateFile(this.outboxPath);
+      this.fileReady = true;
+    }
     const messageId = `outbox_${randomUUID()}`;
     // One write of one whole line: appends from concurrent requests never interleave.
     const line = `${JSON.stringify({ time: this.clock().toISOString(), to, text, messageId })}\n`;

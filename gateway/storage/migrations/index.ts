@@ -12,6 +12,7 @@ import * as m009 from "./009_spent_gas";
 import * as m010 from "./010_spend_buckets";
 import * as m011 from "./011_provider_disabled";
 import * as m012 from "./012_otp_backoff";
+import * as m013 from "./013_app_secret_rotation";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -30,6 +31,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "010_spend_buckets": m010,
   "011_provider_disabled": m011,
   "012_otp_backoff": m012,
+  "013_app_secret_rotation": m013,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

@@ -3,7 +3,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { z } from "zod";
 import { type PolicySettings, parsePolicySettings, serializePolicySettings } from "../../policy/policySettings";
 import { App, AppName, type AppStatus, type AppsRepository, type AppWithSecret } from "../appsRepository";
-import { generateClientSecret, hashClientSecret, verifyClientSecret } from "../clientSecret";
+import { generateClientSecret, hashClientSecret, isCurrentHash, verifyClientSecret } from "../clientSecret";
 import { NotFoundError } from "../errors";
 import type { AppsTable, DatabaseSchema } from "../schema";
 
@@ -28,6 +28,7 @@ const AppRow = z
     created_at: z.string(),
     updated_at: z.string(),
     secret_rotated_at: z.string(),
+    secret_generation: z.number(),
   })
   .transform((row) => ({
     id: row.id,
@@ -40,6 +41,7 @@ const AppRow = z
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     secretRotatedAt: row.secret_rotated_at,
+    secretGeneration: row.secret_generation,
   }))
   .pipe(App);
 
@@ -55,7 +57,7 @@ export class SqliteAppsRepository implements AppsRepository {
   async create(input: { name: string; testMode?: boolean }): Promise<AppWithSecret> {
     const name = AppName.parse(input.name);
     const clientSecret = generateClientSecret();
-    const secretHash = await hashClientSecret(clientSecret);
+    const secretHash = hashClientSecret(clientSecret);
     const now = this.clock().toISOString();
     const row = await this.db
       .insertInto("apps")
@@ -71,6 +73,7 @@ export class SqliteAppsRepository implements AppsRepository {
         created_at: now,
         updated_at: now,
         secret_rotated_at: now,
+        secret_generation: 0,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -111,17 +114,37 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async rotateSecret(id: string): Promise<AppWithSecret> {
     const clientSecret = generateClientSecret();
-    const secretHash = await hashClientSecret(clientSecret);
+    const secretHash = hashClientSecret(clientSecret);
     const now = this.clock().toISOString();
-    const app = await this.update(id, { secret_hash: secretHash, secret_rotated_at: now, updated_at: now });
-    return { app, clientSecret };
+    const row = await this.db
+      .updateTable("apps")
+      .set((eb) => ({
+        secret_hash: secretHash,
+        secret_rotated_at: now,
+        updated_at: now,
+        secret_generation: eb("secret_generation", "+", 1),
+      }))
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError("app", id);
+    return { app: toApp(row), clientSecret };
   }
 
   async verifySecret(clientId: string, secret: string): Promise<App | undefined> {
     const row = await this.db.selectFrom("apps").selectAll().where("client_id", "=", clientId).executeTakeFirst();
-    // Always run scrypt (against a dummy when the client id is unknown) so timing does not reveal client ids.
+    // Always hash and compare (against a dummy when the client id is unknown) so timing does not reveal client ids.
     const matches = await verifyClientSecret(secret, row?.secret_hash);
     if (!row || !matches) return undefined;
+    if (!isCurrentHash(row.secret_hash)) {
+      // Upgrade on use: the old (scrypt) hash is replaced by the current form, unless a rotation replaced it first.
+      await this.db
+        .updateTable("apps")
+        .set({ secret_hash: hashClientSecret(secret) })
+        .where("id", "=", row.id)
+        .where("secret_hash", "=", row.secret_hash)
+        .execute();
+    }
     const app = toApp(row);
     return app.status === "active" ? app : undefined;
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { ProviderRegistration } from "../../auth/userProof";
+import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
 import {
   ProviderName,
@@ -7,25 +8,27 @@ import {
   ProviderTakenError,
   ProviderVerification,
   type ProvidersRepository,
-  StoredProviderVerification,
   registrationVerification,
+  type ResealedSecrets,
 } from "../providersRepository";
-import type { AppProvidersTable, DatabaseSchema } from "../schema";
+import type { DatabaseSchema } from "../schema";
+import {
+  isOutdated,
+  openSecret,
+  sealSecret,
+  storedClaims,
+  storedKind,
+  storedSecret,
+  toRegistration,
+  verificationJson,
+} from "./providerRows";
 
-const toRegistration = (row: AppProvidersTable): ProviderRegistration => {
-  // Read as stored: an outdated row still loads (so its name stays taken), and the proof check refuses it.
-  const verification = StoredProviderVerification.parse(JSON.parse(row.verification));
-  return { provider: row.provider, appId: row.app_id, ...verification, disabled: row.disabled_at !== null };
-};
-
-/** Whether a stored verification predates the required issuer, audience and https key set. */
-const isOutdated = (json: string): boolean => !ProviderVerification.safeParse(JSON.parse(json)).success;
-
-/** ProvidersRepository over SQLite. */
+/** ProvidersRepository over SQLite; HS256 secrets sealed with `keyring` (none: such providers are refused). */
 export class SqliteProvidersRepository implements ProvidersRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: () => Date,
+    private readonly keyring?: SecretsKeyring,
   ) {}
 
   async register(
@@ -36,6 +39,8 @@ export class SqliteProvidersRepository implements ProvidersRepository {
   ): Promise<ProviderRegistration> {
     const name = ProviderName.parse(provider);
     const parsed = registrationVerification(options.allowInsecure ?? false).parse(verification);
+    // Sealed before anything is written: without a key, an HS256 registration stores nothing.
+    const verificationText = verificationJson(parsed, this.keyring, name, appId);
     return this.db.transaction().execute(async (tx) => {
       const app = await tx.selectFrom("apps").select("id").where("id", "=", appId).executeTakeFirst();
       if (!app) throw new NotFoundError("app", appId);
@@ -50,27 +55,26 @@ export class SqliteProvidersRepository implements ProvidersRepository {
           `the provider ${name} was registered by app ${taken.app_id}; a provider name is never given to another app`,
         );
       // The owner may add an outdated registration again (with issuer and audience) without removing it first.
-      if (taken && taken.disabled_at === null && !isOutdated(taken.verification))
+      if (taken && taken.disabled_at === null && !isOutdated(taken))
         throw new ProviderTakenError(`the provider ${name} is already registered`);
-      const verificationJson = JSON.stringify(parsed);
       if (taken) {
         const row = await tx
           .updateTable("app_providers")
-          .set({ verification: verificationJson, disabled_at: null })
+          .set({ verification: verificationText, disabled_at: null })
           .where("provider", "=", name)
           .returningAll()
           .executeTakeFirstOrThrow();
-        return toRegistration(row);
+        return toRegistration(row, this.keyring);
       }
       const row = {
         provider: name,
         app_id: appId,
-        verification: verificationJson,
+        verification: verificationText,
         created_at: this.clock().toISOString(),
         disabled_at: null,
       };
       await tx.insertInto("app_providers").values(row).execute();
-      return toRegistration(row);
+      return toRegistration(row, this.keyring);
     });
   }
 
@@ -80,22 +84,23 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       .selectAll()
       .where("provider", "=", provider)
       .executeTakeFirst();
-    return row && toRegistration(row);
+    return row && toRegistration(row, this.keyring);
   }
 
   async list(): Promise<ProviderSummary[]> {
     const rows = await this.db.selectFrom("app_providers").selectAll().orderBy("provider").execute();
+    // Nothing is opened: listing needs no key.
     return rows.map((row) => {
-      const { key, issuer, audience } = toRegistration(row);
+      const { issuer, audience } = storedClaims(row);
       return {
         provider: row.provider,
         appId: row.app_id,
-        kind: key.kind,
+        kind: storedKind(row),
         ...(issuer === undefined ? {} : { issuer }),
         ...(audience === undefined ? {} : { audience }),
         createdAt: row.created_at,
         ...(row.disabled_at === null ? {} : { disabledAt: row.disabled_at }),
-        outdated: isOutdated(row.verification),
+        outdated: isOutdated(row),
       };
     });
   }
@@ -113,5 +118,39 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       .where("disabled_at", "is", null)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  async resealSecrets(): Promise<ResealedSecrets> {
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx.selectFrom("app_providers").select(["provider", "app_id", "verification"]).execute();
+      const withSecrets = rows.filter((row) => storedSecret(row).state !== "none");
+      const keyring = this.keyring;
+      if (withSecrets.length > 0 && !keyring) {
+        const names = withSecrets.map((row) => row.provider).join(", ");
+        throw new SecretsKeyError(
+          `HS256 secrets are stored for provider ${names}, and are kept only sealed: set SECRETS_KEY (README "Provider secrets at rest")`,
+        );
+      }
+      const counts = { sealed: 0, resealed: 0 };
+      for (const row of withSecrets) {
+        const secret = storedSecret(row);
+        if (secret.state === "none" || !keyring) continue;
+        // Every sealed secret is opened, under the current key too: one that does not open stops the start-up here,
+        // naming its provider, rather than failing that provider's proofs later.
+        const plain =
+          secret.state === "plain" ? secret.secret : openSecret(keyring, secret.sealed, row.provider, row.app_id);
+        if (secret.state === "sealed" && keyring.keyIdOf(secret.sealed) === keyring.currentKeyId) continue;
+        const stored = JSON.parse(row.verification) as { key: Record<string, unknown> };
+        const { secret: _plain, sealedSecret: _sealed, ...key } = stored.key;
+        const sealedSecret = sealSecret(keyring, plain, row.provider, row.app_id);
+        await tx
+          .updateTable("app_providers")
+          .set({ verification: JSON.stringify({ ...stored, key: { ...key, sealedSecret } }) })
+          .where("provider", "=", row.provider)
+          .execute();
+        counts[secret.state === "plain" ? "sealed" : "resealed"]++;
+      }
+      return counts;
+    });
   }
 }

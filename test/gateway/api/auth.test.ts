@@ -1,7 +1,10 @@
 import { expect } from "chai";
+import crypto from "node:crypto";
 import type { Express } from "express";
 import request from "supertest";
-import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { SignJWT } from "jose";
+import { TEST_NOW, TEST_TOKEN_SECRET, buildTestApp } from "../../helpers/testApp";
+import { scryptHash } from "../storage/builders";
 
 const resolveWith = (app: Express, token: string) =>
   request(app).post("/v1/resolver").auth(token, { type: "bearer" }).send({ userIds: "github:alice" });
@@ -79,6 +82,45 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
     await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(401);
   });
 
+  it("a rotated secret's old tokens get 401 TOKEN_REVOKED, a cached one and one from the same second included", async () => {
+    const { app: registered, clientSecret, token: issuedEarlier } = await t.appWithToken("to rotate");
+    const fromEndpoint = await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(200);
+    const oldToken: string = fromEndpoint.body.access_token;
+    // Both verified once, so the verified-token cache holds them.
+    await resolveWith(t.app, oldToken).expect(200);
+    await resolveWith(t.app, issuedEarlier).expect(200);
+    // The test clock stands still: the rotation and every token here share one second.
+    const rotated = await (await t.repositories).apps.rotateSecret(registered.id);
+    for (const revoked of [oldToken, issuedEarlier]) {
+      const res = await resolveWith(t.app, revoked).expect(401);
+      expect(res.body).to.include({ status: 401, code: "TOKEN_REVOKED" });
+      expect(res.headers["www-authenticate"]).to.match(/^Bearer /);
+    }
+    // A token issued from the app as read before the rotation committed (a request racing it) is revoked as well.
+    const racing = await t.tokens.issue(registered);
+    expect((await resolveWith(t.app, racing.token).expect(401)).body.code).to.equal("TOKEN_REVOKED");
+    await request(t.app).post("/v1/auth").auth(registered.clientId, clientSecret).expect(401);
+    const fresh = await request(t.app).post("/v1/auth").auth(registered.clientId, rotated.clientSecret).expect(200);
+    await resolveWith(t.app, fresh.body.access_token).expect(200);
+  });
+
+  it("a token from before secret generations (no gen claim) counts as generation 0 and is revoked by a rotation", async () => {
+    const { app: registered } = await t.appWithToken("old token");
+    const now = Math.floor(TEST_NOW.getTime() / 1000);
+    const legacy = await new SignJWT({ cid: registered.clientId })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer(t.config.auth.issuer)
+      .setAudience(t.config.auth.audience)
+      .setSubject(registered.id)
+      .setJti("legacy-token")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(new TextEncoder().encode(TEST_TOKEN_SECRET));
+    await resolveWith(t.app, legacy).expect(200);
+    await (await t.repositories).apps.rotateSecret(registered.id);
+    expect((await resolveWith(t.app, legacy).expect(401)).body.code).to.equal("TOKEN_REVOKED");
+  });
+
   it("expires tokens after exactly 60 minutes", async () => {
     const { token } = await t.appWithToken("clock app");
     t.setClock(new Date(TEST_NOW.getTime() + 3599_000));
@@ -97,6 +139,89 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
     for (const bad of [none, tampered]) {
       const res = await resolveWith(t.app, bad).expect(401);
       expect(res.body.code).to.equal("INVALID_TOKEN");
+    }
+  });
+
+  /** Counts crypto.scrypt runs while `run` runs (the service calls it through the module object). */
+  async function scryptRuns(run: () => Promise<unknown>): Promise<number> {
+    const original = crypto.scrypt;
+    let runs = 0;
+    (crypto as { scrypt: unknown }).scrypt = (...args: Parameters<typeof crypto.scrypt>) => {
+      runs++;
+      return (original as (...a: unknown[]) => void)(...args);
+    };
+    try {
+      await run();
+    } finally {
+      (crypto as { scrypt: unknown }).scrypt = original;
+    }
+    return runs;
+  }
+
+  it("cost amplification: an unauthenticated caller cannot make the token endpoint run scrypt", async () => {
+    const { app: registered } = await t.appWithToken("cheap checks");
+    const runs = await scryptRuns(async () => {
+      await request(t.app).post("/v1/auth").auth("cid_nobody", "x".repeat(43)).expect(401);
+      await request(t.app).post("/v1/auth").auth(registered.clientId, "x".repeat(43)).expect(401);
+    });
+    expect(runs).to.equal(0);
+  });
+
+  it("accepts a secret stored as an old scrypt hash and upgrades the row to HMAC-SHA256 on that use", async () => {
+    const { app: registered } = await t.appWithToken("legacy hash");
+    const secret = "a-secret-issued-before-the-hmac-change-012345";
+    const { db } = await t.database;
+    await db
+      .updateTable("apps")
+      .set({ secret_hash: scryptHash(secret) })
+      .where("id", "=", registered.id)
+      .execute();
+    const first = await scryptRuns(() => request(t.app).post("/v1/auth").auth(registered.clientId, secret).expect(200));
+    expect(first).to.equal(1);
+    const row = await db.selectFrom("apps").select("secret_hash").where("id", "=", registered.id).executeTakeFirst();
+    expect(row?.secret_hash).to.match(/^hmac-sha256\$/);
+    const again = await scryptRuns(() => request(t.app).post("/v1/auth").auth(registered.clientId, secret).expect(200));
+    expect(again).to.equal(0);
+  });
+});
+
+describe("POST /v1/auth limits (per client id and per address)", () => {
+  const form = (app: Express, clientId: string, secret: string, from: string) =>
+    request(app)
+      .post("/v1/auth")
+      .set("X-Forwarded-For", from)
+      .type("form")
+      .send({ client_id: clientId, client_secret: secret });
+
+  it("brute force at one client id from many addresses: after the limit even the right secret waits (429)", async () => {
+    const t = buildTestApp({ trustProxy: 1, authLimits: { perClientPerMinute: 3, perIpPerMinute: 1000 } });
+    try {
+      const { app: victim, clientSecret } = await t.appWithToken("victim");
+      for (let i = 1; i <= 3; i++) await form(t.app, victim.clientId, `guess-${i}`, `198.51.100.${i}`).expect(401);
+      const res = await form(t.app, victim.clientId, clientSecret, "198.51.100.99").expect(429);
+      expect(res.body).to.include({ status: 429, code: "RATE_LIMITED" });
+      const retryAfter = Number(res.headers["retry-after"]);
+      expect(retryAfter).to.be.within(1, 60);
+      expect(res.body.retryAfter).to.equal(retryAfter);
+      // Other client ids keep their own budget.
+      const { app: other, clientSecret: otherSecret } = await t.appWithToken("bystander");
+      await form(t.app, other.clientId, otherSecret, "198.51.100.99").expect(200);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("one address across many client ids: after the limit it waits, its /64 included; another /64 does not", async () => {
+    const t = buildTestApp({ trustProxy: 1, authLimits: { perClientPerMinute: 1000, perIpPerMinute: 3 } });
+    try {
+      const { app: registered, clientSecret } = await t.appWithToken("behind the limit");
+      for (let i = 1; i <= 3; i++) await form(t.app, `cid_scan${i}`, "x", `2001:db8:1:1::${i}`).expect(401);
+      const res = await form(t.app, registered.clientId, clientSecret, "2001:db8:1:1:ffff::1").expect(429);
+      expect(res.body).to.include({ status: 429, code: "RATE_LIMITED" });
+      expect(res.headers["retry-after"]).to.match(/^\d+$/);
+      await form(t.app, registered.clientId, clientSecret, "2001:db8:1:2::1").expect(200);
+    } finally {
+      t.close();
     }
   });
 });

@@ -19,22 +19,62 @@ describe("Operations endpoints", () => {
     close();
   });
 
-  it("GET /health is 503 within the RPC timeout when a chain does not answer or the database fails", async () => {
-    const { app, close } = buildTestApp(
-      { rpcTimeoutMs: 200 },
+  const ADMIN_TOKEN = "health-admin-token-of-at-least-32-characters";
+  const failingService = () =>
+    buildTestApp(
+      { rpcTimeoutMs: 200, healthAdminToken: ADMIN_TOKEN },
       {
         chains: new Map([["localhost", stalledChain]]),
+        pingDatabase: async () => {
+          throw new Error("SQLITE_CANTOPEN: unable to open /srv/idwallet/data/idwallet.sqlite");
+        },
+      },
+    );
+
+  it("GET /health is 503 within the RPC timeout when a chain does not answer or the database fails", async () => {
+    const { app, close } = failingService();
+    const started = Date.now();
+    const res = await request(app).get("/health").auth(ADMIN_TOKEN, { type: "bearer" }).expect(503);
+    expect(Date.now() - started).to.be.lessThan(1500);
+    expect(res.body.status).to.equal("degraded");
+    expect(res.body.checks.database).to.include({
+      status: "failing",
+      detail: "SQLITE_CANTOPEN: unable to open /srv/idwallet/data/idwallet.sqlite",
+    });
+    expect(res.body.checks.chains.localhost).to.include({ status: "failing", detail: "no answer within 200 ms" });
+    close();
+  });
+
+  it("information leak: GET /health shows an outsider statuses only, no error message, without or with a wrong token", async () => {
+    const { app, close } = failingService();
+    const outsider = {
+      status: "degraded",
+      checks: { database: { status: "failing" }, chains: { localhost: { status: "failing" } } },
+    };
+    const anonymous = await request(app).get("/health").expect(503);
+    expect(anonymous.body).to.deep.equal(outsider);
+    expect(anonymous.text).to.not.include("SQLITE").and.not.include("/srv/");
+    for (const wrong of [`${ADMIN_TOKEN}x`, ADMIN_TOKEN.slice(0, -1), "x"]) {
+      const res = await request(app).get("/health").auth(wrong, { type: "bearer" }).expect(503);
+      expect(res.body, wrong).to.deep.equal(outsider);
+    }
+    expect((await request(app).get("/health").set("Authorization", ADMIN_TOKEN).expect(503)).body).to.deep.equal(
+      outsider,
+    );
+    close();
+  });
+
+  it("GET /health without HEALTH_ADMIN_TOKEN configured shows nobody the details", async () => {
+    const { app, close } = buildTestApp(
+      {},
+      {
         pingDatabase: async () => {
           throw new Error("disk I/O error");
         },
       },
     );
-    const started = Date.now();
-    const res = await request(app).get("/health").expect(503);
-    expect(Date.now() - started).to.be.lessThan(1500);
-    expect(res.body.status).to.equal("degraded");
-    expect(res.body.checks.database).to.include({ status: "failing", detail: "disk I/O error" });
-    expect(res.body.checks.chains.localhost).to.include({ status: "failing", detail: "no answer within 200 ms" });
+    const res = await request(app).get("/health").auth("undefined", { type: "bearer" }).expect(503);
+    expect(res.body).to.deep.equal({ status: "degraded", checks: { database: { status: "failing" }, chains: {} } });
     close();
   });
 

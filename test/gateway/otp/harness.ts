@@ -1,4 +1,6 @@
 import express, { type Express } from "express";
+import type { AppPrincipal } from "../../../gateway/auth/appTokens";
+import { admitAppToken } from "../../../gateway/services/appAuth";
 import type { Logger } from "pino";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
@@ -65,8 +67,8 @@ export async function buildOtpHarness(
   app.use(requestLogging(options.logger ?? createLogger("silent")));
   app.use(requestTimeout(config.requestTimeoutMs, problemHandler(config.bodyLimit)));
   const tokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: clock.now });
-  const isAppActive = async (appId: string) => (await repos.apps.findById(appId))?.status === "active";
-  app.use(otpRouter({ otp, bodyLimit: config.bodyLimit, tokens, isAppActive }));
+  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => repos.apps.findById(appId), principal);
+  app.use(otpRouter({ otp, bodyLimit: config.bodyLimit, tokens, admitApp }));
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
   return { app, config, database, clock, userTokens, close: () => database.close() };

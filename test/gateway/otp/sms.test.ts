@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -182,6 +182,18 @@ describe("SMS senders", () => {
       dir = mkdtempSync(path.join(tmpdir(), "idwallet-sms-"));
     });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("another local user cannot read the outbox's codes: the file 0600, a directory it creates 0700", async () => {
+      const file = path.join(dir, "data", "sms-outbox.jsonl");
+      const previous = process.umask(0o022);
+      try {
+        await new OutboxSmsSender(file, capturingLogger([])).send(TO, TEXT);
+      } finally {
+        process.umask(previous);
+      }
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(statSync(path.dirname(file)).mode & 0o777).to.equal(0o700);
+    });
 
     it("creates the directory and appends one JSON object per message; the log names neither number nor code", async () => {
       const file = path.join(dir, "nested", "sms-outbox.jsonl");

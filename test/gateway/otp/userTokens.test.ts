@@ -129,7 +129,7 @@ describe("user tokens", () => {
       audience: "idwallet-api",
       clock: clock.now,
     });
-    const appToken = await appTokens.issue({ id: "app_1", clientId: "cid_1" });
+    const appToken = await appTokens.issue({ id: "app_1", clientId: "cid_1", secretGeneration: 0 });
     expect(await rejectionCode(tokens.verify(appToken.token))).to.equal("INVALID_TOKEN");
     const userToken = await tokens.issue(USER);
     expect(await rejectionCode(appTokens.verify(userToken.token))).to.equal("INVALID_TOKEN");

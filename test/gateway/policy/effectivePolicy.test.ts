@@ -17,6 +17,7 @@ const app = (testMode: boolean, policy: PolicySettings): App => ({
   createdAt: "2026-11-24T00:00:00.000Z",
   updatedAt: "2026-11-24T00:00:00.000Z",
   secretRotatedAt: "2026-11-24T00:00:00.000Z",
+  secretGeneration: 0,
 });
 
 describe("Effective policy", () => {

@@ -1,3 +1,5 @@
+import { randomBytes, scryptSync } from "node:crypto";
+import { createSecretsKeyring, type SecretsKeyring } from "../../../gateway/crypto/secretsKeyring";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../gateway/storage/repositories";
 
@@ -18,7 +20,14 @@ export function manualClock(start = "2025-01-01T00:00:00.000Z"): ManualClock {
   };
 }
 
-/** A fresh, migrated `:memory:` database with repositories over it and a manual clock. */
+/** SECRETS_KEY of test stores, and another key, as 64 hex digits. */
+export const TEST_KEYS = { current: "a1".repeat(32), other: "b2".repeat(32) } as const;
+
+/** A keyring as the service builds it from SECRETS_KEY (and SECRETS_KEY_PREVIOUS). */
+export const testKeyring = (key: string = TEST_KEYS.current, previousKey?: string): SecretsKeyring =>
+  createSecretsKeyring({ key, ...(previousKey ? { previousKey } : {}) })!;
+
+/** A fresh, migrated `:memory:` database with repositories over it (secrets sealed with a test key) and a manual clock. */
 export interface TestStore {
   readonly database: Database;
   readonly repos: Repositories;
@@ -29,5 +38,12 @@ export interface TestStore {
 export async function openTestStore(): Promise<TestStore> {
   const database = await openDatabase(":memory:");
   const clock = manualClock();
-  return { database, repos: createRepositories(database.db, clock.now), clock };
+  return { database, repos: createRepositories(database.db, clock.now, { secrets: testKeyring() }), clock };
+}
+
+/** A stored scrypt hash of `secret` with explicit parameters, as the code before HMAC-SHA256 wrote it. */
+export function scryptHash(secret: string, N = 16384, r = 8, p = 1): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(secret, salt, 32, { N, r, p });
+  return ["scrypt", N, r, p, salt.toString("base64"), key.toString("base64")].join("$");
 }

@@ -1,13 +1,12 @@
 import { expect } from "chai";
-import { randomBytes, scryptSync } from "node:crypto";
-import { generateClientSecret, hashClientSecret, verifyClientSecret } from "../../../gateway/storage/clientSecret";
-
-/** A stored hash with explicit parameters, as an older or newer version of the code might have written it. */
-const storedHash = (secret: string, N: number, r: number, p: number): string => {
-  const salt = randomBytes(16);
-  const key = scryptSync(secret, salt, 32, { N, r, p });
-  return ["scrypt", N, r, p, salt.toString("base64"), key.toString("base64")].join("$");
-};
+import { createHmac } from "node:crypto";
+import {
+  generateClientSecret,
+  hashClientSecret,
+  isCurrentHash,
+  verifyClientSecret,
+} from "../../../gateway/storage/clientSecret";
+import { scryptHash } from "./builders";
 
 describe("storage: client secrets", () => {
   it("generates distinct 32-byte base64url secrets", () => {
@@ -16,34 +15,40 @@ describe("storage: client secrets", () => {
     for (const secret of secrets) expect(Buffer.from(secret, "base64url")).to.have.length(32);
   });
 
-  it("salts each hash, and verifies only the secret it was made from", async () => {
+  it("stores HMAC-SHA256 under the fixed label, and verifies only the secret it was made from", async () => {
     const secret = generateClientSecret();
-    const [a, b] = await Promise.all([hashClientSecret(secret), hashClientSecret(secret)]);
-    expect(a).to.not.equal(b);
-    expect(a).to.match(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
-    expect(await verifyClientSecret(secret, a)).to.equal(true);
-    expect(await verifyClientSecret(secret, b)).to.equal(true);
-    expect(await verifyClientSecret(`${secret}x`, a)).to.equal(false);
+    const stored = hashClientSecret(secret);
+    const hmac = createHmac("sha256", "idwallet client secret v1").update(secret).digest("base64url");
+    expect(stored).to.equal(`hmac-sha256$${hmac}`);
+    expect(isCurrentHash(stored)).to.equal(true);
+    expect(await verifyClientSecret(secret, stored)).to.equal(true);
+    expect(await verifyClientSecret(`${secret}x`, stored)).to.equal(false);
+    expect(await verifyClientSecret(secret.slice(0, -1), stored)).to.equal(false);
     expect(await verifyClientSecret(secret, undefined)).to.equal(false);
   });
 
-  it("uses the parameters written in the stored hash", async () => {
-    expect(await verifyClientSecret("s3cret", storedHash("s3cret", 1024, 4, 2))).to.equal(true);
-    expect(await verifyClientSecret("other", storedHash("s3cret", 1024, 4, 2))).to.equal(false);
+  it("still accepts an old scrypt hash, with the parameters written in it", async () => {
+    const legacy = scryptHash("s3cret", 1024, 4, 2);
+    expect(isCurrentHash(legacy)).to.equal(false);
+    expect(await verifyClientSecret("s3cret", legacy)).to.equal(true);
+    expect(await verifyClientSecret("other", legacy)).to.equal(false);
   });
 
   it("treats a malformed or out-of-bounds stored hash as no match instead of throwing", async () => {
-    const good = storedHash("s3cret", 1024, 8, 1);
+    const good = scryptHash("s3cret", 1024, 8, 1);
     const [, , , , salt, key] = good.split("$");
     for (const stored of [
       "",
       "plain-text-secret",
+      "s3cret",
       good.replace(/^scrypt/, "bcrypt"),
       `${good}$extra`,
       `scrypt$1000$8$1$${salt}$${key}`, // N not a power of two
       `scrypt$${2 ** 18}$8$1$${salt}$${key}`, // N beyond the bound
       `scrypt$1024$64$1$${salt}$${key}`, // r beyond the bound
       `scrypt$1024$8$1$${salt}$`, // no key
+      "hmac-sha256$", // no digest
+      `hmac-sha256$${hashClientSecret("s3cret").slice(12, -2)}`, // a digest cut short
     ]) {
       expect(await verifyClientSecret("s3cret", stored), stored).to.equal(false);
     }

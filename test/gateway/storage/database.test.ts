@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, sql } from "kysely";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDatabase } from "../../../gateway/storage/database";
@@ -66,6 +66,51 @@ describe("storage: openDatabase", () => {
     } finally {
       await close();
     }
+  });
+
+  /** Runs `body` with the common umask 022, under which a file created without a mode is readable by everyone. */
+  async function withUmask022<T>(body: () => Promise<T>): Promise<T> {
+    const previous = process.umask(0o022);
+    try {
+      return await body();
+    } finally {
+      process.umask(previous);
+    }
+  }
+  const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+  it("another local user cannot read the database: file, -wal and -shm 0600, a directory it creates 0700", async () => {
+    const file = path.join(dir, "data", "idwallet.sqlite");
+    await withUmask022(async () => {
+      const { db, close } = await openDatabase(file);
+      try {
+        await db
+          .insertInto("settings")
+          .values({ key: "k", value: "v", updated_at: "2025-01-01T00:00:00.000Z" })
+          .execute();
+        expect(existsSync(`${file}-wal`) && existsSync(`${file}-shm`)).to.equal(true);
+        expect([file, `${file}-wal`, `${file}-shm`].map(modeOf)).to.deep.equal([0o600, 0o600, 0o600]);
+        expect(modeOf(path.dirname(file))).to.equal(0o700);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  it("narrows an existing database left readable by others (an older version's) to 0600, -wal and -shm included", async () => {
+    const file = path.join(dir, "idwallet.sqlite");
+    await withUmask022(async () => {
+      const first = await openDatabase(file);
+      await first.close();
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) writeFileSync(f, "", { flag: "a" });
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) chmodSync(f, 0o644);
+      const again = await openDatabase(file);
+      try {
+        expect([file, `${file}-wal`, `${file}-shm`].map(modeOf)).to.deep.equal([0o600, 0o600, 0o600]);
+      } finally {
+        await again.close();
+      }
+    });
   });
 
   it("keeps data across reopening and does not apply a migration twice", async () => {
@@ -204,6 +249,31 @@ describe("storage: openDatabase", () => {
       expect(rows).to.deep.equal([{ id: "a", delegatecall_granted: 0 }]);
       const badGrant = await sql`update apps set delegatecall_granted = 2`.execute(db).catch((e: unknown) => e);
       expect(String(badGrant)).to.match(/CHECK constraint failed/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("013 starts an app whose secret was rotated before it at generation 1, so that secret's tokens stay revoked", async () => {
+    const db = new Kysely<unknown>({
+      dialect: new IdwalletSqliteDialect({ database: new BetterSqlite3(":memory:") }),
+    });
+    try {
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < "013"));
+      await runMigrations(db, before);
+      const at = "2025-01-01T00:00:00.000Z";
+      const later = "2025-02-01T00:00:00.000Z";
+      await sql`insert into apps (id, name, client_id, secret_hash, status, test_mode, created_at, updated_at, secret_rotated_at)
+          values ('never', 'n', 'c1', 'h', 'active', 0, ${at}, ${at}, ${at}),
+                 ('rotated', 'n', 'c2', 'h', 'active', 0, ${at}, ${later}, ${later})`.execute(db);
+      await runMigrations(db, MIGRATIONS);
+      const { rows } = await sql<Record<string, unknown>>`select id, secret_generation from apps order by id`.execute(
+        db,
+      );
+      expect(rows).to.deep.equal([
+        { id: "never", secret_generation: 0 },
+        { id: "rotated", secret_generation: 1 },
+      ]);
     } finally {
       await db.destroy();
     }

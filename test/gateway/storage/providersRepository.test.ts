@@ -16,13 +16,14 @@ import {
   prepareDemoApp,
 } from "../../../scripts/localStack/demoApp";
 import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Proof, hs256Provider } from "../../helpers/providerProofs";
+import { TEST_KEYS, testKeyring } from "./builders";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const SECRET = "acme-identity-service-secret-0123456789";
 
 async function fresh() {
   const database = await openDatabase(":memory:");
-  const repos = createRepositories(database.db, () => NOW);
+  const repos = createRepositories(database.db, () => NOW, { secrets: testKeyring() });
   const { app } = await repos.apps.create({ name: "acme" });
   return { database, repos, app };
 }
@@ -45,7 +46,7 @@ function adminCli() {
   const out: string[] = [];
   const cli = (...argv: string[]) =>
     runAdminCli(argv, {
-      env: { DATABASE_PATH: databasePath },
+      env: { DATABASE_PATH: databasePath, SECRETS_KEY: TEST_KEYS.current },
       output: { out: (t) => out.push(t), err: (t) => out.push(t) },
       clock: () => NOW,
     });
@@ -315,9 +316,10 @@ describe("storage: app providers", () => {
 
   it("the local stack's demo app brings a demo provider an older start registered without issuer up to date", async () => {
     const { databasePath } = adminCli();
-    const first = await prepareDemoApp(databasePath);
+    const secrets = { key: TEST_KEYS.current };
+    const first = await prepareDemoApp({ databasePath, secrets });
     const database = await openDatabase(databasePath);
-    const repos = createRepositories(database.db, () => NOW);
+    const repos = createRepositories(database.db, () => NOW, { secrets: testKeyring() });
     const appId = (await repos.apps.list())[0]!.id;
     expect(await repos.providers.find(DEMO_PROVIDER)).to.deep.include({
       issuer: DEMO_PROVIDER_ISSUER,
@@ -328,10 +330,12 @@ describe("storage: app providers", () => {
       .set({ verification: JSON.stringify({ key: { kind: "hs256", secret: SECRET } }) })
       .execute();
     await database.close();
-    const again = await prepareDemoApp(databasePath);
+    const again = await prepareDemoApp({ databasePath, secrets });
     expect(again.clientId).to.equal(first.clientId);
     const reopened = await openDatabase(databasePath);
-    const found = await createRepositories(reopened.db, () => NOW).providers.find(DEMO_PROVIDER);
+    const found = await createRepositories(reopened.db, () => NOW, { secrets: testKeyring() }).providers.find(
+      DEMO_PROVIDER,
+    );
     expect(found).to.deep.include({ appId, issuer: DEMO_PROVIDER_ISSUER, audience: DEMO_PROVIDER_AUDIENCE });
     await reopened.close();
   });

@@ -9,6 +9,7 @@ import { createApp } from "../../../gateway/app";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../../gateway/auth/userTokens";
+import { createSecretsKeyring } from "../../../gateway/crypto/secretsKeyring";
 import { loadConfig } from "../../../gateway/config/load";
 import { createKnownProviders } from "../../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../../gateway/services/maintenance";
@@ -37,10 +38,11 @@ export async function buildStorageFaultApp() {
     {
       testDeployment: true,
       auth: { tokenSecret: TOKEN_SECRET },
+      secrets: { key: "f0".repeat(32) },
       contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
     },
   );
-  const repositories = createRepositories(database.db, clock);
+  const repositories = createRepositories(database.db, clock, { secrets: createSecretsKeyring(config.secrets) });
   const maintenance = createMaintenanceMonitor({
     configured: config.maintenance,
     store: repositories.settings,
@@ -87,7 +89,7 @@ export async function buildStorageFaultApp() {
     hs256Provider("storage-fault-proof-secret-of-32-chars"),
   );
   await knownProviders.refresh();
-  const { token } = await tokens.issue({ id: registered.id, clientId: registered.clientId });
+  const { token } = await tokens.issue(registered);
   return {
     app,
     /** The service's own connection: a pragma set here applies to every request. */

@@ -49,6 +49,7 @@ export async function serviceSettings(overrides: Record<string, unknown> = {}): 
     safe: { operatorKey: `0x${"5a".repeat(32)}`, contracts: SAFE_CONTRACTS },
     ens: { signerKeys: [`0x${"6d".repeat(32)}`], rateLimitPerMinute: 100_000_000 },
     otp: { perIpPerHour: 100_000, perPhonePerHour: 1000, resendCooldownSeconds: 0 },
+    authLimits: { perClientPerMinute: 100_000_000, perIpPerMinute: 100_000_000 },
     dust: { chain: CHAIN },
     transactions: { waitTimeoutMs: 50 },
     ...overrides,

@@ -1,0 +1,249 @@
+import { expect } from "chai";
+import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Provider } from "../../helpers/providerProofs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pino from "pino";
+import golden from "../../vectors/addresses.json";
+import { loadConfig } from "../../../gateway/config/load";
+import { SecretsKeyError, createSecretsKeyring, decodeSecretsKey } from "../../../gateway/crypto/secretsKeyring";
+import { startServer } from "../../../gateway/server";
+import { openDatabase, type Database } from "../../../gateway/storage/database";
+import { createRepositories } from "../../../gateway/storage/repositories";
+import { runAdminCli } from "../../../scripts/admin/cli";
+import { TEST_KEYS, testKeyring } from "./builders";
+
+const NOW = new Date("2026-11-22T12:00:00Z");
+const SECRET = "acme-identity-service-secret-0123456789";
+const ATTACKER_SECRET = "attacker-identity-service-secret-012345";
+
+const rawVerification = async (database: Database, provider: string): Promise<string> =>
+  (
+    await database.db
+      .selectFrom("app_providers")
+      .select("verification")
+      .where("provider", "=", provider)
+      .executeTakeFirstOrThrow()
+  ).verification;
+
+const setRawVerification = (database: Database, provider: string, verification: string) =>
+  database.db.updateTable("app_providers").set({ verification }).where("provider", "=", provider).execute();
+
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+/** The issuer and audience options every `providers add` needs. */
+const CLAIMS = ["--issuer", TEST_PROVIDER_ISSUER, "--audience", TEST_PROVIDER_AUDIENCE];
+
+describe("crypto: secrets keyring (AES-256-GCM)", () => {
+  it("reads a 32-byte key as 64 hex digits, base64 or base64url, and nothing else", () => {
+    const bytes = Buffer.alloc(32, 0xfb);
+    for (const text of [bytes.toString("hex"), bytes.toString("base64"), bytes.toString("base64url")]) {
+      expect(decodeSecretsKey(text), text).to.deep.equal(bytes);
+    }
+    for (const text of ["", "a1".repeat(31), "a1".repeat(33), Buffer.alloc(31).toString("base64"), "passphrase"]) {
+      expect(decodeSecretsKey(text), text).to.equal(undefined);
+    }
+  });
+
+  it("opens only what it sealed, for the same context, unaltered; a fresh IV each time", () => {
+    const keyring = testKeyring();
+    const a = keyring.seal(SECRET, "provider a");
+    const b = keyring.seal(SECRET, "provider a");
+    expect(a).to.not.equal(b);
+    expect(a).to.match(/^v1\.[0-9a-f]{16}\.[\w-]{16}\.[\w-]+$/);
+    expect(a).to.not.include(SECRET);
+    expect(keyring.open(a, "provider a")).to.equal(SECRET);
+    expect(() => keyring.open(a, "provider b")).to.throw(SecretsKeyError, /does not open/);
+    const [version, keyId, iv, body] = a.split(".") as [string, string, string, string];
+    const flipped = `${body.slice(0, 5)}${body[5] === "A" ? "B" : "A"}${body.slice(6)}`;
+    expect(() => keyring.open([version, keyId, iv, flipped].join("."), "provider a")).to.throw(SecretsKeyError);
+    expect(() => testKeyring(TEST_KEYS.other).open(a, "provider a")).to.throw(SecretsKeyError, /neither SECRETS_KEY/);
+    expect(testKeyring(TEST_KEYS.other, TEST_KEYS.current).open(a, "provider a")).to.equal(SECRET);
+    expect(createSecretsKeyring({})).to.equal(undefined);
+  });
+});
+
+describe("storage: provider secrets at rest", () => {
+  let database: Database;
+  beforeEach(async () => {
+    database = await openDatabase(":memory:");
+  });
+  afterEach(() => database.close());
+
+  const reposWith = (secrets = testKeyring()) => createRepositories(database.db, () => NOW, { secrets });
+
+  it("stores an HS256 secret only sealed under SECRETS_KEY, never in plain text, and opens it back", async () => {
+    const repos = reposWith();
+    const { app } = await repos.apps.create({ name: "acme" });
+    await repos.providers.register(app.id, "acme", {
+      key: { kind: "hs256", secret: SECRET },
+      issuer: "https://id",
+      audience: "idwallet",
+    });
+    const stored = JSON.parse(await rawVerification(database, "acme"));
+    expect(JSON.stringify(stored)).to.not.include(SECRET);
+    expect(stored).to.deep.include({ issuer: "https://id" });
+    expect(stored.key.kind).to.equal("hs256");
+    expect(stored.key.sealedSecret.split(".")[1]).to.equal(testKeyring().currentKeyId);
+    expect(await repos.providers.find("acme")).to.deep.include(hs256Provider(SECRET));
+  });
+
+  it("an attacker who can write the database cannot move a sealed secret to their own provider or app", async () => {
+    const repos = reposWith();
+    const { app: victim } = await repos.apps.create({ name: "victim" });
+    const { app: attacker } = await repos.apps.create({ name: "attacker" });
+    await repos.providers.register(victim.id, "acme", hs256Provider(SECRET));
+    await repos.providers.register(attacker.id, "evil", hs256Provider(ATTACKER_SECRET));
+    // The victim's sealed secret copied into the attacker's row does not open there.
+    await setRawVerification(database, "evil", await rawVerification(database, "acme"));
+    expect(await rejection(repos.providers.find("evil"))).to.be.instanceOf(SecretsKeyError);
+    // Nor does the victim's row once handed to the attacker's app.
+    await database.db
+      .updateTable("app_providers")
+      .set({ app_id: attacker.id })
+      .where("provider", "=", "acme")
+      .execute();
+    expect(String(await rejection(repos.providers.find("acme")))).to.match(/provider acme: .*does not open/);
+  });
+
+  it("rotates SECRETS_KEY: SECRETS_KEY_PREVIOUS opens the old secrets until they are sealed again under the new key", async () => {
+    const old = reposWith(testKeyring(TEST_KEYS.current));
+    const { app } = await old.apps.create({ name: "acme" });
+    await old.providers.register(app.id, "acme", hs256Provider(SECRET));
+    await old.providers.register(app.id, "acme-jwks", {
+      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
+      issuer: TEST_PROVIDER_ISSUER,
+      audience: TEST_PROVIDER_AUDIENCE,
+    });
+    const rotating = reposWith(testKeyring(TEST_KEYS.other, TEST_KEYS.current));
+    expect((await rotating.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
+    expect(await rotating.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 1 });
+    expect(await rotating.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 0 });
+    const sealed = JSON.parse(await rawVerification(database, "acme")).key.sealedSecret as string;
+    expect(sealed.split(".")[1]).to.equal(testKeyring(TEST_KEYS.other).currentKeyId);
+    // The old key can be retired; the old key alone no longer opens anything.
+    expect((await reposWith(testKeyring(TEST_KEYS.other)).providers.find("acme"))?.key).to.deep.equal({
+      kind: "hs256",
+      secret: SECRET,
+    });
+    expect(await rejection(old.providers.find("acme"))).to.be.instanceOf(SecretsKeyError);
+  });
+
+  it("seals a plain-text secret an older version stored, and refuses to use it before that", async () => {
+    const repos = reposWith();
+    const { app } = await repos.apps.create({ name: "acme" });
+    await repos.providers.register(app.id, "acme", {
+      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
+      issuer: TEST_PROVIDER_ISSUER,
+      audience: TEST_PROVIDER_AUDIENCE,
+    });
+    await setRawVerification(database, "acme", JSON.stringify(hs256Provider(SECRET)));
+    expect(String(await rejection(repos.providers.find("acme")))).to.match(/plain text/);
+    expect(await repos.providers.resealSecrets()).to.deep.equal({ sealed: 1, resealed: 0 });
+    expect(await rawVerification(database, "acme")).to.not.include(SECRET);
+    expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
+  });
+
+  it("without SECRETS_KEY: an HS256 provider is refused and nothing stored; other kinds need no key", async () => {
+    const keyless = createRepositories(database.db, () => NOW);
+    const { app } = await keyless.apps.create({ name: "acme" });
+    const refused = await rejection(keyless.providers.register(app.id, "acme", hs256Provider(SECRET)));
+    expect(refused).to.be.instanceOf(SecretsKeyError);
+    expect(String(refused)).to.include("SECRETS_KEY");
+    expect(await keyless.providers.names()).to.deep.equal([]);
+    await keyless.providers.register(app.id, "acme-jwks", {
+      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
+      issuer: TEST_PROVIDER_ISSUER,
+      audience: TEST_PROVIDER_AUDIENCE,
+    });
+    expect(await keyless.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 0 });
+    // Once an HS256 secret is stored, a keyless start-up is refused, naming it.
+    await reposWith().providers.register(app.id, "acme", hs256Provider(SECRET));
+    expect(String(await rejection(keyless.providers.resealSecrets()))).to.match(/provider acme, .*set SECRETS_KEY/);
+    expect(await keyless.providers.list()).to.have.length(2);
+  });
+});
+
+describe("provider secrets at start-up and in the admin CLI (real SQLite file)", () => {
+  const configFor = (databasePath: string, secrets: Record<string, string>) =>
+    loadConfig(
+      {},
+      {
+        port: 0,
+        testDeployment: true,
+        databasePath,
+        secrets,
+        auth: { tokenSecret: "a-token-secret-of-at-least-32-characters" },
+        contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
+      },
+    );
+
+  it("the service refuses to start on a plain-text secret without SECRETS_KEY, and seals it when started with one", async () => {
+    const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-secrets-")), "idwallet.sqlite");
+    const database = await openDatabase(databasePath);
+    const { app } = await createRepositories(database.db, () => NOW).apps.create({ name: "acme" });
+    await database.db
+      .insertInto("app_providers")
+      .values({
+        provider: "acme",
+        app_id: app.id,
+        verification: JSON.stringify(hs256Provider(SECRET)),
+        created_at: NOW.toISOString(),
+        disabled_at: null,
+      })
+      .execute();
+    await database.close();
+    const logger = pino({ level: "silent" });
+    const refused = await rejection(startServer(configFor(databasePath, {}), { logger }));
+    expect(String(refused)).to.match(/provider acme, .*set SECRETS_KEY/);
+    const server = await startServer(configFor(databasePath, { key: TEST_KEYS.current }), { logger });
+    await server.close();
+    const reopened = await openDatabase(databasePath);
+    try {
+      expect(await rawVerification(reopened, "acme")).to.not.include(SECRET);
+      const repos = createRepositories(reopened.db, () => NOW, { secrets: testKeyring() });
+      expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("providers add --hs256-secret-file without SECRETS_KEY exits 2 naming the setting, and stores nothing", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-secrets-"));
+    const secretFile = path.join(dir, "secret");
+    writeFileSync(secretFile, `${SECRET}\n`);
+    const out: string[] = [];
+    const cli = (env: Record<string, string>, ...argv: string[]) =>
+      runAdminCli(argv, {
+        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite"), ...env },
+        output: { out: (t) => out.push(t), err: (t) => out.push(t) },
+        clock: () => NOW,
+      });
+    expect(await cli({}, "apps", "create", "acme")).to.equal(0);
+    const appId = /id:\s+(app_\w+)/.exec(out.join("\n"))![1]!;
+    out.length = 0;
+    expect(await cli({}, "providers", "add", appId, "acme", "--hs256-secret-file", secretFile, ...CLAIMS)).to.equal(2);
+    expect(out.join("\n")).to.match(/^Error: .*SECRETS_KEY/);
+    expect(await cli({ SECRETS_KEY: "too-short" }, "providers", "list")).to.equal(2);
+    expect(out.at(-1)).to.match(/^Error: SECRETS_KEY: 32 random bytes/);
+    out.length = 0;
+    expect(await cli({}, "providers", "list")).to.equal(0);
+    expect(out).to.deep.equal(["No providers."]);
+    expect(
+      await cli(
+        { SECRETS_KEY: TEST_KEYS.current },
+        "providers",
+        "add",
+        appId,
+        "acme",
+        "--hs256-secret-file",
+        secretFile,
+        ...CLAIMS,
+      ),
+    ).to.equal(0);
+  });
+});
