@@ -89,7 +89,11 @@ describe("storage: provider secrets at rest", () => {
     expect(stored).to.deep.include({ issuer: "https://id" });
     expect(stored.key.kind).to.equal("hs256");
     expect(stored.key.sealedSecret.split(".")[1]).to.equal(testKeyring().currentKeyId);
-    expect(await repos.providers.find("acme")).to.deep.include(hs256Provider(SECRET));
+    expect(await repos.providers.find("acme")).to.deep.include({
+      key: { kind: "hs256", secret: SECRET },
+      issuer: "https://id",
+      audience: "idwallet",
+    });
   });
 
   it("an attacker who can write the database cannot move a sealed secret to their own provider or app", async () => {

@@ -211,6 +211,8 @@ describe("storage: app providers", () => {
         disabled_at: null,
       })
       .execute();
+    // What the service does at start-up to a secret an older version stored in plain text.
+    await repos.providers.resealSecrets();
     const acting = { appId: app.id, testMode: false };
     const proof = await hs256Proof(SECRET, "alice", { now: NOW });
     const error = await checkUserProof(
