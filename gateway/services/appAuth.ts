@@ -43,13 +43,14 @@ export async function issueAppToken(
   request: { credentials: ClientCredentials; usedBasic: boolean; clientIp: string | undefined },
 ): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
   const { credentials, usedBasic } = request;
-  await deps.limits.admit(credentials.clientId, request.clientIp);
+  await deps.limits.admitRequest(request.clientIp);
   const app = await deps.apps.verifySecret(credentials.clientId, credentials.clientSecret);
   if (!app) {
     // RFC 6749 §5.2: a client that authenticated with Basic gets the matching challenge.
     const challenge: Record<string, string> = usedBasic ? { "WWW-Authenticate": 'Basic realm="idwallet"' } : {};
     throw new OAuthError(401, "invalid_client", "Unknown client, wrong secret, or disabled app", challenge);
   }
+  await deps.limits.admitToken(app.clientId);
   const { token, expiresIn } = await deps.tokens.issue(app);
   return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
 }

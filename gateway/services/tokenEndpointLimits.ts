@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { TooManyRequestsError } from "../errors/apiError";
 import { ipBucket } from "../http/clientIp";
 
-/** How many POST /v1/auth requests one client id, and one client address, may make per minute. */
+/** How many POST /v1/auth requests one client address may make, and tokens one client id may get, per minute. */
 export interface TokenEndpointLimitSettings {
   readonly perClientPerMinute: number;
   readonly perIpPerMinute: number;
@@ -10,15 +10,19 @@ export interface TokenEndpointLimitSettings {
 
 /** The limits of the token endpoint (POST /v1/auth). */
 export interface TokenEndpointLimits {
-  /** Counts one request for `clientId` from `clientIp`; throws 429 RATE_LIMITED once either is over its limit. */
-  admit(clientId: string, clientIp: string | undefined): Promise<void>;
+  /** Counts one request from `clientIp`, before its secret is judged; throws 429 RATE_LIMITED over the limit. */
+  admitRequest(clientIp: string | undefined): Promise<void>;
+  /** Counts one token for `clientId`, whose secret was right; throws 429 RATE_LIMITED over the limit. */
+  admitToken(clientId: string): Promise<void>;
 }
 
 /**
- * Per process, like the other per-address limits: an address is not a stored fact. Every request counts, before its
- * secret is judged, so wrong guesses use up the budget as right ones do: guessing at one client id is bounded by its
- * limit from any number of addresses, and one address by its own across any number of client ids. Addresses are
- * ipBucket()s (IPv6: the /64), behind the proxies TRUST_PROXY names the forwarded client.
+ * Per process, like the other per-address limits: an address is not a stored fact. Every request from an address
+ * counts before its secret is judged, so guesses from one address are bounded whatever client ids they name
+ * (addresses are ipBucket()s: IPv6 by /64, behind the proxies TRUST_PROXY names the forwarded client). A client id's
+ * limit counts only the tokens it got, which only the holder of its secret can spend: counting wrong guesses there
+ * would let anyone who knows a client id lock its app out of new tokens, and buys nothing against guessing a 256-bit
+ * secret. It stops an app that asks for tokens in a loop.
  */
 export function createTokenEndpointLimits(settings: TokenEndpointLimitSettings): TokenEndpointLimits {
   const perIp = new RateLimiterMemory({ points: settings.perIpPerMinute, duration: 60 });
@@ -29,18 +33,11 @@ export function createTokenEndpointLimits(settings: TokenEndpointLimitSettings):
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new TooManyRequestsError(
-        "RATE_LIMITED",
-        `Too many token requests ${what}; retry in ${retryAfter} s`,
-        retryAfter,
-      );
+      throw new TooManyRequestsError("RATE_LIMITED", `Too many ${what}; retry in ${retryAfter} s`, retryAfter);
     }
   };
   return {
-    async admit(clientId, clientIp) {
-      // The address first: a client over its own limit does not use up the budget of the client id it names.
-      await consume(perIp, ipBucket(clientIp), "from this address");
-      await consume(perClient, clientId, "for this client id");
-    },
+    admitRequest: (clientIp) => consume(perIp, ipBucket(clientIp), "token requests from this address"),
+    admitToken: (clientId) => consume(perClient, clientId, "tokens for this client id"),
   };
 }
