@@ -47,6 +47,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["OTP_PER_PHONE_PER_HOUR", ["otp", "perPhonePerHour"]],
   ["OTP_PER_IP_PER_HOUR", ["otp", "perIpPerHour"]],
   ["OTP_VERIFY_PER_IP_PER_HOUR", ["otp", "verifyPerIpPerHour"]],
+  ["OTP_VERIFY_PER_APP_PER_HOUR", ["otp", "verifyPerAppPerHour"]],
   ["OTP_SMS_PER_HOUR", ["otp", "smsPerHour"]],
   ["OTP_HMAC_SECRET", ["otp", "hmacSecret"]],
   ["USER_TOKEN_TTL_SECONDS", ["otp", "userTokenTtlSeconds"]],

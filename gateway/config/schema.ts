@@ -125,6 +125,8 @@ export const ConfigSchema = z
         perIpPerHour: int(1, 100_000).default(30),
         /** verifyOTP tries per client address (IPv6: per /64) per hour. */
         verifyPerIpPerHour: int(1, 100_000).default(60),
+        /** verifyOTP tries per hour sent with an app's bearer token (its backend's calls for all its users). */
+        verifyPerAppPerHour: int(1, 10_000_000).default(3600),
         /** SMS sent by the whole service per rolling hour: bounds the operator's bill. */
         smsPerHour: int(1, 10_000_000).default(1000),
         /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */

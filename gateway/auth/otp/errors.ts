@@ -13,13 +13,13 @@ export class OtpCooldownError extends TooManyRequestsError {
 
 /** 429 RATE_LIMITED: too many codes for this phone or from this address, or too many tries from this address. */
 export class OtpRateLimitedError extends TooManyRequestsError {
-  constructor(scope: "phone" | "ip" | "verify-ip", retryAfterSeconds: number) {
-    const what =
-      scope === "phone"
-        ? "Too many codes requested for this number"
-        : scope === "ip"
-          ? "Too many codes requested from this address"
-          : "Too many codes tried from this address";
+  constructor(scope: "phone" | "ip" | "verify-ip" | "verify-app", retryAfterSeconds: number) {
+    const what = {
+      phone: "Too many codes requested for this number",
+      ip: "Too many codes requested from this address",
+      "verify-ip": "Too many codes tried from this address",
+      "verify-app": "Too many codes tried through this app",
+    }[scope];
     super("RATE_LIMITED", `${what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
   }
 }

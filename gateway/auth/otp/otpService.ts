@@ -76,10 +76,12 @@ export function createOtpService(deps: {
   // Keys are ipBucket()s: an IPv6 client is one /64, not one address.
   const perIp = new RateLimiterMemory({ points: otp.perIpPerHour, duration: 3600 });
   const verifyPerIp = new RateLimiterMemory({ points: otp.verifyPerIpPerHour, duration: 3600 });
+  // An app that binds tokens calls verifyOTP from its backend for all its users: one address, its own budget.
+  const verifyPerApp = new RateLimiterMemory({ points: otp.verifyPerAppPerHour, duration: 3600 });
 
-  const consume = async (limiter: RateLimiterMemory, clientIp: string | undefined, scope: "ip" | "verify-ip") => {
+  const consume = async (limiter: RateLimiterMemory, key: string, scope: "ip" | "verify-ip" | "verify-app") => {
     try {
-      await limiter.consume(ipBucket(clientIp));
+      await limiter.consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       throw new OtpRateLimitedError(scope, secondsUntil(rejection.msBeforeNext));
@@ -110,7 +112,7 @@ export function createOtpService(deps: {
   return {
     async requestCode(phoneInput, clientIp, deadline) {
       const phone = parseLoginPhone(phoneInput);
-      await consume(perIp, clientIp, "ip");
+      await consume(perIp, ipBucket(clientIp), "ip");
       const now = deps.clock().getTime();
       const code = generateOtpCode();
       // The commit point: the code is stored, then sent. A request past its deadline does neither, so no SMS goes
@@ -147,7 +149,11 @@ export function createOtpService(deps: {
 
     async verifyCode(phoneInput, code, clientIp, deadline, appId) {
       const phone = parseLoginPhone(phoneInput);
-      await consume(verifyPerIp, clientIp, "verify-ip");
+      // With an app's bearer the app's budget counts, not its backend's address: else any user of the app's login
+      // form could spend that address's tries and keep every other user of the app out. The per-phone backoff
+      // bounds guessing either way.
+      if (appId === undefined) await consume(verifyPerIp, ipBucket(clientIp), "verify-ip");
+      else await consume(verifyPerApp, appId, "verify-app");
       const now = deps.clock().getTime();
       const wait = (failures: number) => backoffSeconds(failures, otp.backoffBaseSeconds, otp.backoffMaxSeconds);
       // Decide and record in one transaction; throw only after it commits, so a wrong try is always counted. The

@@ -98,6 +98,31 @@ describe("phone login under attack (API: createApp, SQLite)", () => {
     expect(limited.body.detail).to.match(/^Too many codes tried from this address; retry in \d+ s$/);
   });
 
+  it("a user of an app's login form who spends its backend's address budget does not keep the app's other users out", async () => {
+    const { app, sms, appWithToken } = build({ otp: { verifyPerIpPerHour: 3, verifyPerAppPerHour: 1000 } });
+    const { token } = await appWithToken("binding app");
+    // Every verifyOTP of the app comes from its backend's one address, with its bearer token.
+    const viaApp = (phone: string, code: string) =>
+      request(app).post("/functions/v1/verifyOTP").set("Authorization", `Bearer ${token}`).send({ phone, token: code });
+    for (let i = 0; i < 20; i++) await viaApp(`+1415555${String(1000 + i)}`, "123456").expect(401);
+    // The real user's code, sent through the same backend, still logs them in.
+    await request(app).post("/functions/v1/signInWithOTP").send({ phone: PHONE }).expect(200);
+    const res = await viaApp(PHONE, sms.lastCode()).expect(200);
+    expect(res.body.user).to.deep.equal({ id: "tel:14155552671", phone: PHONE });
+    // The app's own budget bounds it.
+    const { app: limitedApp, appWithToken: limitedToken } = build({ otp: { verifyPerAppPerHour: 2 } });
+    const { token: other } = await limitedToken("small budget");
+    const tryOnce = () =>
+      request(limitedApp)
+        .post("/functions/v1/verifyOTP")
+        .set("Authorization", `Bearer ${other}`)
+        .send({ phone: PHONE, token: "123456" });
+    await tryOnce().expect(401);
+    await tryOnce().expect(401);
+    const limited = await tryOnce().expect(429);
+    expect(limited.body.detail).to.match(/^Too many codes tried through this app; retry in \d+ s$/);
+  });
+
   it("counts two IPv6 addresses of one /64 as one client", async () => {
     const { app } = build({ trustProxy: "1", otp: { verifyPerIpPerHour: 1 } });
     const verify = (ip: string) =>
