@@ -35,6 +35,9 @@ export async function openDatabase(file: string): Promise<Database> {
     sqlite.pragma("synchronous = FULL");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
+    // Deleted and overwritten content is zeroed, not left in free pages: a secret sealed in place (or a code used)
+    // leaves no plain copy behind in the file.
+    sqlite.pragma("secure_delete = ON");
   } catch (error) {
     sqlite.close();
     throw error;

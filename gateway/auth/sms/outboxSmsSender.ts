@@ -28,7 +28,8 @@ export class OutboxSmsSender implements SmsSender {
     const messageId = `outbox_${randomUUID()}`;
     // One write of one whole line: appends from concurrent requests never interleave.
     const line = `${JSON.stringify({ time: this.clock().toISOString(), to, text, messageId })}\n`;
-    await appendFile(this.outboxPath, line, "utf8");
+    // 0600 also when the file was removed since (rotated, cleared) and this append creates it again.
+    await appendFile(this.outboxPath, line, { encoding: "utf8", mode: 0o600 });
     this.logger.info({ messageId, outbox: this.outboxPath }, "SMS written to the outbox");
     return { messageId };
   }

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { ProviderRegistration } from "../../auth/userProof";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
@@ -121,6 +121,14 @@ export class SqliteProvidersRepository implements ProvidersRepository {
   }
 
   async resealSecrets(): Promise<ResealedSecrets> {
+    const counts = await this.resealInTransaction();
+    // The WAL still holds the pages as they were (plain text, or sealed under the old key) until a checkpoint, which
+    // a quiet service may not reach for long: copy them into the file (zeroed in place, secure_delete) and empty it.
+    if (counts.sealed + counts.resealed > 0) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
+    return counts;
+  }
+
+  private async resealInTransaction(): Promise<ResealedSecrets> {
     return this.db.transaction().execute(async (tx) => {
       const rows = await tx.selectFrom("app_providers").select(["provider", "app_id", "verification"]).execute();
       const withSecrets = rows.filter((row) => storedSecret(row).state !== "none");

@@ -183,16 +183,21 @@ describe("SMS senders", () => {
     });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-    it("another local user cannot read the outbox's codes: the file 0600, a directory it creates 0700", async () => {
+    it("another local user cannot read the outbox's codes: the file 0600 (also when made again), a directory it creates 0700", async () => {
       const file = path.join(dir, "data", "sms-outbox.jsonl");
       const previous = process.umask(0o022);
       try {
-        await new OutboxSmsSender(file, capturingLogger([])).send(TO, TEXT);
+        const sender = new OutboxSmsSender(file, capturingLogger([]));
+        await sender.send(TO, TEXT);
+        expect(statSync(file).mode & 0o777).to.equal(0o600);
+        expect(statSync(path.dirname(file)).mode & 0o777).to.equal(0o700);
+        // Rotated or cleared away while the service runs: the next code creates it private again.
+        rmSync(file);
+        await sender.send(TO, TEXT);
+        expect(statSync(file).mode & 0o777).to.equal(0o600);
       } finally {
         process.umask(previous);
       }
-      expect(statSync(file).mode & 0o777).to.equal(0o600);
-      expect(statSync(path.dirname(file)).mode & 0o777).to.equal(0o700);
     });
 
     it("creates the directory and appends one JSON object per message; the log names neither number nor code", async () => {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Provider } from "../../helpers/providerProofs";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { sql } from "kysely";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -213,6 +214,38 @@ describe("provider secrets at start-up and in the admin CLI (real SQLite file)",
       expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("a thief copying the database file (and its WAL) while the service runs finds no plain-text secret once sealed", async () => {
+    const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-secrets-")), "idwallet.sqlite");
+    const database = await openDatabase(databasePath);
+    try {
+      const { app } = await createRepositories(database.db, () => NOW).apps.create({ name: "acme" });
+      // As an older version stored it, and a checkpoint copied into the file itself.
+      await database.db
+        .insertInto("app_providers")
+        .values({
+          provider: "acme",
+          app_id: app.id,
+          verification: JSON.stringify(hs256Provider(SECRET)),
+          created_at: NOW.toISOString(),
+          disabled_at: null,
+        })
+        .execute();
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+      await createRepositories(database.db, () => NOW).apps.create({ name: "later writes" });
+      expect(readFileSync(databasePath).includes(SECRET)).to.equal(true);
+      // The start-up seal, with the database still open (no checkpoint on close to help).
+      const repos = createRepositories(database.db, () => NOW, { secrets: testKeyring() });
+      expect(await repos.providers.resealSecrets()).to.deep.equal({ sealed: 1, resealed: 0 });
+      for (const file of [databasePath, `${databasePath}-wal`]) {
+        const bytes = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+        expect(bytes.includes(SECRET), file).to.equal(false);
+      }
+      expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
+    } finally {
+      await database.close();
     }
   });
 
