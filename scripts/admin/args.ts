@@ -196,14 +196,20 @@ function providerVerification(values: ProviderOptions): ProviderVerification {
   if (values["public-key-file"] !== undefined && alg !== "RS256" && alg !== "ES256") {
     throw new UsageError("--public-key-file needs --alg RS256 or ES256");
   }
-  const key = values["hs256-secret-file"]
-    ? { kind: "hs256" as const, secret: read(values["hs256-secret-file"]) }
-    : values["public-key-file"]
-      ? {
-          kind: alg === "RS256" ? ("rs256" as const) : ("es256" as const),
-          publicKeyPem: read(values["public-key-file"]),
-        }
-      : { kind: "jwks" as const, url: values["jwks-url"]! };
+  const hs256Secret = values["hs256-secret-file"] === undefined ? undefined : read(values["hs256-secret-file"]);
+  // A public key is public: taken as an HS256 secret, it would let anyone sign proofs for every id of the provider.
+  if (hs256Secret?.includes("-----BEGIN")) {
+    throw new UsageError("--hs256-secret-file holds a PEM key; a public key goes in --public-key-file with --alg");
+  }
+  const key =
+    hs256Secret !== undefined
+      ? { kind: "hs256" as const, secret: hs256Secret }
+      : values["public-key-file"]
+        ? {
+            kind: alg === "RS256" ? ("rs256" as const) : ("es256" as const),
+            publicKeyPem: read(values["public-key-file"]),
+          }
+        : { kind: "jwks" as const, url: values["jwks-url"]! };
   const parsed = registrationVerification(allowInsecure).safeParse({
     key,
     issuer: values.issuer,

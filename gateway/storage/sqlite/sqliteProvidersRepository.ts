@@ -57,6 +57,7 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       // The owner may add an outdated registration again (with issuer and audience) without removing it first.
       if (taken && taken.disabled_at === null && !isOutdated(taken))
         throw new ProviderTakenError(`the provider ${name} is already registered`);
+      if (parsed.key.kind === "hs256") await this.checkSameKey(tx, name);
       if (taken) {
         const row = await tx
           .updateTable("app_providers")
@@ -76,6 +77,26 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       await tx.insertInto("app_providers").values(row).execute();
       return toRegistration(row, this.keyring);
     });
+  }
+
+  /**
+   * Refuses to seal a secret under a key the stored secrets were not sealed under (an admin CLI run with another
+   * SECRETS_KEY than the service's): the service could not open it, and its next start-up would stop on it.
+   */
+  private async checkSameKey(tx: Kysely<DatabaseSchema>, except: string): Promise<void> {
+    const rows = await tx.selectFrom("app_providers").select(["provider", "app_id", "verification"]).execute();
+    for (const row of rows) {
+      const secret = storedSecret(row);
+      if (row.provider === except || secret.state !== "sealed") continue;
+      try {
+        openSecret(this.keyring, secret.sealed, row.provider, row.app_id);
+      } catch (error) {
+        if (!(error instanceof SecretsKeyError)) throw error;
+        throw new SecretsKeyError(
+          `SECRETS_KEY does not open the secrets already stored (${error.message}): use the service's SECRETS_KEY`,
+        );
+      }
+    }
   }
 
   async find(provider: string): Promise<ProviderRegistration | undefined> {

@@ -283,4 +283,36 @@ describe("provider secrets at start-up and in the admin CLI (real SQLite file)",
       ),
     ).to.equal(0);
   });
+
+  it("the admin CLI run with another SECRETS_KEY than the stored secrets' refuses to seal (exit 2), and a PEM key as an HS256 secret", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-secrets-"));
+    const secretFile = path.join(dir, "secret");
+    writeFileSync(secretFile, `${SECRET}\n`);
+    const pemFile = path.join(dir, "public.pem");
+    writeFileSync(
+      pemFile,
+      "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n",
+    );
+    const out: string[] = [];
+    const cli = (key: string, ...argv: string[]) =>
+      runAdminCli(argv, {
+        env: { DATABASE_PATH: path.join(dir, "idwallet.sqlite"), SECRETS_KEY: key },
+        output: { out: (t) => out.push(t), err: (t) => out.push(t) },
+        clock: () => NOW,
+      });
+    expect(await cli(TEST_KEYS.current, "apps", "create", "acme")).to.equal(0);
+    const appId = /id:\s+(app_\w+)/.exec(out.join("\n"))![1]!;
+    const add = (key: string, provider: string, file = secretFile) =>
+      cli(key, "providers", "add", appId, provider, "--hs256-secret-file", file, ...CLAIMS);
+    expect(await add(TEST_KEYS.current, "acme")).to.equal(0);
+    out.length = 0;
+    expect(await add(TEST_KEYS.other, "acme-two")).to.equal(2);
+    expect(out.join("\n")).to.match(/^Error: SECRETS_KEY does not open the secrets already stored .*provider acme/);
+    out.length = 0;
+    expect(await add(TEST_KEYS.current, "acme-pem", pemFile)).to.equal(2);
+    expect(out.join("\n")).to.match(/holds a PEM key/);
+    out.length = 0;
+    expect(await cli(TEST_KEYS.current, "providers", "list")).to.equal(0);
+    expect(out.join("\n")).to.not.match(/acme-two|acme-pem/);
+  });
 });
