@@ -46,6 +46,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["OTP_RESEND_COOLDOWN_SECONDS", ["otp", "resendCooldownSeconds"]],
   ["OTP_PER_PHONE_PER_HOUR", ["otp", "perPhonePerHour"]],
   ["OTP_PER_IP_PER_HOUR", ["otp", "perIpPerHour"]],
+  ["OTP_PER_NETWORK_PER_HOUR", ["otp", "perNetworkPerHour"]],
   ["OTP_VERIFY_PER_IP_PER_HOUR", ["otp", "verifyPerIpPerHour"]],
   ["OTP_VERIFY_PER_APP_PER_HOUR", ["otp", "verifyPerAppPerHour"]],
   ["OTP_SMS_PER_HOUR", ["otp", "smsPerHour"]],

@@ -123,6 +123,8 @@ export const ConfigSchema = z
         resendCooldownSeconds: int(0, 3600).default(30),
         perPhonePerHour: int(1, 1000).default(5),
         perIpPerHour: int(1, 100_000).default(30),
+        /** Code requests per IPv4 /24 or IPv6 /48 per hour. */
+        perNetworkPerHour: int(1, 1_000_000).default(150),
         /** verifyOTP tries per client address (IPv6: per /64) per hour. */
         verifyPerIpPerHour: int(1, 100_000).default(60),
         /** verifyOTP tries per hour sent with an app's bearer token (its backend's calls for all its users). */

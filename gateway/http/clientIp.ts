@@ -37,6 +37,19 @@ export function ipBucket(address: string | undefined): string {
 }
 
 /**
+ * The wider network an address belongs to: an IPv4 /24, an IPv6 /48 (one site's usual assignment, RFC 6177). Limits
+ * keyed on it bound a client who holds many addresses or /64s, at the price of sharing with its neighbours.
+ */
+export function networkBucket(address: string | undefined): string {
+  if (address === undefined) return "unknown";
+  const plain = unmapped(address.split("%")[0]!);
+  if (isIP(plain) === 4) return `${plain.split(".").slice(0, 3).join(".")}.0/24`;
+  if (isIP(plain) !== 6) return plain;
+  const prefix = ipv6Groups(plain.toLowerCase()).slice(0, 3);
+  return `${prefix.map((g) => g.toString(16)).join(":")}::/48`;
+}
+
+/**
  * The client's address as express computes `req.ip` with the same `trust proxy` setting (proxy-addr's walk): from
  * the socket back through X-Forwarded-For while the hop is trusted. For handlers that run outside express.
  */

@@ -11,12 +11,16 @@ export class OtpCooldownError extends TooManyRequestsError {
   }
 }
 
-/** 429 RATE_LIMITED: too many codes for this phone or from this address, or too many tries from this address. */
+/** What a 429 RATE_LIMITED of phone login counted. */
+export type OtpLimitScope = "phone" | "ip" | "network" | "verify-ip" | "verify-app";
+
+/** 429 RATE_LIMITED: too many codes for this phone, address or network, or too many tries from an address or app. */
 export class OtpRateLimitedError extends TooManyRequestsError {
-  constructor(scope: "phone" | "ip" | "verify-ip" | "verify-app", retryAfterSeconds: number) {
+  constructor(scope: OtpLimitScope, retryAfterSeconds: number) {
     const what = {
       phone: "Too many codes requested for this number",
       ip: "Too many codes requested from this address",
+      network: "Too many codes requested from this network",
       "verify-ip": "Too many codes tried from this address",
       "verify-app": "Too many codes tried through this app",
     }[scope];

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../../config/schema";
-import { ipBucket } from "../../http/clientIp";
+import { ipBucket, networkBucket } from "../../http/clientIp";
 import type { RequestDeadline } from "../../services/requestDeadline";
 import type { OtpCode, OtpRepository, OtpSentSince } from "../../storage/otpRepository";
 import type { SmsSender } from "../sms/smsSender";
@@ -11,6 +11,7 @@ import {
   OtpBackoffError,
   OtpCooldownError,
   OtpExpiredError,
+  type OtpLimitScope,
   OtpRateLimitedError,
   SmsBudgetExhaustedError,
 } from "./errors";
@@ -75,11 +76,14 @@ export function createOtpService(deps: {
   // hold across restarts and workers.
   // Keys are ipBucket()s: an IPv6 client is one /64, not one address.
   const perIp = new RateLimiterMemory({ points: otp.perIpPerHour, duration: 3600 });
+  // An IPv4 /24 or IPv6 /48: a client holding many addresses (a /56 at home holds 256 /64s) must not spend the
+  // service's whole SMS budget, which would stop phone login for everyone.
+  const perNetwork = new RateLimiterMemory({ points: otp.perNetworkPerHour, duration: 3600 });
   const verifyPerIp = new RateLimiterMemory({ points: otp.verifyPerIpPerHour, duration: 3600 });
   // An app that binds tokens calls verifyOTP from its backend for all its users: one address, its own budget.
   const verifyPerApp = new RateLimiterMemory({ points: otp.verifyPerAppPerHour, duration: 3600 });
 
-  const consume = async (limiter: RateLimiterMemory, key: string, scope: "ip" | "verify-ip" | "verify-app") => {
+  const consume = async (limiter: RateLimiterMemory, key: string, scope: OtpLimitScope) => {
     try {
       await limiter.consume(key);
     } catch (rejection) {
@@ -113,6 +117,7 @@ export function createOtpService(deps: {
     async requestCode(phoneInput, clientIp, deadline) {
       const phone = parseLoginPhone(phoneInput);
       await consume(perIp, ipBucket(clientIp), "ip");
+      await consume(perNetwork, networkBucket(clientIp), "network");
       const now = deps.clock().getTime();
       const code = generateOtpCode();
       // The commit point: the code is stored, then sent. A request past its deadline does neither, so no SMS goes

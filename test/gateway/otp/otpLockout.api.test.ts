@@ -132,6 +132,21 @@ describe("phone login under attack (API: createApp, SQLite)", () => {
     await verify("2001:db8:aa:bc::1").expect(401);
   });
 
+  it("a client rotating through the /64s of its /56 cannot spend the service's SMS budget: its /48 has a limit", async () => {
+    const { app } = build({ trustProxy: "1", otp: { perIpPerHour: 2, perNetworkPerHour: 5, smsPerHour: 1000 } });
+    const ask = (ip: string, i: number) =>
+      request(app)
+        .post("/functions/v1/signInWithOTP")
+        .set("X-Forwarded-For", ip)
+        .send({ phone: `+1415555${String(2000 + i)}` });
+    for (let i = 0; i < 5; i++) await ask(`2001:db8:7:${(0x100 + i).toString(16)}::1`, i).expect(200);
+    const refused = await ask("2001:db8:7:1ff::1", 99).expect(429);
+    expect(refused.body.detail).to.match(/^Too many codes requested from this network; retry in \d+ s$/);
+    // Another site, and IPv4 by /24, count apart.
+    await ask("2001:db8:8::1", 100).expect(200);
+    await ask("198.51.100.7", 101).expect(200);
+  });
+
   it("with TRUST_PROXY=1 gives the X-Forwarded-For client its own bucket; without it ignores the header", async () => {
     const send = (app: ReturnType<typeof build>["app"], ip: string, phone: string) =>
       request(app).post("/functions/v1/signInWithOTP").set("X-Forwarded-For", ip).send({ phone });
