@@ -193,6 +193,7 @@ export function createApp(deps: AppDeps): Express {
     operationsRouter({
       registry: metrics.registry,
       adminToken: config.healthAdminToken,
+      metricsToken: config.metricsToken,
       health: () =>
         checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
     }),

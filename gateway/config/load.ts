@@ -28,6 +28,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TRUST_PROXY", ["trustProxy"]],
   ["TEST_DEPLOYMENT", ["testDeployment"]],
   ["HEALTH_ADMIN_TOKEN", ["healthAdminToken"]],
+  ["METRICS_TOKEN", ["metricsToken"]],
   ["MAINTENANCE", ["maintenance", "enabled"]],
   ["MAINTENANCE_RETRY_AFTER", ["maintenance", "retryAfterSeconds"]],
   ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],

@@ -85,6 +85,8 @@ export const ConfigSchema = z
     trustProxy: TrustProxySetting.default(false),
     /** Bearer token that shows GET /health's details (error messages, latencies); without it: statuses only. */
     healthAdminToken: z.string().min(32, "at least 32 characters").optional(),
+    /** When set, GET /metrics answers only `Authorization: Bearer <it>` (its labels name every app and its budget). */
+    metricsToken: z.string().min(32, "at least 32 characters").optional(),
     /** A test deployment: allows the outbox SMS provider without the local chain. */
     testDeployment: flag.default(false),
     maintenance: z

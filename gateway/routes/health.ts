@@ -1,16 +1,19 @@
 import { Router } from "express";
 import type { Registry } from "prom-client";
+import { UnauthorizedError } from "../errors/apiError";
 import { hasAdminToken } from "../http/adminToken";
 import { type HealthReport, publicHealthReport } from "../services/health";
 
 /**
  * GET /health (200 when every dependency answers, 503 otherwise: statuses for anyone, the checks' details with
- * `Authorization: Bearer <HEALTH_ADMIN_TOKEN>`) and GET /metrics (Prometheus).
+ * `Authorization: Bearer <HEALTH_ADMIN_TOKEN>`) and GET /metrics (Prometheus; with METRICS_TOKEN set, only for it).
  */
 export function operationsRouter(deps: {
   health: () => Promise<HealthReport>;
   registry: Registry;
   adminToken: string | undefined;
+  /** When set, /metrics needs it as a bearer token. */
+  metricsToken: string | undefined;
 }): Router {
   return Router()
     .get("/health", async (req, res) => {
@@ -22,7 +25,11 @@ export function operationsRouter(deps: {
         .set("Cache-Control", "no-store")
         .json(detailed ? report : publicHealthReport(report));
     })
-    .get("/metrics", async (_req, res) => {
+    .get("/metrics", async (req, res) => {
+      // Its labels name every app and its budget use: for the operator's scraper, not for anyone who asks.
+      if (deps.metricsToken !== undefined && !hasAdminToken(req.headers.authorization, deps.metricsToken)) {
+        throw new UnauthorizedError("INVALID_TOKEN", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
+      }
       res.type(deps.registry.contentType).send(await deps.registry.metrics());
     });
 }

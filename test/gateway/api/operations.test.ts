@@ -64,6 +64,21 @@ describe("Operations endpoints", () => {
     close();
   });
 
+  it("information leak: with METRICS_TOKEN set, an outsider gets no metrics (which name every app), the scraper does", async () => {
+    const token = "m".repeat(40);
+    const { app, close, appWithToken } = buildTestApp({ metricsToken: token });
+    await appWithToken("tenant with a budget");
+    for (const header of [undefined, `Bearer ${token}x`, token]) {
+      const req = request(app).get("/metrics");
+      const res = await (header === undefined ? req : req.set("Authorization", header)).expect(401);
+      expect(res.body).to.include({ code: "INVALID_TOKEN" });
+      expect(res.text).to.not.include("idwallet_");
+    }
+    const scraped = await request(app).get("/metrics").auth(token, { type: "bearer" }).expect(200);
+    expect(scraped.text).to.include("idwallet_http_request_duration_seconds");
+    close();
+  });
+
   it("GET /health without HEALTH_ADMIN_TOKEN configured shows nobody the details", async () => {
     const { app, close } = buildTestApp(
       {},
