@@ -173,6 +173,24 @@ describe("storage: provider secrets at rest", () => {
   });
 });
 
+/** A database file holding provider acme's HS256 secret in plain text, as versions before sealing stored it. */
+async function withPlainTextSecret(): Promise<{ databasePath: string; database: Database }> {
+  const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-secrets-")), "idwallet.sqlite");
+  const database = await openDatabase(databasePath);
+  const { app } = await createRepositories(database.db, () => NOW).apps.create({ name: "acme" });
+  await database.db
+    .insertInto("app_providers")
+    .values({
+      provider: "acme",
+      app_id: app.id,
+      verification: JSON.stringify(hs256Provider(SECRET)),
+      created_at: NOW.toISOString(),
+      disabled_at: null,
+    })
+    .execute();
+  return { databasePath, database };
+}
+
 describe("provider secrets at start-up and in the admin CLI (real SQLite file)", () => {
   const configFor = (databasePath: string, secrets: Record<string, string>) =>
     loadConfig(
@@ -188,19 +206,7 @@ describe("provider secrets at start-up and in the admin CLI (real SQLite file)",
     );
 
   it("the service refuses to start on a plain-text secret without SECRETS_KEY, and seals it when started with one", async () => {
-    const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-secrets-")), "idwallet.sqlite");
-    const database = await openDatabase(databasePath);
-    const { app } = await createRepositories(database.db, () => NOW).apps.create({ name: "acme" });
-    await database.db
-      .insertInto("app_providers")
-      .values({
-        provider: "acme",
-        app_id: app.id,
-        verification: JSON.stringify(hs256Provider(SECRET)),
-        created_at: NOW.toISOString(),
-        disabled_at: null,
-      })
-      .execute();
+    const { databasePath, database } = await withPlainTextSecret();
     await database.close();
     const logger = pino({ level: "silent" });
     const refused = await rejection(startServer(configFor(databasePath, {}), { logger }));
@@ -218,21 +224,9 @@ describe("provider secrets at start-up and in the admin CLI (real SQLite file)",
   });
 
   it("a thief copying the database file (and its WAL) while the service runs finds no plain-text secret once sealed", async () => {
-    const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-secrets-")), "idwallet.sqlite");
-    const database = await openDatabase(databasePath);
+    const { databasePath, database } = await withPlainTextSecret();
     try {
-      const { app } = await createRepositories(database.db, () => NOW).apps.create({ name: "acme" });
-      // As an older version stored it, and a checkpoint copied into the file itself.
-      await database.db
-        .insertInto("app_providers")
-        .values({
-          provider: "acme",
-          app_id: app.id,
-          verification: JSON.stringify(hs256Provider(SECRET)),
-          created_at: NOW.toISOString(),
-          disabled_at: null,
-        })
-        .execute();
+      // A checkpoint copied the row into the file itself.
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
       await createRepositories(database.db, () => NOW).apps.create({ name: "later writes" });
       expect(readFileSync(databasePath).includes(SECRET)).to.equal(true);
