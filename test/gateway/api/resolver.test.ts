@@ -126,6 +126,45 @@ describe("POST /v1/resolver", () => {
     expect(mixed.body.invalidUserIds.map((i: { index: number }) => i.index)).to.deep.equal([0, 1]);
   });
 
+  it("an attacker asks for wallets of ids no provider can issue, to catch payments sent to look-alikes: 400 INVALID_USER_ID", async () => {
+    // x:jack-dorsey would be the name jack-dorsey.x.<domain> of x:jack_dorsey; the others once had golden vectors.
+    const ids = ["x:jack-dorsey", "github:alice.eth", "discord:user#1234", "telegram:Δοκιμή"];
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: ["github:alice", ...ids].join(",") })
+      .expect(400);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Invalid user id",
+      status: 400,
+      code: "INVALID_USER_ID",
+      detail: `4 of the user ids are invalid: ${ids.map((id) => JSON.stringify(id)).join(", ")}`,
+      invalidUserIds: [
+        { index: 1, userId: ids[0], reason: "an x username is 1 to 15 characters of a-z, 0-9 and '_'" },
+        {
+          index: 2,
+          userId: ids[1],
+          reason:
+            "a github username is 1 to 39 characters of a-z, 0-9 and '-', not starting or ending with '-', without '--'",
+        },
+        {
+          index: 3,
+          userId: ids[2],
+          reason:
+            "a discord username is 2 to 32 characters of a-z, 0-9, '_' and '.', without '..', not starting or ending with '.'",
+        },
+        {
+          index: 4,
+          userId: ids[3],
+          reason:
+            "a telegram username is 5 to 32 characters of a-z, 0-9 and '_', starting with a letter, not ending with '_'",
+        },
+      ],
+      instance: "/v1/resolver",
+      requestId: res.headers["x-request-id"],
+    });
+  });
+
   it("answers a removed provider's ids (its wallets may hold funds) and a registered one's", async () => {
     const { app: owner } = await appWithToken("owner");
     const repos = await repositories;

@@ -14,12 +14,12 @@ const idOf = (name: string) => {
 describe("ENS names ↔ user ids", () => {
   const pairs: [string, string][] = [
     ["github:alice", "alice.github.idwallet.eth"],
-    ["github:alice.eth", "alice.eth.github.idwallet.eth"],
+    ["discord:jack.dorsey", "jack.dorsey.discord.idwallet.eth"],
     ["tel:15551234567", "15551234567.tel.idwallet.eth"],
     ["email:alice@example.com", "alice.at.example.com.email.idwallet.eth"],
     ["email:first.last@sub.example.co.uk", "first.last.at.sub.example.co.uk.email.idwallet.eth"],
     ["email:bob@at.example.com", "bob.at.at.example.com.email.idwallet.eth"],
-    ["github:ünïcödé", "ünïcödé.github.idwallet.eth"],
+    ["demo:ünïcödé", "ünïcödé.demo.idwallet.eth"],
     ["x:jack", "jack.x.idwallet.eth"],
     ["demo:alice", "alice.demo.idwallet.eth"],
   ];
@@ -56,10 +56,10 @@ describe("ENS names ↔ user ids", () => {
   }
 
   const noName = [
-    ["a colon", "github:ali:ce"],
+    ["a colon", "demo:ali:ce"],
     ["an underscore after the first character", "x:jack_dorsey"],
     ["a plus in an e-mail address", "email:a+tag@example.com"],
-    ["a hash", "discord:user#1234"],
+    ["a hash", "demo:user#1234"],
     ["an at label in the e-mail local part", "email:x.at.y@example.com"],
     ["a capital letter in an app-owned subject", "demo:Alice"],
     ["a leading @ in an app-owned subject", "demo:@alice"],
