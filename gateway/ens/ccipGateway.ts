@@ -23,7 +23,7 @@ export function createCcipGateway(config: Config, clock: () => Date, logger: Log
     refreshMarginSeconds: config.ens.refreshMarginSeconds,
     clock,
     resolver: config.ens.resolver,
-    isKnownProvider: (provider) => KNOWN_PROVIDERS.has(provider),
+    hasNames: (provider) => KNOWN_PROVIDERS.has(provider),
   });
   return createCcipHandler({
     answer: service.answer,

@@ -4,7 +4,7 @@ import { ApiError, InvalidRequestError } from "../errors/apiError";
 import { deriveWalletAddress } from "../identity/walletAddress";
 import type { CcipSigner } from "./ccipSigner";
 import { InvalidDnsNameError, decodeDnsName } from "./dnsName";
-import { nameToUserId } from "./names";
+import { type HasNames, nameToUserId } from "./names";
 import { type NameOwner, answerRecord } from "./records";
 
 /** The call an OffchainResolver's OffchainLookup sends (ENSIP-10 resolve, answered by the gateway). */
@@ -65,7 +65,8 @@ export interface CcipServiceOptions {
   readonly clock: () => Date;
   /** When set, only this resolver's lookups are answered. */
   readonly resolver?: string;
-  readonly isKnownProvider: (provider: string) => boolean;
+  /** Providers whose ids have names (built-in, and registered while enabled). */
+  readonly hasNames: HasNames;
   readonly cacheEntries?: number;
 }
 
@@ -90,7 +91,7 @@ export function createCcipService(options: CcipServiceOptions): {
     }
     let owner: NameOwner | undefined;
     try {
-      const userId = nameToUserId(decodeDnsName(name), options.domain, options.isKnownProvider);
+      const userId = nameToUserId(decodeDnsName(name), options.domain, options.hasNames);
       owner = userId && { userId, wallet: deriveWalletAddress(options.kernelFactory, "kernel", userId) };
     } catch (error) {
       if (error instanceof InvalidDnsNameError) throw new InvalidRequestError(error.message, [], "INVALID_NAME");

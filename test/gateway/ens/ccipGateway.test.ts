@@ -37,7 +37,7 @@ function gateway(options: { requestsPerMinute?: number; resolver?: string; trust
     refreshMarginSeconds: 60,
     clock: () => clock,
     resolver: options.resolver,
-    isKnownProvider: (p) => ["github", "tel", "email"].includes(p),
+    hasNames: (p) => ["github", "tel", "email"].includes(p),
   });
   const handler = createCcipHandler({
     answer: service.answer,
