@@ -67,6 +67,8 @@ export interface CcipServiceOptions {
   readonly resolver?: string;
   /** Providers whose ids have names (built-in, and registered while enabled). */
   readonly hasNames: HasNames;
+  /** Changes whenever `hasNames` may answer differently: cached answers of another version are computed again. */
+  readonly namesVersion?: () => number;
   readonly cacheEntries?: number;
 }
 
@@ -74,7 +76,11 @@ export interface CcipServiceOptions {
 export function createCcipService(options: CcipServiceOptions): {
   answer(sender: string, callData: string): CcipAnswer;
 } {
-  const cache = new LRUCache<string, CcipAnswer>({ max: options.cacheEntries ?? 50_000 });
+  // Each answer remembers the version of the named providers it was computed under.
+  const cache = new LRUCache<string, CcipAnswer & { readonly namesVersion: number }>({
+    max: options.cacheEntries ?? 50_000,
+  });
+  const namesVersion = options.namesVersion ?? (() => 0);
   const resolver = options.resolver?.toLowerCase();
   const now = () => Math.floor(options.clock().getTime() / 1000);
 
@@ -118,10 +124,14 @@ export function createCcipService(options: CcipServiceOptions): {
       }
       // ethers lowercases sender and data; other clients may not: one cache entry either way.
       const key = `${sender}${callData}`.toLowerCase();
+      const version = namesVersion();
       const cached = cache.get(key);
-      if (cached && cached.expires - options.refreshMarginSeconds > now()) return cached;
+      // A provider registered or removed since: the name may now stand for someone else, or for nobody.
+      if (cached && cached.namesVersion === version && cached.expires - options.refreshMarginSeconds > now()) {
+        return cached;
+      }
       const fresh = compute(sender, callData);
-      cache.set(key, fresh);
+      cache.set(key, { ...fresh, namesVersion: version });
       return fresh;
     },
   };
