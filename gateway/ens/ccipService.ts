@@ -1,4 +1,4 @@
-import { Interface, getBytes, isHexString } from "ethers";
+import { isHexString } from "ethers";
 import { LRUCache } from "lru-cache";
 import { ApiError, InvalidRequestError } from "../errors/apiError";
 import { deriveWalletAddress } from "../identity/walletAddress";
@@ -6,47 +6,9 @@ import type { CcipSigner } from "./ccipSigner";
 import { InvalidDnsNameError, decodeDnsName } from "./dnsName";
 import { type HasNames, nameToUserId } from "./names";
 import { type NameOwner, answerRecord } from "./records";
+import { RESOLVE_SELECTOR, decodeCanonicalResolve, decodeResolve } from "./resolveCall";
 
-/** The call an OffchainResolver's OffchainLookup sends (ENSIP-10 resolve, answered by the gateway). */
-const RESOLVE = new Interface(["function resolve(bytes name, bytes data) view returns (bytes)"]);
-const RESOLVE_SELECTOR = RESOLVE.getFunction("resolve")!.selector;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const SELECTOR_BYTES = 4;
-const WORD_BYTES = 32;
-
-/** The value of the ABI word at `offset` if it is below 2^48 (every real offset and length), else -1. */
-function smallWord(bytes: Buffer, offset: number): number {
-  if (offset + WORD_BYTES > bytes.length) return -1;
-  for (let i = offset; i < offset + WORD_BYTES - 6; i++) if (bytes[i] !== 0) return -1;
-  return bytes.readUIntBE(offset + WORD_BYTES - 6, 6);
-}
-
-const padded = (length: number): number => Math.ceil(length / WORD_BYTES) * WORD_BYTES;
-
-/**
- * resolve(bytes name, bytes data) read straight from the bytes when they are laid out exactly as
- * ethers and the ENS contracts encode them; undefined otherwise, and ethers' Interface decodes (about
- * 200 µs a call, most of the cost of an answer).
- */
-function decodeCanonicalResolve(callData: string): [name: Uint8Array, record: string] | undefined {
-  const bytes = Buffer.from(callData.slice(2), "hex");
-  const nameHead = SELECTOR_BYTES + 2 * WORD_BYTES;
-  const nameLength = smallWord(bytes, nameHead);
-  if (smallWord(bytes, SELECTOR_BYTES) !== 2 * WORD_BYTES || nameLength < 0) return undefined;
-  const recordOffset = 2 * WORD_BYTES + WORD_BYTES + padded(nameLength);
-  if (smallWord(bytes, SELECTOR_BYTES + WORD_BYTES) !== recordOffset) return undefined;
-  const recordHead = SELECTOR_BYTES + recordOffset;
-  const recordLength = smallWord(bytes, recordHead);
-  if (recordLength < 0 || bytes.length !== recordHead + WORD_BYTES + padded(recordLength)) return undefined;
-  const record = bytes.subarray(recordHead + WORD_BYTES, recordHead + WORD_BYTES + recordLength);
-  return [bytes.subarray(nameHead + WORD_BYTES, nameHead + WORD_BYTES + nameLength), `0x${record.toString("hex")}`];
-}
-
-/** resolve(bytes,bytes) decoded by ethers, which accepts any valid layout. */
-function decodeResolve(callData: string): [name: Uint8Array, record: string] {
-  const [name, record] = RESOLVE.decodeFunctionData("resolve", callData) as unknown as [string, string];
-  return [getBytes(name), record];
-}
 
 /** A signed gateway answer and when its signature expires (unix seconds). */
 export interface CcipAnswer {
