@@ -51,7 +51,8 @@ describe("usernames a provider can issue (published username rules)", () => {
       });
       it("refuses 16 characters and every other character", () => {
         refuses(`${provider}:${"a".repeat(16)}`, /1 to 15 characters/);
-        for (const c of [...asciiOutside(/[a-z0-9_]/), "é", "😀"]) refuses(`${provider}:ja${c}ck`, /username is 1 to 15/);
+        for (const c of [...asciiOutside(/[a-z0-9_]/), "é", "😀"])
+          refuses(`${provider}:ja${c}ck`, /username is 1 to 15/);
       });
       it("an attacker registers x:jack-dorsey to catch payments meant for jack_dorsey: refused", () => {
         refuses(`${provider}:jack-dorsey`, /1 to 15 characters of a-z, 0-9 and '_'/);
@@ -84,7 +85,8 @@ describe("usernames a provider can issue (published username rules)", () => {
       accepts("discord:_.a");
     });
     it("refuses 1 and 33 characters, '..', '.' first or last", () => {
-      for (const bad of ["a", `${"a".repeat(33)}`, "a..b", ".ab", "ab."]) refuses(`discord:${bad}`, /2 to 32 characters/);
+      for (const bad of ["a", `${"a".repeat(33)}`, "a..b", ".ab", "ab."])
+        refuses(`discord:${bad}`, /2 to 32 characters/);
     });
     it("refuses the old name#1234 form and every other character", () => {
       refuses("discord:user#1234", /a discord username/);
