@@ -30,6 +30,7 @@ import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
 import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
+import { userIdToName } from "./ens/names";
 import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
 import type { KnownProviders } from "./services/knownProviders";
 import type { MaintenanceMonitor } from "./services/maintenance";
@@ -53,8 +54,8 @@ export interface AppDeps {
   readonly otp: OtpService;
   readonly userTokens: Pick<UserTokens, "verify">;
   readonly providers: Pick<ProvidersRepository, "find">;
-  /** Built-in and registered providers, cached: the ids the resolver answers. */
-  readonly knownProviders: Pick<KnownProviders, "has">;
+  /** Built-in and registered providers, cached: the ids the resolver answers, and those with ENS names. */
+  readonly knownProviders: Pick<KnownProviders, "has" | "hasNames">;
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
@@ -105,9 +106,12 @@ export function createApp(deps: AppDeps): Express {
       tokens: deps.tokens,
       admitApp,
       requireAuth: config.resolver.requireAuth,
-      factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
-      maxIds: config.resolver.maxIds,
-      isKnownProvider: (provider) => deps.knownProviders.has(provider),
+      resolver: {
+        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        maxIds: config.resolver.maxIds,
+        isKnownProvider: (provider) => deps.knownProviders.has(provider),
+        ensName: (id) => userIdToName(id, config.ens.domain, (provider) => deps.knownProviders.hasNames(provider)),
+      },
       bodyLimit: config.bodyLimit,
       clock: deps.clock,
       onResolved: (count) => metrics.resolvedIds.inc(count),

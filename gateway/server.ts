@@ -122,7 +122,7 @@ export async function startServer(
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
     };
     const app = createApp(deps);
-    const ccip = createCcipGateway(config, clock, logger);
+    const ccip = createCcipGateway(config, clock, logger, knownProviders);
     const server: Server = createServer((req, res) =>
       ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : app(req, res),
     );

@@ -1,18 +1,22 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import { type NodeHandler, createCcipHandler } from "../http/ccipHandler";
-import { BUILT_IN_PROVIDERS } from "../identity/userId";
+import type { KnownProviders } from "../services/knownProviders";
 import { createCcipSigner } from "./ccipSigner";
 import { createCcipService } from "./ccipService";
-
-const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS);
 
 /**
  * The CCIP-read gateway of the configured ENS domain, or undefined when no signing key is configured
  * (names then do not resolve through this service). The first key signs; the others may stay in the
- * resolver's signer set during a rotation.
+ * resolver's signer set during a rotation. `providers` (the process's cache of registered providers) says
+ * which providers have names: built-in ones, and registered ones while enabled.
  */
-export function createCcipGateway(config: Config, clock: () => Date, logger: Logger): NodeHandler | undefined {
+export function createCcipGateway(
+  config: Config,
+  clock: () => Date,
+  logger: Logger,
+  providers: Pick<KnownProviders, "hasNames" | "version">,
+): NodeHandler | undefined {
   const [signingKey] = config.ens.signerKeys;
   if (signingKey === undefined) return undefined;
   const service = createCcipService({
@@ -23,7 +27,8 @@ export function createCcipGateway(config: Config, clock: () => Date, logger: Log
     refreshMarginSeconds: config.ens.refreshMarginSeconds,
     clock,
     resolver: config.ens.resolver,
-    isKnownProvider: (provider) => KNOWN_PROVIDERS.has(provider),
+    hasNames: (provider) => providers.hasNames(provider),
+    namesVersion: () => providers.version(),
   });
   return createCcipHandler({
     answer: service.answer,

@@ -20,49 +20,59 @@ function normalized(name: string): string | undefined {
   }
 }
 
+// Providers whose usernames are e-mail addresses: the first `at` label stands for the `@`.
+const AT_PROVIDERS: ReadonlySet<string> = new Set(["email", "google"]);
+// Providers whose usernames hold `_` but never `-` (handleRules.ts): ENSIP-15 allows `_` only at the start of a
+// label, so their names write each `_` as `-`, one to one.
+const UNDERSCORE_PROVIDERS: ReadonlySet<string> = new Set(["x", "twitter", "telegram", "discord"]);
+
+/** Which providers' ids have names: built-in ones, and registered ones while enabled (knownProviders.ts). */
+export type HasNames = (provider: string) => boolean;
+
 /**
  * The user id a name under `domain` stands for: `<username labels>.<provider>.<domain>`, the username's
- * dots spanning labels; for e-mail, the first `at` label is the `@`. Undefined for a name outside the
- * domain, an unknown provider, or labels that do not make a valid user id.
+ * dots spanning labels; for e-mail and google, the first `at` label is the `@`; for x, twitter, telegram and
+ * discord, each `-` is a `_`. Undefined for a name outside the domain, a provider without names, labels that
+ * do not make a valid user id, or an id whose own name is another.
  */
-export function nameToUserId(
-  name: string,
-  domain: string,
-  isKnownProvider: (p: string) => boolean,
-): UserId | undefined {
+export function nameToUserId(name: string, domain: string, hasNames: HasNames): UserId | undefined {
   const full = normalized(name);
   if (full === undefined || !full.endsWith(`.${domain}`)) return undefined;
   const labels = full.slice(0, -(domain.length + 1)).split(".");
   const provider = labels.pop();
-  if (provider === undefined || labels.length === 0 || !isKnownProvider(provider)) return undefined;
+  if (provider === undefined || labels.length === 0 || !hasNames(provider)) return undefined;
   let username = labels.join(".");
-  if (provider === "email") {
+  if (AT_PROVIDERS.has(provider)) {
     const at = labels.indexOf(EMAIL_AT_LABEL);
     if (at < 1 || at === labels.length - 1) return undefined;
     username = `${labels.slice(0, at).join(".")}@${labels.slice(at + 1).join(".")}`;
   }
+  if (UNDERSCORE_PROVIDERS.has(provider)) username = username.replaceAll("-", "_");
   try {
     const userId = parseUserId(`${provider}:${username}`);
-    // The name must be the id's own name, not merely one that normalizes to it.
-    return userIdToName(userId, domain) === full ? userId : undefined;
+    // The name must be the id's own name, not merely one that normalizes or maps to it.
+    return userIdToName(userId, domain, hasNames) === full ? userId : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * The ENS name of a user id under `domain`, or undefined if it has none: its labels must already be
- * ENSIP-15 normalized (so `@`, `+`, `#`, `:` and a `_` after the first character rule a name out), and
- * an e-mail local part must not contain an `at` label.
+ * The ENS name of a user id under `domain`, or undefined if it has none: its provider must have names, and its
+ * labels (after the `@` and `_` mappings of nameToUserId) must already be ENSIP-15 normalized, so `@`, `+`, `#`,
+ * `:`, capitals, a `_` after a label's first character, or `--` as a label's 3rd and 4th characters rule a name
+ * out; an e-mail local part must not contain an `at` label.
  */
-export function userIdToName(userId: UserId, domain: string): string | undefined {
+export function userIdToName(userId: UserId, domain: string, hasNames: HasNames): string | undefined {
+  if (!hasNames(userId.provider)) return undefined;
   let username = userId.username;
-  if (userId.provider === "email") {
+  if (AT_PROVIDERS.has(userId.provider)) {
     const at = username.lastIndexOf("@");
     const local = username.slice(0, at);
     if (local.split(".").includes(EMAIL_AT_LABEL)) return undefined;
     username = `${local}.${EMAIL_AT_LABEL}.${username.slice(at + 1)}`;
   }
+  if (UNDERSCORE_PROVIDERS.has(userId.provider)) username = username.replaceAll("_", "-");
   const name = `${username}.${userId.provider}.${domain}`;
   return normalized(name) === name ? name : undefined;
 }

@@ -73,8 +73,9 @@ const encodeAddressBytes = (address: string): string =>
 /**
  * The answer to addr(bytes32), addr(bytes32,uint256) or text(bytes32,string) with an ASCII key, when `call`
  * is lowercase hex in the exact canonical ABI layout (what ethers sends); undefined for anything else.
+ * Exported for its property test, which holds it to ethers' decoding and encoding.
  */
-function answerCommonRecord(call: string, owner: NameOwner | undefined): string | undefined {
+export function answerCommonRecord(call: string, owner: NameOwner | undefined): string | undefined {
   if (!LOWER_HEX.test(call)) return undefined;
   const selector = call.slice(0, SELECTOR_HEX);
   if (selector === ADDR_CALL && call.length === SELECTOR_HEX + WORD_HEX) {

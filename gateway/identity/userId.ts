@@ -1,3 +1,4 @@
+import { checkHandleRule } from "./handleRules";
 import { canonicalEmail, canonicalHandle, canonicalSubject, canonicalTel, InvalidUsername } from "./usernameRules";
 
 /** Providers every deployment knows (design §3); apps may register others with the same syntax. */
@@ -76,7 +77,10 @@ function canonicalUsername(provider: string, raw: string): string {
   if (provider === "tel") return canonicalTel(raw);
   if (provider === "email") return canonicalEmail(raw);
   // An app-owned username is its identity service's subject, which the proof's `sub` must equal exactly.
-  return isBuiltInProvider(provider) ? canonicalHandle(raw) : canonicalSubject(raw);
+  if (!isBuiltInProvider(provider)) return canonicalSubject(raw);
+  const handle = canonicalHandle(raw);
+  checkHandleRule(provider, handle);
+  return handle;
 }
 
 /** The canonical `provider:username` string for any accepted spelling; the one form to store, hash and compare. */

@@ -11,7 +11,6 @@ const fail = (reason: string): never => {
   throw new InvalidUsername(reason);
 };
 
-const MAX_HANDLE_CODE_POINTS = 100;
 // OpenID Connect Core §2: `sub` is at most 255 ASCII characters; code points here, as for handles.
 const MAX_SUBJECT_CODE_POINTS = 255;
 // RFC 5321 §4.5.3.1.3: a path is at most 256 octets including its angle brackets.
@@ -89,7 +88,10 @@ export function canonicalSubject(raw: string): string {
   return subject;
 }
 
-/** Built-in handle providers: trimmed, NFC, lowercased, one leading "@" (a handle prefix) dropped. */
+/**
+ * Built-in handle providers: trimmed, NFC, lowercased, one leading "@" (a handle prefix) dropped. The provider's own
+ * rule (handleRules.ts) is checked on the result.
+ */
 export function canonicalHandle(raw: string): string {
   let name = nfcLower(raw.trim());
   if (name.startsWith("@")) name = name.slice(1);
@@ -97,9 +99,5 @@ export function canonicalHandle(raw: string): string {
   // so a canonical id always parses back to itself.
   if (name.startsWith("@")) fail("username may start with at most one '@'");
   checkCommon(name);
-  // Colons are allowed: the provider ends at the first one.
-  if ([...name].length > MAX_HANDLE_CODE_POINTS) {
-    fail(`username must be at most ${MAX_HANDLE_CODE_POINTS} characters`);
-  }
   return name;
 }

@@ -26,6 +26,15 @@ export const ResolverResponse = z
         userId: z.string().meta({ description: "The id as sent" }),
         canonicalUserId: z.string().meta({ description: "The canonical form the address is derived from" }),
         accountAddress: Address.meta({ description: "Wallet address, the same on every chain" }),
+        ensName: z
+          .string()
+          .nullable()
+          .meta({
+            description:
+              "The id's ENS name under the service's domain, resolving to its kernel wallet (whatever accountType); " +
+              "null when the id has none",
+            example: "jack-dorsey.x.idwallet.eth",
+          }),
       }),
     ),
   })

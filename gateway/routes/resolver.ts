@@ -2,7 +2,7 @@ import express, { Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
 import { bearerAuth, type AdmitApp } from "../http/bearer";
-import { type Factories, resolveUserIds } from "../services/resolver";
+import { type ResolverOptions, resolveUserIds } from "../services/resolver";
 import { ResolverRequest } from "./resolver.schema";
 
 // The spec's sample call sends the JSON body as text/plain; read it as JSON too.
@@ -13,9 +13,7 @@ export function resolverRouter(deps: {
   tokens: AppTokens;
   admitApp: AdmitApp;
   requireAuth: boolean;
-  factories: Factories;
-  maxIds: number;
-  isKnownProvider: (provider: string) => boolean;
+  resolver: ResolverOptions;
   bodyLimit: string;
   clock: () => Date;
   onResolved?: (count: number) => void;
@@ -28,7 +26,7 @@ export function resolverRouter(deps: {
       if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))
         throw new UnsupportedMediaTypeError(["application/json", "text/plain (JSON text)"]);
       const body = ResolverRequest.parse(req.body);
-      const users = resolveUserIds(body.userIds, body.accountType, deps.factories, deps.maxIds, deps.isKnownProvider);
+      const users = resolveUserIds(body.userIds, body.accountType, deps.resolver);
       deps.onResolved?.(users.length);
       res.json({ updatedAt: deps.clock().toISOString(), accountType: body.accountType, users });
     },

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors/apiError";
-import { InvalidUserIdError, formatUserId, parseUserId } from "../identity/userId";
+import { InvalidUserIdError, type UserId, formatUserId, parseUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
 
 /** One answered user id. */
@@ -8,10 +8,22 @@ export interface ResolvedUser {
   readonly userId: string;
   readonly canonicalUserId: string;
   readonly accountAddress: string;
+  /** The id's ENS name (it resolves to the kernel wallet), or null when it has none. */
+  readonly ensName: string | null;
 }
 
 /** Factory address of each account type (the same on every chain). */
 export type Factories = Readonly<Record<AccountType, string>>;
+
+/** What resolving needs: all of it in memory. */
+export interface ResolverOptions {
+  readonly factories: Factories;
+  readonly maxIds: number;
+  /** Built-in and registered providers, removed ones included: the providers whose ids are answered. */
+  readonly isKnownProvider: (provider: string) => boolean;
+  /** The ENS name of an id, if it has one. */
+  readonly ensName: (id: UserId) => string | undefined;
+}
 
 const SEPARATOR = ",";
 const SHOWN_ID_LENGTH = 64;
@@ -20,18 +32,13 @@ const SHOWN_ID_LENGTH = 64;
 const shown = (id: string): string => (id.length > SHOWN_ID_LENGTH ? `${id.slice(0, SHOWN_ID_LENGTH)}…` : id);
 
 /**
- * Resolves a comma-separated list of user ids to wallet addresses, in request order, duplicates kept.
- * No database, no RPC (`isKnownProvider` reads a cache). Throws 400 TOO_MANY_USER_IDS before any parsing above
+ * Resolves a comma-separated list of user ids to wallet addresses and ENS names, in request order, duplicates kept.
+ * No database, no RPC (the providers are read from a cache). Throws 400 TOO_MANY_USER_IDS before any parsing above
  * `maxIds`, and one 400 naming every id not answered: UNKNOWN_PROVIDER when each is only of a provider neither
  * built-in nor registered, INVALID_USER_ID otherwise.
  */
-export function resolveUserIds(
-  list: string,
-  type: AccountType,
-  factories: Factories,
-  maxIds: number,
-  isKnownProvider: (provider: string) => boolean,
-): ResolvedUser[] {
+export function resolveUserIds(list: string, type: AccountType, options: ResolverOptions): ResolvedUser[] {
+  const { factories, maxIds, isKnownProvider } = options;
   let count = 1;
   for (let i = list.indexOf(SEPARATOR); i !== -1; i = list.indexOf(SEPARATOR, i + 1)) {
     if (++count > maxIds) {
@@ -58,6 +65,7 @@ export function resolveUserIds(
         userId,
         canonicalUserId: formatUserId(parsed),
         accountAddress: deriveWalletAddress(factory, type, parsed),
+        ensName: options.ensName(parsed) ?? null,
       });
     } catch (error) {
       if (!(error instanceof InvalidUserIdError)) throw error;

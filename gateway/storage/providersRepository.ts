@@ -71,6 +71,12 @@ export interface ProviderSummary {
   readonly outdated: boolean;
 }
 
+/** A provider name ever registered, and whether its registration is enabled (not removed). */
+export interface RegisteredName {
+  readonly provider: string;
+  readonly enabled: boolean;
+}
+
 /** Provider names apps own for their own identity services (spec §5.2). */
 export interface ProvidersRepository {
   /**
@@ -89,8 +95,8 @@ export interface ProvidersRepository {
   find(provider: string): Promise<ProviderRegistration | undefined>;
   /** Every registration, by provider name; never the HS256 secrets. */
   list(): Promise<ProviderSummary[]>;
-  /** Every provider name ever registered, removed ones included (they keep their wallets). */
-  names(): Promise<string[]>;
+  /** Every provider name ever registered, removed ones included (they keep their wallets), by name. */
+  registeredNames(): Promise<RegisteredName[]>;
   /** Disables the registration, keeping the name the app's; false if there was no enabled one. */
   remove(provider: string): Promise<boolean>;
   /**

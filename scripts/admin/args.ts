@@ -40,7 +40,8 @@ ${POLICY_USAGE}
                                      every proof must carry this iss and aud; --allow-insecure admits an http://
                                      key set on a loopback host (localhost, 127.0.0.0/8, ::1) only
   providers list                     registered providers, removed ones too (never secrets)
-  providers remove <provider>        its ids stop acting; the name is never given to another app
+  providers remove <provider>        its ids stop acting and lose their ENS names; the name is never given to
+                                     another app
   maintenance on [--message <text>]  API routes answer 503 (health and CCIP keep working)
   maintenance off
   maintenance status

@@ -53,6 +53,14 @@ describe("ENS names through the local stack (e2e: ethers resolveName → registr
     expect(await resolver!.getText("no.such.key")).to.equal("");
   });
 
+  it("resolves each id's ensName from /v1/resolver: an X handle with '_', and the demo app's own provider", async () => {
+    const { body } = await postJson(`${stack.apiUrl}/v1/resolver`, { userIds: "x:Jack_Dorsey,demo:alice,demo:Alice" });
+    const users = body.users as { accountAddress: string; ensName: string | null }[];
+    expect(users.map((u) => u.ensName)).to.deep.equal(["jack-dorsey.x.idwallet.eth", "alice.demo.idwallet.eth", null]);
+    for (const user of users.slice(0, 2))
+      expect(await provider.resolveName(user.ensName!)).to.equal(user.accountAddress);
+  });
+
   it("resolves names outside the domain, or of unknown providers, to null", async () => {
     expect(await provider.resolveName("alice.github.other.eth")).to.equal(null);
     expect(await provider.resolveName("alice.myspace.idwallet.eth")).to.equal(null);

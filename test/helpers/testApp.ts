@@ -100,14 +100,19 @@ export function buildTestApp(
     store: deferred(baseRepositories.then((r) => r.providers)),
     intervalMs: 60_000,
   });
-  // The service polls the registered names; a test sees its own registrations at once.
+  // The service polls the registered names; a test sees its own registrations and removals at once.
   const repositories = baseRepositories.then((r) => {
     const register: typeof r.providers.register = async (...args) => {
       const registered = await r.providers.register(...args);
       await knownProviders.refresh();
       return registered;
     };
-    return { ...r, providers: Object.assign(Object.create(r.providers) as typeof r.providers, { register }) };
+    const remove: typeof r.providers.remove = async (provider) => {
+      const removed = await r.providers.remove(provider);
+      await knownProviders.refresh();
+      return removed;
+    };
+    return { ...r, providers: Object.assign(Object.create(r.providers) as typeof r.providers, { register, remove }) };
   });
   const served = repositories.then((r) => options.serviceRepositories?.(r) ?? r);
   const app = createApp({
@@ -148,6 +153,8 @@ export function buildTestApp(
       await maintenance.refresh();
     },
     repositories,
+    /** The app's cache of registered providers (the CCIP gateway of a test service reads it too). */
+    knownProviders,
     /** The database itself, for tests that write a row as an older version of the service left it. */
     database,
     sms,

@@ -8,6 +8,7 @@ import {
   ProviderTakenError,
   ProviderVerification,
   type ProvidersRepository,
+  type RegisteredName,
   registrationVerification,
   type ResealedSecrets,
 } from "../providersRepository";
@@ -126,9 +127,13 @@ export class SqliteProvidersRepository implements ProvidersRepository {
     });
   }
 
-  async names(): Promise<string[]> {
-    const rows = await this.db.selectFrom("app_providers").select("provider").orderBy("provider").execute();
-    return rows.map((row) => row.provider);
+  async registeredNames(): Promise<RegisteredName[]> {
+    const rows = await this.db
+      .selectFrom("app_providers")
+      .select(["provider", "disabled_at"])
+      .orderBy("provider")
+      .execute();
+    return rows.map((row) => ({ provider: row.provider, enabled: row.disabled_at === null }));
   }
 
   async remove(provider: string): Promise<boolean> {

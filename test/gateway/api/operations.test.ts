@@ -153,6 +153,10 @@ describe("Operations endpoints", () => {
     ]);
     expect(doc.components.schemas).to.have.property("ResolverRequest");
     expect(doc.components.schemas.ResolverRequest.required).to.include("userIds");
+    // The spec's fields, and the additions: each answer names its id's ENS name, or null.
+    const user = doc.components.schemas.ResolverResponse.properties.users.items;
+    expect(user.required).to.include.members(["userId", "accountAddress", "canonicalUserId", "ensName"]);
+    expect(user.properties.ensName.type).to.deep.equal(["string", "null"]);
     const page = await request(app).get("/docs").expect(200);
     expect(page.text).to.include("/docs/assets/swagger-ui-bundle.js");
     expect(page.text).to.not.match(/https?:\/\//);

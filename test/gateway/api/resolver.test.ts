@@ -24,8 +24,18 @@ describe("POST /v1/resolver", () => {
       updatedAt: TEST_NOW.toISOString(),
       accountType: "kernel",
       users: [
-        { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
-        { userId: "tel:15551234567", canonicalUserId: "tel:15551234567", accountAddress: PHONE.kernel },
+        {
+          userId: "github:alice",
+          canonicalUserId: "github:alice",
+          accountAddress: ALICE.kernel,
+          ensName: "alice.github.idwallet.eth",
+        },
+        {
+          userId: "tel:15551234567",
+          canonicalUserId: "tel:15551234567",
+          accountAddress: PHONE.kernel,
+          ensName: "15551234567.tel.idwallet.eth",
+        },
       ],
     });
   });
@@ -37,7 +47,12 @@ describe("POST /v1/resolver", () => {
       .send(JSON.stringify({ userIds: "github:alice" }))
       .expect(200);
     expect(res.body.users).to.deep.equal([
-      { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+      {
+        userId: "github:alice",
+        canonicalUserId: "github:alice",
+        accountAddress: ALICE.kernel,
+        ensName: "alice.github.idwallet.eth",
+      },
     ]);
   });
 
@@ -47,9 +62,24 @@ describe("POST /v1/resolver", () => {
       .send({ userIds: " GitHub:Alice , tel:+1 (555) 123-4567,github:alice" })
       .expect(200);
     expect(res.body.users).to.deep.equal([
-      { userId: "GitHub:Alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
-      { userId: "tel:+1 (555) 123-4567", canonicalUserId: "tel:15551234567", accountAddress: PHONE.kernel },
-      { userId: "github:alice", canonicalUserId: "github:alice", accountAddress: ALICE.kernel },
+      {
+        userId: "GitHub:Alice",
+        canonicalUserId: "github:alice",
+        accountAddress: ALICE.kernel,
+        ensName: "alice.github.idwallet.eth",
+      },
+      {
+        userId: "tel:+1 (555) 123-4567",
+        canonicalUserId: "tel:15551234567",
+        accountAddress: PHONE.kernel,
+        ensName: "15551234567.tel.idwallet.eth",
+      },
+      {
+        userId: "github:alice",
+        canonicalUserId: "github:alice",
+        accountAddress: ALICE.kernel,
+        ensName: "alice.github.idwallet.eth",
+      },
     ]);
   });
 
@@ -124,6 +154,90 @@ describe("POST /v1/resolver", () => {
     const mixed = await request(app).post("/v1/resolver").send({ userIds: "nocolon,nosuchprovider:alice" }).expect(400);
     expect(mixed.body.code).to.equal("INVALID_USER_ID");
     expect(mixed.body.invalidUserIds.map((i: { index: number }) => i.index)).to.deep.equal([0, 1]);
+  });
+
+  it("answers each id's ENS name, null when it has none, whatever the account type", async () => {
+    const ids = {
+      "x:@JACK_dorsey": "jack-dorsey.x.idwallet.eth",
+      "discord:jack.dorsey_": "jack.dorsey-.discord.idwallet.eth",
+      "google:Someone@Gmail.com": "someone.at.gmail.com.google.idwallet.eth",
+      "email:alice@example.com": "alice.at.example.com.email.idwallet.eth",
+      "email:a+tag@example.com": null,
+      "x:ab__cd": null,
+      "email:x.at.y@example.com": null,
+    };
+    for (const accountType of ["kernel", "base"]) {
+      const res = await request(app)
+        .post("/v1/resolver")
+        .send({ userIds: Object.keys(ids).join(","), accountType })
+        .expect(200);
+      expect(
+        res.body.users.map((u: { ensName: string | null }) => u.ensName),
+        accountType,
+      ).to.deep.equal(Object.values(ids));
+    }
+  });
+
+  it("names an app provider's ids while it is registered; after `providers remove` they keep their wallets, not their names", async () => {
+    const { app: owner } = await appWithToken("names owner");
+    const repos = await repositories;
+    const ask = async () =>
+      (await request(app).post("/v1/resolver").send({ userIds: "named:alice,named:Alice,named:@alice" }).expect(200))
+        .body.users as { canonicalUserId: string; accountAddress: string; ensName: string | null }[];
+    await repos.providers.register(owner.id, "named", hs256Provider(SECRET));
+    const registered = await ask();
+    // Subjects are case-sensitive: only one already normalized for ENS has a name.
+    expect(registered.map((u) => u.ensName)).to.deep.equal(["alice.named.idwallet.eth", null, null]);
+    await repos.providers.remove("named");
+    const removed = await ask();
+    expect(removed.map((u) => u.ensName)).to.deep.equal([null, null, null]);
+    expect(removed.map((u) => u.accountAddress)).to.deep.equal(registered.map((u) => u.accountAddress));
+  });
+
+  it("names ids under the configured ENS_DOMAIN", async () => {
+    const other = buildTestApp({ ens: { domain: "wallets.example.eth" } });
+    const res = await request(other.app).post("/v1/resolver").send({ userIds: "x:jack_dorsey" }).expect(200);
+    expect(res.body.users[0].ensName).to.equal("jack-dorsey.x.wallets.example.eth");
+    other.close();
+  });
+
+  it("an attacker asks for wallets of ids no provider can issue, to catch payments sent to look-alikes: 400 INVALID_USER_ID", async () => {
+    // x:jack-dorsey would be the name jack-dorsey.x.<domain> of x:jack_dorsey; the others once had golden vectors.
+    const ids = ["x:jack-dorsey", "github:alice.eth", "discord:user#1234", "telegram:Δοκιμή"];
+    const res = await request(app)
+      .post("/v1/resolver")
+      .send({ userIds: ["github:alice", ...ids].join(",") })
+      .expect(400);
+    expect(res.body).to.deep.equal({
+      type: "about:blank",
+      title: "Invalid user id",
+      status: 400,
+      code: "INVALID_USER_ID",
+      detail: `4 of the user ids are invalid: ${ids.map((id) => JSON.stringify(id)).join(", ")}`,
+      invalidUserIds: [
+        { index: 1, userId: ids[0], reason: "an x username is 1 to 15 characters of a-z, 0-9 and '_'" },
+        {
+          index: 2,
+          userId: ids[1],
+          reason:
+            "a github username is 1 to 39 characters of a-z, 0-9 and '-', not starting or ending with '-', without '--'",
+        },
+        {
+          index: 3,
+          userId: ids[2],
+          reason:
+            "a discord username is 2 to 32 characters of a-z, 0-9, '_' and '.', without '..', not starting or ending with '.'",
+        },
+        {
+          index: 4,
+          userId: ids[3],
+          reason:
+            "a telegram username is 5 to 32 characters of a-z, 0-9 and '_', starting with a letter, not ending with '_'",
+        },
+      ],
+      instance: "/v1/resolver",
+      requestId: res.headers["x-request-id"],
+    });
   });
 
   it("answers a removed provider's ids (its wallets may hold funds) and a registered one's", async () => {

@@ -8,6 +8,7 @@ import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
 import { type CcipSigner, createCcipSigner } from "../../../gateway/ens/ccipSigner";
 import { createCcipService } from "../../../gateway/ens/ccipService";
 import { RECORDS } from "../../../gateway/ens/records";
+import { BUILT_IN_PROVIDERS } from "../../../gateway/identity/userId";
 import { createCcipHandler } from "../../../gateway/http/ccipHandler";
 
 const abi = AbiCoder.defaultAbiCoder();
@@ -37,7 +38,7 @@ function gateway(options: { requestsPerMinute?: number; resolver?: string; trust
     refreshMarginSeconds: 60,
     clock: () => clock,
     resolver: options.resolver,
-    isKnownProvider: (p) => ["github", "tel", "email"].includes(p),
+    hasNames: (p) => (BUILT_IN_PROVIDERS as readonly string[]).includes(p),
   });
   const handler = createCcipHandler({
     answer: service.answer,
@@ -147,6 +148,33 @@ describe("CCIP-read gateway", () => {
       const coin = lookup(other, coinCall(other, 60n));
       const coinRes = await get(handler, coin).expect(200);
       expect(abi.decode(["bytes"], verified(coinRes.body.data, coin).result)[0]).to.equal("0x");
+    }
+  });
+
+  it("answers jack-dorsey.x with x:jack_dorsey's wallet; the name jack_dorsey.x, and x:jack-dorsey, have none", async () => {
+    const { handler } = gateway();
+    const jack = golden.vectors.find((v) => v.userId === "x:jack_dorsey")!.kernel;
+    // By hand: ethers' dnsEncode and namehash refuse names that are not ENSIP-15, which a client may still send.
+    const wire = (n: string) =>
+      `0x${n
+        .split(".")
+        .map((l) => Buffer.concat([Buffer.from([Buffer.byteLength(l)]), Buffer.from(l)]).toString("hex"))
+        .join("")}00`;
+    const ask = async (n: string) => {
+      const callData = RESOLVE.encodeFunctionData("resolve", [
+        wire(n),
+        RECORDS.encodeFunctionData("addr(bytes32)", [`0x${"11".repeat(32)}`]),
+      ]);
+      const res = await get(handler, callData).expect(200);
+      return abi.decode(["address"], verified(res.body.data, callData).result)[0] as string;
+    };
+    expect(await ask("jack-dorsey.x.idwallet.eth")).to.equal(jack);
+    const text = lookup("jack-dorsey.x.idwallet.eth", textCall("jack-dorsey.x.idwallet.eth", "com.twitter"));
+    const res = await get(handler, text).expect(200);
+    expect(abi.decode(["string"], verified(res.body.data, text).result)[0]).to.equal("jack_dorsey");
+    // "_" after a label's first character is not ENSIP-15; "_jack" normalizes but is nobody's own name.
+    for (const other of ["jack_dorsey.x.idwallet.eth", "_jack.x.idwallet.eth", "jack.dorsey.x.idwallet.eth"]) {
+      expect(await ask(other), other).to.equal("0x0000000000000000000000000000000000000000");
     }
   });
 

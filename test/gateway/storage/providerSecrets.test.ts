@@ -159,7 +159,7 @@ describe("storage: provider secrets at rest", () => {
     const refused = await rejection(keyless.providers.register(app.id, "acme", hs256Provider(SECRET)));
     expect(refused).to.be.instanceOf(SecretsKeyError);
     expect(String(refused)).to.include("SECRETS_KEY");
-    expect(await keyless.providers.names()).to.deep.equal([]);
+    expect(await keyless.providers.registeredNames()).to.deep.equal([]);
     await keyless.providers.register(app.id, "acme-jwks", {
       key: { kind: "jwks", url: "https://id.acme.test/jwks" },
       issuer: TEST_PROVIDER_ISSUER,

@@ -118,7 +118,7 @@ describe("storage: app providers", () => {
     await repos.providers.register(app.id, "acme", hs256Provider(SECRET));
     expect(await repos.providers.remove("acme")).to.equal(true);
     expect(await repos.providers.find("acme")).to.deep.include({ appId: app.id, disabled: true });
-    expect(await repos.providers.names()).to.deep.equal(["acme"]);
+    expect(await repos.providers.registeredNames()).to.deep.equal([{ provider: "acme", enabled: false }]);
     let taken: unknown;
     await repos.providers
       .register(attacker.id, "acme", hs256Provider(`${SECRET}-attacker`))
@@ -135,6 +135,7 @@ describe("storage: app providers", () => {
       disabled: false,
       key: { kind: "hs256", secret: rotated },
     });
+    expect(await repos.providers.registeredNames()).to.deep.equal([{ provider: "acme", enabled: true }]);
     await database.close();
   });
 
@@ -192,7 +193,7 @@ describe("storage: app providers", () => {
       /only for a loopback host .*, not id\.acme\.test/,
     );
     expect(await refusal(jwks("http://127.0.0.1:8080/jwks"))).to.match(/the JWKS URL must be https:\/\//);
-    expect(await repos.providers.names()).to.deep.equal([]);
+    expect(await repos.providers.registeredNames()).to.deep.equal([]);
     expect(await refusal(jwks("http://127.0.0.1:8080/jwks"), { allowInsecure: true })).to.equal("registered");
     await database.close();
   });

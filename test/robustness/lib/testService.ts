@@ -79,7 +79,7 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
   const built = buildTestApp(await serviceSettings(options.settings), { chains, txChains: [CHAIN], logger });
   // The service's own chain clients (timeouts, transport) from the same configuration.
   for (const [name, client] of createChainClients(built.config)) chains.set(name, client);
-  const ccip = createCcipGateway(built.config, () => TEST_NOW, logger);
+  const ccip = createCcipGateway(built.config, () => TEST_NOW, logger, built.knownProviders);
   const server: Server = createServer((req, res) =>
     ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : built.app(req, res),
   );
