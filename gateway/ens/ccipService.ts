@@ -7,7 +7,7 @@ import { InvalidDnsNameError, decodeDnsName } from "./dnsName";
 import { nameToUserId } from "./names";
 import { type NameOwner, answerRecord } from "./records";
 
-/** The call an OffchainResolver's OffchainLookup sends (ENSIP-10 resolve, answered by the gateway). */
+/** The call the ENS resolver's OffchainLookup sends (ENSIP-10 resolve, answered by the gateway). */
 const RESOLVE = new Interface(["function resolve(bytes name, bytes data) view returns (bytes)"]);
 const RESOLVE_SELECTOR = RESOLVE.getFunction("resolve")!.selector;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
