@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import fc from "fast-check";
-import { Interface, namehash } from "ethers";
+import { AbiCoder, Interface, ZeroAddress, namehash } from "ethers";
 import { nameToUserId, userIdToName } from "../../gateway/ens/names";
 import { type NameOwner, answerRecord } from "../../gateway/ens/records";
 import { formatUserId, isBuiltInProvider, parseUserId } from "../../gateway/identity/userId";
@@ -13,7 +13,7 @@ import { ensNameArbitrary } from "../helpers/ensNameArbitraries";
 
 const DOMAIN = "idwallet.eth";
 const GENERATED_NAMES = 10_000;
-const BATCH = 100;
+const BATCH = 20;
 /** EIP-3668 OffchainLookup(address,string[],bytes,bytes4,bytes). */
 const OFFCHAIN_LOOKUP = "0x556f1830";
 const records = new Interface([
@@ -21,6 +21,17 @@ const records = new Interface([
   "function addr(bytes32 node, uint256 coinType) view returns (bytes)",
   "function multicall(bytes[] data) returns (bytes[] results)",
 ]);
+
+/** The address an answer to query(name, i) carries, for reading disagreements: "nobody" for none. */
+function answeredAddress(result: string, i: number): string {
+  const abi = AbiCoder.defaultAbiCoder();
+  let address: string;
+  if (i % 3 === 0) address = abi.decode(["address"], result)[0] as string;
+  else if (i % 3 === 1) address = abi.decode(["bytes"], result)[0] as string;
+  else
+    address = (abi.decode(["bytes[]"], result)[0] as string[]).map((item) => abi.decode(["bytes"], item)[0]).join(",");
+  return address === ZeroAddress || address === "0x" || address === "0x,0x" ? "nobody" : address;
+}
 
 /** Names the resolver answers on chain (README "ENS names"): labels below the domain in [a-z0-9-], a built-in provider. */
 function derivedOnChain(name: string): boolean {
@@ -72,13 +83,13 @@ async function fixture() {
       const [answered, results] = await reader.resolveAll(resolver, batch.map(rawDnsEncode), data);
       batch.forEach((name, i) => {
         const owner = gatewayOwner(name);
-        const said = `gateway: ${owner ? formatUserId(owner.userId) : "nobody"}`;
+        const said = `gateway: ${owner ? `${formatUserId(owner.userId)} ${owner.wallet}` : "nobody"}`;
         if (answered[i] !== derivedOnChain(name)) {
           found.push(`${name}: ${answered[i] ? "answered on chain" : "sent to the gateway"} (${said})`);
         } else if (!answered[i] && !results[i]!.startsWith(OFFCHAIN_LOOKUP)) {
           found.push(`${name}: reverted ${results[i]!.slice(0, 10)}, not OffchainLookup`);
         } else if (answered[i] && results[i] !== answerRecord(data[i]!, owner)) {
-          found.push(`${name}: on chain ${results[i]} (${said})`);
+          found.push(`${name}: chain: ${answeredAddress(results[i]!, start + i)} (${said})`);
         }
       });
     }
