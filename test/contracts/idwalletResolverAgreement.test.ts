@@ -22,6 +22,15 @@ const records = new Interface([
   "function multicall(bytes[] data) returns (bytes[] results)",
 ]);
 
+/** The ENS name of a canonical user id, if it has one (and if the id is still valid under the current rules). */
+function nameOf(userId: string): string | undefined {
+  try {
+    return userIdToName(parseUserId(userId), DOMAIN);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The address an answer to query(name, i) carries, for reading disagreements: "nobody" for none. */
 function answeredAddress(result: string, i: number): string {
   const abi = AbiCoder.defaultAbiCoder();
@@ -114,7 +123,7 @@ describe("IdwalletResolver and the gateway agree (on-chain derivation = TypeScri
   it("on every golden vector that has a name", async () => {
     const { resolver, disagreements } = await loadFixture(fixture);
     const named = golden.vectors.flatMap((v) => {
-      const name = (v as { name?: string }).name ?? userIdToName(parseUserId(v.userId), DOMAIN);
+      const name = (v as { name?: string }).name ?? nameOf(v.userId);
       return name === undefined ? [] : [{ ...v, name }];
     });
     expect(named.map((v) => v.userId)).to.include.members([
