@@ -1,7 +1,7 @@
 /**
  * CCIP-read (EIP-3668) gateway throughput over real HTTP on loopback: the service runs in a child process
  * with a fresh signing key, autocannon GETs `/ccip/{sender}/{data}.json` from this one, and a markdown
- * table of the results is printed. Lookups are built as ethers builds them for an OffchainResolver.
+ * table of the results is printed. Lookups are built as ethers builds them for the ENS resolver.
  *
  *   npx ts-node bench/ccip.ts [--seconds=10] [--warmup=2] [--only=distinct|repeated]
  *   BENCH_CPU_PROF=<dir>  also writes a V8 CPU profile of the server child to <dir>.

@@ -8,7 +8,7 @@ import hre, { ethers } from "hardhat";
 import { Wallet, getAddress, parseEther } from "ethers";
 import { chainByName } from "../gateway/chains/registry";
 import { deployIdwallet } from "./deployment/deployIdwallet";
-import { ENS_REGISTRY_MAINNET, setDomainResolver } from "./deployment/ensDomain";
+import { DEFAULT_ENS_DOMAIN, ENS_REGISTRY_MAINNET, setDomainResolver } from "./deployment/ensDomain";
 
 /** A comma-separated address list from the environment, or `fallback`. */
 const addressList = (value: string | undefined, fallback: string): string[] =>
@@ -24,8 +24,10 @@ async function main(): Promise<void> {
     throw new Error(`network ${network} answers chain id ${chainId}, the registry says ${known.chainId}`);
   }
 
+  const ensDomain = process.env.ENS_DOMAIN || DEFAULT_ENS_DOMAIN;
   const deployment = await deployIdwallet(deployer, {
     admin: getAddress(process.env.IDWALLET_ADMIN ?? deployer.address),
+    ensDomain,
     walletSigners: addressList(process.env.IDWALLET_WALLET_SIGNERS, deployer.address),
     sponsorSigners: addressList(process.env.IDWALLET_SPONSOR_SIGNERS, deployer.address),
     ccipSigners: process.env.CCIP_SIGNERS ? addressList(process.env.CCIP_SIGNERS, deployer.address) : [],
@@ -37,14 +39,13 @@ async function main(): Promise<void> {
   });
   for (const action of deployment.pendingAdminActions) console.log(`admin must still call: ${action}`);
 
-  // ENSIP-10: the domain's owner points it at the OffchainResolver on the ENS chain.
+  // ENSIP-10: the domain's owner points it at the IdwalletResolver on the ENS chain.
   const domainOwnerKey = process.env.ENS_DOMAIN_OWNER_KEY;
   if (domainOwnerKey) {
-    const domain = process.env.ENS_DOMAIN;
-    if (!domain) throw new Error("ENS_DOMAIN_OWNER_KEY is set but ENS_DOMAIN is not");
+    if (!process.env.ENS_DOMAIN) throw new Error("ENS_DOMAIN_OWNER_KEY is set but ENS_DOMAIN is not");
     const domainOwner = new Wallet(domainOwnerKey, ethers.provider);
     const registry = process.env.ENS_REGISTRY ?? ENS_REGISTRY_MAINNET;
-    await setDomainResolver(registry, domainOwner, domain, deployment.contracts.offchainResolver, console.log);
+    await setDomainResolver(registry, domainOwner, ensDomain, deployment.contracts.ensResolver, console.log);
   }
 
   if (network === "hardhat") {

@@ -1,5 +1,5 @@
 /**
- * CCIP-read lookups for the gateway bench, built as ethers builds them for an OffchainResolver's
+ * CCIP-read lookups for the gateway bench, built as ethers builds them for the ENS resolver's
  * OffchainLookup: `resolve(dnsEncode(name), recordCall(namehash(name), …))`. Built by hand with a native
  * keccak so that the load generator, which shares the machine with the server, stays cheap; ccipCheck.ts
  * proves the bytes equal ethers' own for every kind of lookup.

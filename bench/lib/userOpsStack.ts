@@ -105,7 +105,7 @@ export async function startUserOpsService(
         CONTRACT_KERNEL_FACTORY: c.kernelFactory,
         CONTRACT_BASE_FACTORY: c.baseFactory,
         CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
-        CONTRACT_OFFCHAIN_RESOLVER: c.offchainResolver,
+        CONTRACT_ENS_RESOLVER: c.ensResolver,
         WALLET_SIGNER_KEY: devKey(DEV_WALLET_SIGNER),
         SPONSOR_SIGNER_KEY: devKey(DEV_SPONSOR_SIGNER),
         RELAYER_KEY: devKey(DEV_RELAYER),

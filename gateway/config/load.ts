@@ -72,7 +72,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
   ["CONTRACT_BASE_FACTORY", ["contracts", "baseFactory"]],
   ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
-  ["CONTRACT_OFFCHAIN_RESOLVER", ["contracts", "offchainResolver"]],
+  ["CONTRACT_ENS_RESOLVER", ["contracts", "ensResolver"]],
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
   ["WALLET_SIGNER_KEY", ["walletSignerKey"]],
   ["SPONSOR_SIGNER_KEY", ["sponsorSignerKey"]],
@@ -154,11 +154,18 @@ function readConfigFile(file: string): Record<string, unknown> {
   }
 }
 
+/** Settings renamed since an earlier release: the old name and the new one. */
+const RENAMED: ReadonlyArray<readonly [string, string]> = [["CONTRACT_OFFCHAIN_RESOLVER", "CONTRACT_ENS_RESOLVER"]];
+
 /**
  * Builds the configuration from an optional JSON file (CONFIG_FILE, same shape as Config) overlaid
  * with environment variables, validated once. Throws ConfigError naming every bad setting.
  */
 export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): Config {
+  for (const [old, now] of RENAMED) {
+    // Refused, not ignored: an operator's setting must not silently stop meaning anything.
+    if (env[old] !== undefined && env[old] !== "") throw new ConfigError(`${old} is now called ${now}; rename it`);
+  }
   const raw: Record<string, unknown> = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
   for (const [name, keys, kind] of ENV_PATHS) {
     const value = env[name];

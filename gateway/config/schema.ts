@@ -172,7 +172,8 @@ export const ConfigSchema = z
       kernelFactory: Address,
       baseFactory: Address,
       sponsorPaymaster: Address.optional(),
-      offchainResolver: Address.optional(),
+      /** The ENS resolver of the domain (IdwalletResolver), shown in GET /v1/networks. */
+      ensResolver: Address.optional(),
     }),
     ens: z
       .object({

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const CcipRequest = z
   .object({
     sender: z.string().meta({
-      description: "The OffchainResolver's address (any case)",
+      description: "The ENS resolver's address (any case)",
       example: "0x839ee6a8fd3db4557474ede4601aed96b48cb210",
     }),
     data: z.string().meta({ description: "callData of the OffchainLookup: resolve(bytes name, bytes data)" }),

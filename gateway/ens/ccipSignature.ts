@@ -13,7 +13,7 @@ export function ccipSignatureHash(target: string, expires: bigint | number, requ
   );
 }
 
-/** The gateway's EIP-3668 answer for OffchainResolver.resolveWithProof: abi.encode(result, expires, sig), sig over the raw digest. */
+/** The gateway's EIP-3668 answer for the resolver's resolveWithProof: abi.encode(result, expires, sig), sig over the raw digest. */
 export function signCcipResponse(
   signingKey: SigningKey,
   target: string,

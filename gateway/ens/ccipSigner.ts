@@ -2,7 +2,7 @@ import { AbiCoder, computeAddress, getBytes, hexlify } from "ethers";
 import { ecdsaSign } from "secp256k1";
 import { keccak256Bytes } from "../identity/keccak";
 
-/** Signs gateway answers with one key; its address must be in the OffchainResolver's signer set. */
+/** Signs gateway answers with one key; its address must be in the ENS resolver's signer set. */
 export interface CcipSigner {
   readonly address: string;
   /** `abi.encode(bytes result, uint64 expires, bytes sig)`, the response resolveWithProof checks. */

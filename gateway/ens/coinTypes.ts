@@ -15,3 +15,8 @@ export const WALLET_COIN_TYPES: ReadonlySet<bigint> = new Set([
   COIN_TYPE_DEFAULT_EVM,
   ...CHAINS.map((c) => evmCoinType(c.chainId)),
 ]);
+
+/** Chains whose own ENSIP-11 coin type is answered: every registry chain but Ethereum mainnet (coin type 60). */
+export const WALLET_CHAIN_IDS: readonly number[] = [...WALLET_COIN_TYPES]
+  .filter((coinType) => coinType > COIN_TYPE_DEFAULT_EVM)
+  .map((coinType) => Number(coinType - COIN_TYPE_DEFAULT_EVM));

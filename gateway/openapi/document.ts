@@ -245,7 +245,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
     method: "get",
     path: "/ccip/{sender}/{data}.json",
     summary: "ENS CCIP-read gateway (EIP-3668), GET form",
-    description: "Answers an OffchainResolver's lookup for a name under the ENS domain. Served while in maintenance.",
+    description: "Answers the ENS resolver's lookup for a name under the ENS domain. Served while in maintenance.",
     request: { params: z.object({ sender: z.string(), data: z.string() }) },
     responses: ccipResponses,
   });

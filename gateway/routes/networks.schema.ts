@@ -33,7 +33,7 @@ export const NetworksResponse = z
       domain: z.string().meta({ description: "Names are <username>.<provider>.<domain>", example: "idwallet.eth" }),
       chain: z.string().meta({ description: "Chain of the ENS registry" }),
       registry: z.string().nullable().meta({ description: "ENS registry, when not the chain's standard one" }),
-      resolver: z.string().nullable().meta({ description: "OffchainResolver of the domain" }),
+      resolver: z.string().nullable().meta({ description: "ENS resolver of the domain (IdwalletResolver)" }),
       gateway: z.boolean().meta({ description: "This service answers the resolver's CCIP-read lookups" }),
     }),
     safeOperator: z.string().nullable().meta({

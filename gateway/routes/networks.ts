@@ -32,7 +32,7 @@ export function networksRouter(deps: { config: Config }): Router {
       domain: ens.domain,
       chain: ens.chain,
       registry: ens.registry ?? null,
-      resolver: ens.resolver ?? contracts.offchainResolver ?? null,
+      resolver: ens.resolver ?? contracts.ensResolver ?? null,
       gateway: ens.signerKeys.length > 0,
     },
     // The operator's owner key sits on every Safe account; its address lets anyone check a Safe's owners.

@@ -1,12 +1,15 @@
-import { type Interface, type Signer, concat, id } from "ethers";
+import { type Interface, type Signer, concat, id, namehash } from "ethers";
+import { WALLET_CHAIN_IDS } from "../../gateway/ens/coinTypes";
+import { factoryImplementation, proxyInitCodeHash } from "../../gateway/identity/walletAddress";
 import {
+  IdwalletResolver__factory,
   KernelAccountFactory__factory,
   LegacyBaseAccountFactory__factory,
-  OffchainResolver__factory,
   OwnerAccount__factory,
   SponsorPaymaster__factory,
 } from "../../typechain-types";
 import { DeploymentError, deployDeterministic, ensureDeterministicDeployer } from "./deterministic";
+import { DEFAULT_ENS_DOMAIN } from "./ensDomain";
 import { ENTRY_POINT_ARTIFACT, ENTRY_POINT_V07, ENTRY_POINT_V07_SALT } from "./entryPoint";
 
 /** Salt of every idwallet contract. Frozen: changing it moves every address. */
@@ -21,9 +24,11 @@ export interface DeployOptions {
   readonly walletSigners: readonly string[];
   /** Hot keys allowed to approve gas sponsorship. */
   readonly sponsorSigners: readonly string[];
-  /** Keys whose CCIP-read answers the ENS OffchainResolver accepts. */
+  /** The ENS domain whose names the resolver answers (default idwallet.eth). Part of the resolver's address. */
+  readonly ensDomain?: string;
+  /** Keys whose CCIP-read answers the ENS resolver accepts. */
   readonly ccipSigners?: readonly string[];
-  /** Gateway URL templates of the OffchainResolver (`…/ccip/{sender}/{data}.json`); unset: leave them. */
+  /** Gateway URL templates of the ENS resolver (`…/ccip/{sender}/{data}.json`); unset: leave them. */
   readonly ccipUrls?: readonly string[];
   /** Top the paymaster's EntryPoint deposit up to this many wei (default: leave it). */
   readonly paymasterDeposit?: bigint;
@@ -40,7 +45,8 @@ export interface DeployedContracts {
   readonly baseFactory: string;
   readonly baseImplementation: string;
   readonly sponsorPaymaster: string;
-  readonly offchainResolver: string;
+  /** The IdwalletResolver the ENS domain points at. */
+  readonly ensResolver: string;
 }
 
 /** Result of deploying to one chain. */
@@ -54,7 +60,7 @@ export interface Deployment {
 /**
  * Deploys (or finds) every idwallet contract on the signer's chain through the deterministic
  * deployment proxy, so they sit at the same addresses on every chain, then configures signers and
- * the paymaster deposit. Safe to run again: what exists is skipped.
+ * the paymaster deposit and the resolver. Safe to run again: what exists is skipped.
  */
 export async function deployIdwallet(deployer: Signer, options: DeployOptions): Promise<Deployment> {
   const provider = deployer.provider;
@@ -86,9 +92,19 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     creationCode(SponsorPaymaster__factory, entryPoint, options.admin),
   );
 
-  const offchainResolver = await place("OffchainResolver", creationCode(OffchainResolver__factory, options.admin));
+  // The resolver derives wallet addresses on chain exactly as gateway/identity/walletAddress.ts does.
+  const ensResolver = await place(
+    "IdwalletResolver",
+    creationCode(
+      IdwalletResolver__factory,
+      options.admin,
+      kernelFactory,
+      proxyInitCodeHash(factoryImplementation(kernelFactory)),
+      namehash(options.ensDomain ?? DEFAULT_ENS_DOMAIN),
+    ),
+  );
 
-  const pendingAdminActions = await configure(deployer, options, { ownerAccount, sponsorPaymaster, offchainResolver });
+  const pendingAdminActions = await configure(deployer, options, { ownerAccount, sponsorPaymaster, ensResolver });
   const contracts: DeployedContracts = {
     entryPoint,
     ownerAccount,
@@ -97,7 +113,7 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     baseFactory,
     baseImplementation: await LegacyBaseAccountFactory__factory.connect(baseFactory, provider).accountImplementation(),
     sponsorPaymaster,
-    offchainResolver,
+    ensResolver,
   };
   return { chainId: Number(chainId), contracts, pendingAdminActions };
 }
@@ -110,16 +126,19 @@ export function creationCode(
   return concat([factory.bytecode, factory.createInterface().encodeDeploy(args)]);
 }
 
-/** Adds missing signers and gateway URLs (when the deployer is the admin) and tops up the paymaster deposit. */
+/**
+ * Adds missing signers, gateway URLs and resolver chains (when the deployer is the admin) and tops up the
+ * paymaster deposit.
+ */
 async function configure(
   deployer: Signer,
   options: DeployOptions,
-  addresses: { ownerAccount: string; sponsorPaymaster: string; offchainResolver: string },
+  addresses: { ownerAccount: string; sponsorPaymaster: string; ensResolver: string },
 ): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const isAdmin = (await deployer.getAddress()).toLowerCase() === options.admin.toLowerCase();
   const paymaster = SponsorPaymaster__factory.connect(addresses.sponsorPaymaster, deployer);
-  const resolver = OffchainResolver__factory.connect(addresses.offchainResolver, deployer);
+  const resolver = IdwalletResolver__factory.connect(addresses.ensResolver, deployer);
   const pending: string[] = [];
 
   const targets = [
@@ -129,7 +148,7 @@ async function configure(
       signers: options.walletSigners,
     },
     { name: "SponsorPaymaster", contract: paymaster, signers: options.sponsorSigners },
-    { name: "OffchainResolver", contract: resolver, signers: options.ccipSigners ?? [] },
+    { name: "IdwalletResolver", contract: resolver, signers: options.ccipSigners ?? [] },
   ];
   for (const { name, contract, signers } of targets) {
     for (const signer of signers) {
@@ -146,9 +165,21 @@ async function configure(
   if (options.ccipUrls && (await resolver.urls()).join("\n") !== options.ccipUrls.join("\n")) {
     if (isAdmin) {
       await (await resolver.setUrls([...options.ccipUrls])).wait();
-      log(`OffchainResolver gateway URLs set: ${options.ccipUrls.join(", ")}`);
+      log(`IdwalletResolver gateway URLs set: ${options.ccipUrls.join(", ")}`);
     } else {
-      pending.push(`OffchainResolver(${addresses.offchainResolver}).setUrls(${JSON.stringify(options.ccipUrls)})`);
+      pending.push(`IdwalletResolver(${addresses.ensResolver}).setUrls(${JSON.stringify(options.ccipUrls)})`);
+    }
+  }
+
+  // ENSIP-11: the resolver answers the coin types of the registry's chains, as the gateway does.
+  const chains: number[] = [];
+  for (const chainId of WALLET_CHAIN_IDS) if (!(await resolver.isChainAnswered(chainId))) chains.push(chainId);
+  if (chains.length > 0) {
+    if (isAdmin) {
+      await (await resolver.setChains(chains, true)).wait();
+      log(`IdwalletResolver answers the coin types of chains ${chains.join(", ")}`);
+    } else {
+      pending.push(`IdwalletResolver(${addresses.ensResolver}).setChains(${JSON.stringify(chains)}, true)`);
     }
   }
 

@@ -1,6 +1,9 @@
 import { type Signer, ZeroHash, ensNormalize, id, namehash } from "ethers";
 import { TestENSRegistry__factory } from "../../typechain-types";
 
+/** The ENS domain names live under unless ENS_DOMAIN says otherwise (as the service's configuration). */
+export const DEFAULT_ENS_DOMAIN = "idwallet.eth";
+
 /** The ENS registry on Ethereum mainnet and its testnets (EIP-137). */
 export const ENS_REGISTRY_MAINNET = "0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e";
 

@@ -36,7 +36,7 @@ idwallet local stack is running
     LegacyBaseFactory     ${c.baseFactory}
     OwnerAccount          ${c.ownerAccount}
     SponsorPaymaster      ${c.sponsorPaymaster}
-    OffchainResolver      ${c.offchainResolver}
+    IdwalletResolver      ${c.ensResolver} (ENS resolver of ${stack.ens.domain})
     ENS registry (test)   ${stack.ens.registry}
     Demo ERC-20 / ERC-721 ${stack.demoTokens.erc20} / ${stack.demoTokens.erc721} (anyone may mint)
     Multicall3            ${stack.dust.multicall3}

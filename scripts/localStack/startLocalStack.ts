@@ -7,8 +7,8 @@ import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
 import { type SafeContracts, deploySafeContracts } from "../deployment/deploySafe";
 import { deployDeterministic } from "../deployment/deterministic";
-import { deployTestEnsDomain } from "../deployment/ensDomain";
-import { OffchainResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
+import { DEFAULT_ENS_DOMAIN, deployTestEnsDomain } from "../deployment/ensDomain";
+import { IdwalletResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { prepareDemoDust } from "./demoDust";
@@ -57,9 +57,6 @@ const DEV_SAFE_OPERATOR = 5;
 /** Salt of the local test price feed: fixed, so it sits at the same address on every start. */
 const DUST_SALT = id("idwallet:dust:v1");
 
-/** ENS domain of the local stack unless ENS_DOMAIN says otherwise. */
-export const LOCAL_ENS_DOMAIN = "idwallet.eth";
-
 /**
  * Starts an in-process chain, deploys every contract deterministically (same addresses on every start),
  * registers the demo app and serves the API. Everything started is stopped if a later step fails.
@@ -71,15 +68,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const accounts = await chain.provider.listAccounts();
     const admin = accounts[DEV_ADMIN]!;
     const ccipKey = devKey(DEV_CCIP_SIGNER);
+    const ensDomain = options.env?.ENS_DOMAIN || DEFAULT_ENS_DOMAIN;
     const deployment = await deployIdwallet(admin, {
       admin: admin.address,
+      ensDomain,
       walletSigners: [accounts[DEV_WALLET_SIGNER]!.address],
       sponsorSigners: [accounts[DEV_SPONSOR_SIGNER]!.address],
       ccipSigners: [computeAddress(ccipKey)],
       paymasterDeposit: parseEther("100"),
     });
-    const ensDomain = options.env?.ENS_DOMAIN || LOCAL_ENS_DOMAIN;
-    const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.offchainResolver);
+    const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.ensResolver);
     const demoTokens = await deployDemoTokens(admin);
     // After the test ENS registry: a plain CREATE, its address follows the admin's nonce and would move.
     const safe = await deploySafeContracts(admin);
@@ -110,7 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         domain: ensDomain,
         chain: "localhost",
         registry: ensRegistry,
-        resolver: deployment.contracts.offchainResolver,
+        resolver: deployment.contracts.ensResolver,
         signerKeys: [ccipKey],
       },
     });
@@ -122,7 +120,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     server = await startServer(config, { logger: options.logger });
     const running = server;
     // The gateway's URL is known only now that the API listens.
-    const resolver = OffchainResolver__factory.connect(deployment.contracts.offchainResolver, admin);
+    const resolver = IdwalletResolver__factory.connect(deployment.contracts.ensResolver, admin);
     await (await resolver.setUrls([`${running.url}/ccip/{sender}/{data}.json`])).wait();
     return {
       rpcUrl: chain.rpcUrl,

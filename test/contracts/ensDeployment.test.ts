@@ -1,12 +1,18 @@
 import { expect } from "chai";
 import { Wallet, namehash } from "ethers";
+import { WALLET_CHAIN_IDS } from "../../gateway/ens/coinTypes";
+import { proxyInitCodeHash } from "../../gateway/identity/walletAddress";
 import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { deployTestEnsDomain, setDomainResolver } from "../../scripts/deployment/ensDomain";
-import { OffchainResolver__factory, TestENSRegistry__factory } from "../../typechain-types";
+import {
+  IdwalletResolver__factory,
+  KernelAccountFactory__factory,
+  TestENSRegistry__factory,
+} from "../../typechain-types";
 import { startSecondChain } from "../helpers/secondChain";
 
 describe("ENS deployment", () => {
-  it("configures the OffchainResolver's signers and gateway URL, and links a domain to it", async () => {
+  it("configures the IdwalletResolver's wallets, domain, chains, signers and gateway URL, and links a domain to it", async () => {
     const provider = await startSecondChain(31337);
     const [adminAddress, strangerAddress] = (await provider.listAccounts()).map((a) => a.address);
     const admin = await provider.getSigner(adminAddress);
@@ -14,16 +20,27 @@ describe("ENS deployment", () => {
     const url = "https://gateway.example/ccip/{sender}/{data}.json";
     const options = {
       admin: adminAddress!,
+      ensDomain: "example.eth",
       walletSigners: [],
       sponsorSigners: [],
       ccipSigners: [ccipKey.address],
       ccipUrls: [url],
     };
     const { contracts } = await deployIdwallet(admin, options);
-    const resolver = OffchainResolver__factory.connect(contracts.offchainResolver, provider);
+    const resolver = IdwalletResolver__factory.connect(contracts.ensResolver, provider);
     expect(await resolver.owner()).to.equal(adminAddress);
     expect(await resolver.isSigner(ccipKey.address)).to.equal(true);
     expect(await resolver.urls()).to.deep.equal([url]);
+    // The wallets of the deployed factory, under the given domain, on every registry chain but mainnet (60).
+    expect(await resolver.kernelFactory()).to.equal(contracts.kernelFactory);
+    const implementation = await KernelAccountFactory__factory.connect(
+      contracts.kernelFactory,
+      provider,
+    ).accountImplementation();
+    expect(await resolver.walletInitCodeHash()).to.equal(proxyInitCodeHash(implementation));
+    expect(await resolver.domainNode()).to.equal(namehash("example.eth"));
+    expect(WALLET_CHAIN_IDS).to.include.members([137, 8453, 42161, 31337]).and.not.include(1);
+    for (const chainId of WALLET_CHAIN_IDS) expect(await resolver.isChainAnswered(chainId)).to.equal(true);
 
     // Nothing is sent again when everything is in place.
     const nonce = await provider.getTransactionCount(adminAddress!);
@@ -33,12 +50,29 @@ describe("ENS deployment", () => {
     const registry = await deployTestEnsDomain(admin, "example.eth", strangerAddress!);
     const ens = TestENSRegistry__factory.connect(registry, provider);
     expect(await ens.owner(namehash("example.eth"))).to.equal(adminAddress);
-    await setDomainResolver(registry, admin, "example.eth", contracts.offchainResolver);
-    expect(await ens.resolver(namehash("example.eth"))).to.equal(contracts.offchainResolver);
+    await setDomainResolver(registry, admin, "example.eth", contracts.ensResolver);
+    expect(await ens.resolver(namehash("example.eth"))).to.equal(contracts.ensResolver);
 
     const notOwner = await provider.getSigner(strangerAddress);
     let refused: unknown;
     await setDomainResolver(registry, notOwner, "example.eth", strangerAddress!).catch((e: unknown) => (refused = e));
     expect(String(refused)).to.match(/example\.eth is owned by/);
+  });
+
+  it("leaves the resolver's chains to the admin when the deployer is not the admin", async () => {
+    const provider = await startSecondChain(31337);
+    const [deployerAddress, adminAddress] = (await provider.listAccounts()).map((a) => a.address);
+    const deployer = await provider.getSigner(deployerAddress);
+    const { contracts, pendingAdminActions } = await deployIdwallet(deployer, {
+      admin: adminAddress!,
+      walletSigners: [],
+      sponsorSigners: [],
+    });
+    expect(await IdwalletResolver__factory.connect(contracts.ensResolver, provider).isChainAnswered(8453)).to.equal(
+      false,
+    );
+    expect(pendingAdminActions).to.include(
+      `IdwalletResolver(${contracts.ensResolver}).setChains(${JSON.stringify(WALLET_CHAIN_IDS)}, true)`,
+    );
   });
 });

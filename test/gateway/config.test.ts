@@ -55,6 +55,11 @@ describe("loadConfig", () => {
     expect(config.contracts.kernelFactory).to.equal("0xD5EcfF5E0576a247636CF1BC15859c8bAdCe375f");
   });
 
+  it("refuses a renamed setting by its old name rather than ignoring it", () => {
+    const message = configError({ ...REQUIRED, CONTRACT_OFFCHAIN_RESOLVER: "0x" + "11".repeat(20) });
+    expect(message).to.equal("CONTRACT_OFFCHAIN_RESOLVER is now called CONTRACT_ENS_RESOLVER; rename it");
+  });
+
   it("takes RPC and bundler URLs over HTTP(S) only", () => {
     const message = configError({
       ...REQUIRED,

@@ -86,7 +86,7 @@ describe("Load: a bounded mixed load on the local stack (e2e over loopback HTTP)
     const token = await demoAppToken(stack);
     const bearer = { Authorization: `Bearer ${token}` };
     const factory = stack.deployment.contracts.kernelFactory;
-    const resolver = stack.deployment.contracts.offchainResolver;
+    const resolver = stack.deployment.contracts.ensResolver;
     const erc20 = stack.demoTokens.erc20;
     const wallets = Array.from({ length: WALLETS }, (_, i) => {
       const userId = `demo:load-${i}`;
