@@ -1,4 +1,5 @@
 import { AbiCoder, concat, getCreate2Address, getCreateAddress, keccak256, toUtf8Bytes } from "ethers";
+import { isBuiltInProvider } from "../../gateway/identity/userId";
 import vectors from "../../test/vectors/addresses.json";
 import { ERC1967Proxy__factory } from "../../typechain-types";
 import { LoadFailure } from "./loadRun";
@@ -40,11 +41,13 @@ async function resolve(url: string, userIds: readonly string[]): Promise<Resolve
  * test/vectors/addresses.json, and a bench batch against addresses computed here with plain ethers.
  */
 export async function checkAnswers(url: string, benchIds: readonly string[]): Promise<void> {
+  // The benchmark's server has no app registered, so app-owned providers are unknown to it (400 UNKNOWN_PROVIDER).
+  const builtIn = vectors.vectors.filter((v) => isBuiltInProvider(v.userId.slice(0, v.userId.indexOf(":"))));
   const golden = await resolve(
     url,
-    vectors.vectors.map((v) => v.input),
+    builtIn.map((v) => v.input),
   );
-  vectors.vectors.forEach((v, i) => {
+  builtIn.forEach((v, i) => {
     const got = golden.users[i];
     if (got?.canonicalUserId !== v.userId || got.accountAddress !== v.kernel) {
       throw new LoadFailure(`check: golden vector ${JSON.stringify(v.input)} answered ${JSON.stringify(got)}`);

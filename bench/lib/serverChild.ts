@@ -18,7 +18,7 @@ const STOP_GRACE_MS = 5_000;
 
 /**
  * Starts `bench/lib/serverProcess.ts` with `env` (added to a fresh DATABASE_PATH, HOST=127.0.0.1, PORT=0,
- * LOG_LEVEL=silent; nothing else of this process's environment but PATH) and waits for its URL.
+ * LOG_LEVEL=silent, TEST_DEPLOYMENT=true; nothing else of this process's environment but PATH) and waits for its URL.
  * `nodeArgs` go to node before the entry, e.g. `--cpu-prof`.
  */
 export async function startServerChild(
@@ -34,6 +34,8 @@ export async function startServerChild(
       PORT: "0",
       LOG_LEVEL: "silent",
       DATABASE_PATH: path.join(dataDir, "idwallet.sqlite"),
+      // A benchmark is a test deployment: its login codes may go to the outbox file.
+      TEST_DEPLOYMENT: "true",
       ...env,
     },
     stdio: ["pipe", "pipe", "inherit"],

@@ -52,13 +52,22 @@ library IdwalletNames {
         return (true, bytes.concat(provider, ":", username));
     }
 
+    /// @notice ENSIP-1 namehash of a DNS-encoded name; zero for a malformed or over-long one (as for the root).
+    /// @param name The DNS wire-format encoding of the name.
+    function namehash(bytes calldata name) internal pure returns (bytes32 node) {
+        uint256[] memory starts = _labelStarts(name);
+        for (uint256 i = starts.length; i > 0; --i) {
+            node = keccak256(abi.encodePacked(node, keccak256(_label(name, starts[i - 1]))));
+        }
+    }
+
     /// @dev Offsets of each label's length byte; empty for a malformed or over-long name (or the root).
     function _labelStarts(bytes calldata name) private pure returns (uint256[] memory starts) {
         if (name.length == 0 || name.length > MAX_NAME_BYTES) return starts;
         uint256 count;
         uint256 offset;
         while (offset < name.length && name[offset] != 0) {
-            offset += 1 + uint8(name[offset]);
+            offset += 1 + uint256(uint8(name[offset]));
             ++count;
         }
         // The zero byte must end the name exactly.
@@ -67,13 +76,13 @@ library IdwalletNames {
         offset = 0;
         for (uint256 i = 0; i < count; ++i) {
             starts[i] = offset;
-            offset += 1 + uint8(name[offset]);
+            offset += 1 + uint256(uint8(name[offset]));
         }
     }
 
     /// @dev The label at `start` (the offset of its length byte).
     function _label(bytes calldata name, uint256 start) private pure returns (bytes calldata) {
-        return name[start + 1:start + 1 + uint8(name[start])];
+        return name[start + 1:start + 1 + uint256(uint8(name[start]))];
     }
 
     /// @dev Index of the first label of the domain, whose suffix hashes to `domainNode` (ENSIP-1 namehash,

@@ -64,6 +64,8 @@ contract IdwalletResolver is IExtendedResolver, IERC7996, IERC165, Ownable2Step 
     /// @notice `chainId` has no ENSIP-11 coin type of its own: 0 (the default EVM coin type is always answered),
     ///         1 (Ethereum's is 60) or 2^31 and above.
     error IdwalletResolverInvalidChain(uint256 chainId);
+    /// @notice A record call of `resolve` asked about `asked`, not about the name's own node `node`.
+    error IdwalletResolverNodeMismatch(bytes32 node, bytes32 asked);
 
     /// @param owner_ Manages URLs, signers and chains (two-step transferable). Passed explicitly because a
     ///        deterministic deployment's msg.sender is the deployment proxy.
@@ -192,16 +194,15 @@ contract IdwalletResolver is IExtendedResolver, IERC7996, IERC165, Ownable2Step 
         return result;
     }
 
-    /// @notice ERC-165: IERC165, IExtendedResolver (0x9061b923), IERC7996 (0x582de3e7), and the records
-    ///         answered through `resolve`: addr(bytes32) (0x3b3b57de) and addr(bytes32,uint256) (0xf1cb7e06).
+    /// @notice ERC-165: IERC165, IExtendedResolver (0x9061b923) and IERC7996 (0x582de3e7). The address records are
+    ///         answered only through `resolve` (a node alone does not say which name it is), so their
+    ///         interfaces are not claimed: a client that found them would call addr(node) directly.
     /// @param interfaceId The interface asked about.
     function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
         return
             interfaceId == type(IERC165).interfaceId ||
             interfaceId == type(IExtendedResolver).interfaceId ||
-            interfaceId == type(IERC7996).interfaceId ||
-            interfaceId == type(IAddrResolver).interfaceId ||
-            interfaceId == type(IAddressResolver).interfaceId;
+            interfaceId == type(IERC7996).interfaceId;
     }
 
     /// @notice ERC-7996: ENSIP-22 "eth.ens.resolver.extended.multicall" (0x96b62db8), `resolve` answers
@@ -230,6 +231,19 @@ contract IdwalletResolver is IExtendedResolver, IERC7996, IERC165, Ownable2Step 
         }
         (bool onChain, address wallet) = walletOf(name);
         if (!onChain) return (false, "");
+        // ENSIP-10 passes the name and, inside `data`, its node: an answer for `name` is no answer for another node,
+        // which a caller that keys on the node (and takes the name from a user) would read as that node's.
+        bytes32 node = IdwalletNames.namehash(name);
+        for (uint256 i = 0; i < calls.length; ++i) {
+            bytes memory item = calls[i];
+            bytes32 asked;
+            // The node is the first argument, the word after the 4-byte selector (checked present above): memory
+            // at item + 32 (past the length word) + 4.
+            assembly ("memory-safe") {
+                asked := mload(add(item, 36))
+            }
+            if (asked != node) revert IdwalletResolverNodeMismatch(node, asked);
+        }
         if (!multicall) return (true, _answerAddressCall(calls[0], wallet));
         bytes[] memory results = new bytes[](calls.length);
         for (uint256 i = 0; i < calls.length; ++i) {

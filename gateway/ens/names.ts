@@ -74,5 +74,20 @@ export function userIdToName(userId: UserId, domain: string, hasNames: HasNames)
   }
   if (UNDERSCORE_PROVIDERS.has(userId.provider)) username = username.replaceAll("_", "-");
   const name = `${username}.${userId.provider}.${domain}`;
+  if (!fitsDnsEncoding(name)) return undefined;
   return normalized(name) === name ? name : undefined;
+}
+
+// DNS wire format (ENSIP-10 passes names so): a label of at most 255 bytes behind its length byte; the resolver
+// contract reads names of at most 1024 bytes so encoded. A longer name could be sent by no client as written.
+const MAX_LABEL_BYTES = 255;
+const MAX_ENCODED_NAME_BYTES = 1024;
+
+/** Whether a name's DNS encoding (each label behind its length byte, then a zero byte) stays within the bounds. */
+function fitsDnsEncoding(name: string): boolean {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: 85 units make no label over 255 bytes nor a name over 1024.
+  if (name.length <= 85) return true;
+  const labels = name.split(".").map((label) => Buffer.byteLength(label, "utf8"));
+  const encoded = labels.reduce((sum, bytes) => sum + 1 + bytes, 1);
+  return encoded <= MAX_ENCODED_NAME_BYTES && labels.every((bytes) => bytes <= MAX_LABEL_BYTES);
 }

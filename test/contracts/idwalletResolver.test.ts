@@ -181,6 +181,24 @@ describe("IdwalletResolver", () => {
       }
     });
 
+    it("an integrator keyed on the node is not answered for another name: a record call's node must be the name's", async () => {
+      const { resolver, resolve } = await loadFixture(fixture);
+      const alice = "alice.github.idwallet.eth";
+      const bob = "bob.github.idwallet.eth";
+      for (const data of [addrCall(bob), coinCall(bob, 60n), multicall([addrCall(alice), addrCall(bob)])]) {
+        await expect(resolve(alice, data))
+          .to.be.revertedWithCustomError(resolver, "IdwalletResolverNodeMismatch")
+          .withArgs(rawNamehash(alice), rawNamehash(bob));
+      }
+    });
+
+    it("reads a label of 255 bytes (the DNS maximum) instead of failing: an apple id of 255 characters", async () => {
+      const { resolve, walletOf } = await loadFixture(fixture);
+      const username = "a".repeat(255);
+      const name = `${username}.apple.idwallet.eth`;
+      expect(await resolve(name, addrCall(name))).to.equal(abi.encode(["address"], [walletOf(`apple:${username}`)]));
+    });
+
     it("sends names it does not derive to the gateway: not plain ASCII, not built in, outside the domain, malformed", async () => {
       const { resolver, resolve, expectGateway } = await loadFixture(fixture);
       for (const name of [
@@ -301,19 +319,19 @@ describe("IdwalletResolver", () => {
         IERC165: selector("supportsInterface(bytes4)"),
         IExtendedResolver: selector("resolve(bytes,bytes)"),
         IERC7996: selector("supportsFeature(bytes4)"),
-        IAddrResolver: selector("addr(bytes32)"),
-        IAddressResolver: selector("addr(bytes32,uint256)"),
       };
-      expect(Object.values(interfaceIds)).to.deep.equal([
-        "0x01ffc9a7",
-        "0x9061b923",
-        "0x582de3e7",
-        "0x3b3b57de",
-        "0xf1cb7e06",
-      ]);
+      expect(Object.values(interfaceIds)).to.deep.equal(["0x01ffc9a7", "0x9061b923", "0x582de3e7"]);
       for (const interfaceId of Object.values(interfaceIds))
         expect(await resolver.supportsInterface(interfaceId)).to.be.true;
-      for (const other of ["0xffffffff", selector("text(bytes32,string)"), selector("contenthash(bytes32)")]) {
+      // The address records are answered only through resolve(name, data): a client that found their interfaces
+      // would call addr(node) directly, which has no name to derive from.
+      for (const other of [
+        "0xffffffff",
+        selector("addr(bytes32)"),
+        selector("addr(bytes32,uint256)"),
+        selector("text(bytes32,string)"),
+        selector("contenthash(bytes32)"),
+      ]) {
         expect(await resolver.supportsInterface(other)).to.be.false;
       }
       const multicallFeature = id("eth.ens.resolver.extended.multicall").slice(0, 10);

@@ -102,10 +102,18 @@ describe("ENS names ↔ user ids", () => {
     ["'__' as a label's 3rd and 4th characters (its '--' is ENSIP-15's label extension)", "x:ab__cd"],
     ["a capital letter in an app-owned subject", "demo:Alice"],
     ["a leading @ in an app-owned subject", "demo:@alice"],
+    ["a label over 255 bytes (no client can DNS-encode it)", `demo:${"名".repeat(86)}`],
   ];
   for (const [why, userId] of noName) {
     it(`gives no name to an id with ${why}`, () => expect(nameOf(userId!)).to.equal(undefined));
   }
+
+  it("gives no name whose DNS encoding is over 1024 bytes, which the resolver contract does not read", () => {
+    const username = Array.from({ length: 3 }, () => "名".repeat(80)).join(".");
+    const longDomain = `${["d", "e", "f", "g", "h"].map((c) => c.repeat(60)).join(".")}.eth`;
+    expect(userIdToName(parseUserId(`demo:${username}`), DOMAIN, hasNames)).to.be.a("string");
+    expect(userIdToName(parseUserId(`demo:${username}`), longDomain, hasNames)).to.equal(undefined);
+  });
 
   const char = (chars: string) => fc.constantFrom(...chars);
   const word = (chars: string, min: number, max: number) =>
