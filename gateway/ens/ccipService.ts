@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import { ApiError, InvalidRequestError } from "../errors/apiError";
 import { deriveWalletAddress } from "../identity/walletAddress";
 import type { CcipSigner } from "./ccipSigner";
-import { InvalidDnsNameError, decodeDnsName } from "./dnsName";
+import { InvalidDnsNameError, decodeDnsName, dnsNamehash } from "./dnsName";
 import { type HasNames, nameToUserId } from "./names";
 import { type NameOwner, answerRecord } from "./records";
 import { RESOLVE_SELECTOR, decodeCanonicalResolve, decodeResolve } from "./resolveCall";
@@ -60,7 +60,11 @@ export function createCcipService(options: CcipServiceOptions): {
     let owner: NameOwner | undefined;
     try {
       const userId = nameToUserId(decodeDnsName(name), options.domain, options.hasNames);
-      owner = userId && { userId, wallet: deriveWalletAddress(options.kernelFactory, "kernel", userId) };
+      owner = userId && {
+        userId,
+        wallet: deriveWalletAddress(options.kernelFactory, "kernel", userId),
+        node: dnsNamehash(name),
+      };
     } catch (error) {
       if (error instanceof InvalidDnsNameError) throw new InvalidRequestError(error.message, [], "INVALID_NAME");
       throw error;

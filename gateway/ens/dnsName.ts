@@ -1,3 +1,5 @@
+import { keccak256Bytes } from "../identity/keccak";
+
 /** A DNS wire-format name that is malformed: bad lengths, missing terminator, or invalid UTF-8. */
 export class InvalidDnsNameError extends Error {
   override readonly name = "InvalidDnsNameError";
@@ -29,4 +31,17 @@ export function decodeDnsName(bytes: Uint8Array): string {
   }
   if (offset !== bytes.length - 1) throw new InvalidDnsNameError("bytes after the terminating zero");
   return labels.join(".");
+}
+
+/** ENSIP-1 namehash of a DNS-encoded name as sent (its labels as they are), 64 lowercase hex digits, no 0x. */
+export function dnsNamehash(bytes: Uint8Array): string {
+  decodeDnsName(bytes);
+  const starts: number[] = [];
+  for (let offset = 0; bytes[offset] !== 0; offset += 1 + bytes[offset]!) starts.push(offset);
+  let node: Buffer = Buffer.alloc(32);
+  for (const start of starts.reverse()) {
+    const label = keccak256Bytes(bytes.subarray(start + 1, start + 1 + bytes[start]!));
+    node = keccak256Bytes(Buffer.concat([node, label]));
+  }
+  return node.toString("hex");
 }

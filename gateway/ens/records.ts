@@ -19,7 +19,16 @@ const EMPTY_BYTES_RESULT = abi.encode(["bytes"], ["0x"]);
 export interface NameOwner {
   readonly userId: UserId;
   readonly wallet: string;
+  /**
+   * The name's node (ENSIP-1 namehash, 64 lowercase hex digits, no 0x), when known: a record call about another
+   * node is answered as for nobody, so an answer for this name is never handed out under another name's node.
+   */
+  readonly node?: string;
 }
+
+/** `owner` if a record call about `node` (hex digits, with or without 0x) is about its name, else nobody. */
+const ownerOfNode = (owner: NameOwner | undefined, node: string): NameOwner | undefined =>
+  owner && (owner.node === undefined || owner.node === node.replace(/^0x/, "").toLowerCase()) ? owner : undefined;
 
 const usernameOn =
   (...providers: string[]) =>
@@ -75,9 +84,10 @@ const encodeAddressBytes = (address: string): string =>
  * is lowercase hex in the exact canonical ABI layout (what ethers sends); undefined for anything else.
  * Exported for its property test, which holds it to ethers' decoding and encoding.
  */
-export function answerCommonRecord(call: string, owner: NameOwner | undefined): string | undefined {
+export function answerCommonRecord(call: string, nameOwner: NameOwner | undefined): string | undefined {
   if (!LOWER_HEX.test(call)) return undefined;
   const selector = call.slice(0, SELECTOR_HEX);
+  const owner = ownerOfNode(nameOwner, call.slice(SELECTOR_HEX, SELECTOR_HEX + WORD_HEX));
   if (selector === ADDR_CALL && call.length === SELECTOR_HEX + WORD_HEX) {
     return owner ? `0x${"0".repeat(24)}${owner.wallet.slice(2).toLowerCase()}` : ZERO_ADDRESS_RESULT;
   }
@@ -110,10 +120,12 @@ function canonicalStringArgument(call: string, head: number): string | undefined
   return bytes.toString("latin1");
 }
 
-function answerAnyRecord(call: string, owner: NameOwner | undefined, depth: number): string {
+function answerAnyRecord(call: string, nameOwner: NameOwner | undefined, depth: number): string {
   const fragment = RECORDS.getFunction(dataSlice(call, 0, 4));
   if (!fragment) return "0x";
   const args = RECORDS.decodeFunctionData(fragment, call);
+  // Every record call but multicall names its node first.
+  const owner = fragment.name === "multicall" ? nameOwner : ownerOfNode(nameOwner, args[0] as string);
   switch (fragment.format()) {
     case "addr(bytes32)":
       return owner ? abi.encode(["address"], [owner.wallet]) : ZERO_ADDRESS_RESULT;

@@ -2,7 +2,19 @@ import { expect } from "chai";
 import request from "supertest";
 import type { TrustProxy } from "../../../gateway/config/trustProxy";
 import pino from "pino";
-import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from "ethers";
+import {
+  AbiCoder,
+  Interface,
+  Wallet,
+  ZeroAddress,
+  ZeroHash,
+  concat,
+  dnsEncode,
+  keccak256,
+  namehash,
+  recoverAddress,
+  toUtf8Bytes,
+} from "ethers";
 import golden from "../../vectors/addresses.json";
 import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
 import { type CcipSigner, createCcipSigner } from "../../../gateway/ens/ccipSigner";
@@ -137,6 +149,26 @@ describe("CCIP-read gateway", () => {
     expect(items[2]).to.equal("0x");
   });
 
+  it("signs no answer for one name under another name's node (a caller keyed on nodes would take it for that name's)", async () => {
+    const { handler } = gateway();
+    const bob = "bob.github.idwallet.eth";
+    const ask = async (record: string) => {
+      const callData = lookup(name, record);
+      return verified((await get(handler, callData).expect(200)).body.data, callData).result;
+    };
+    expect(abi.decode(["address"], await ask(addrCall(bob)))[0]).to.equal(ZeroAddress);
+    expect(abi.decode(["bytes"], await ask(coinCall(bob, 60n)))[0]).to.equal("0x");
+    expect(abi.decode(["string"], await ask(textCall(bob, "com.github")))[0]).to.equal("");
+    const [items] = abi.decode(
+      ["bytes[]"],
+      await ask(RECORDS.encodeFunctionData("multicall", [[addrCall(name), addrCall(bob)]])),
+    ) as unknown as [string[]];
+    expect(items.map((item) => abi.decode(["address"], item)[0])).to.deep.equal([ALICE, ZeroAddress]);
+    // Spelled in another layout (ethers' decoder, not the fast path), the same.
+    const padded = `${addrCall(bob)}${"00".repeat(32)}`;
+    expect(abi.decode(["address"], await ask(padded))[0]).to.equal(ZeroAddress);
+  });
+
   it("answers 'no record' for names without a wallet: outside the domain, unknown provider", async () => {
     const { handler } = gateway();
     for (const other of ["alice.github.other.eth", "alice.myspace.idwallet.eth", "idwallet.eth"]) {
@@ -160,10 +192,16 @@ describe("CCIP-read gateway", () => {
         .split(".")
         .map((l) => Buffer.concat([Buffer.from([Buffer.byteLength(l)]), Buffer.from(l)]).toString("hex"))
         .join("")}00`;
+    // ENSIP-1 namehash of the labels as written.
+    const node = (n: string) =>
+      n
+        .split(".")
+        .reverse()
+        .reduce((parent, label) => keccak256(concat([parent, keccak256(toUtf8Bytes(label))])), ZeroHash);
     const ask = async (n: string) => {
       const callData = RESOLVE.encodeFunctionData("resolve", [
         wire(n),
-        RECORDS.encodeFunctionData("addr(bytes32)", [`0x${"11".repeat(32)}`]),
+        RECORDS.encodeFunctionData("addr(bytes32)", [node(n)]),
       ]);
       const res = await get(handler, callData).expect(200);
       return abi.decode(["address"], verified(res.body.data, callData).result)[0] as string;
