@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { verifyEnsResolver } from "./ens/resolverCheck";
 import { type Server, createServer } from "node:http";
 import { sql } from "kysely";
 import type { Logger } from "pino";
@@ -47,7 +48,8 @@ export async function sealStoredSecrets(providers: Pick<ProvidersRepository, "re
 
 /**
  * Opens storage (running migrations), seals stored secrets, checks every configured RPC's chain id, builds the app
- * and listens. Refuses to start on a bad database, a stored secret it cannot seal or open, or a chain-id mismatch.
+ * and listens. Refuses to start on a bad database, a stored secret it cannot seal or open, a chain-id mismatch, or
+ * an ENS resolver deployed for other wallets or another domain.
  */
 export async function startServer(
   config: Config,
@@ -67,6 +69,7 @@ export async function startServer(
     await sealStoredSecrets(repositories.providers, logger);
     const chains = createChainClients(config);
     await verifyChainIds(chains);
+    await verifyEnsResolver(config.ens, config.contracts.kernelFactory, chains);
     const maintenance = createMaintenanceMonitor({
       configured: config.maintenance,
       store: repositories.settings,

@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import { Wallet, namehash } from "ethers";
+import type { ChainClient } from "../../gateway/chains/clients";
 import { WALLET_CHAIN_IDS } from "../../gateway/ens/coinTypes";
+import { EnsResolverMismatchError, verifyEnsResolver } from "../../gateway/ens/resolverCheck";
 import { proxyInitCodeHash } from "../../gateway/identity/walletAddress";
 import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { deployTestEnsDomain, setDomainResolver } from "../../scripts/deployment/ensDomain";
@@ -73,6 +75,37 @@ describe("ENS deployment", () => {
     );
     expect(pendingAdminActions).to.include(
       `IdwalletResolver(${contracts.ensResolver}).setChains(${JSON.stringify(WALLET_CHAIN_IDS)}, true)`,
+    );
+  });
+
+  it("a service whose factory or domain is not its deployed resolver's refuses to start; an OffchainResolver is not read", async () => {
+    const provider = await startSecondChain(31337);
+    const [adminAddress] = (await provider.listAccounts()).map((a) => a.address);
+    const admin = await provider.getSigner(adminAddress);
+    const { contracts } = await deployIdwallet(admin, {
+      admin: adminAddress!,
+      ensDomain: "example.eth",
+      walletSigners: [],
+      sponsorSigners: [],
+      ccipSigners: [],
+      ccipUrls: [],
+    });
+    const chains = new Map([["localhost", { name: "localhost", chainId: 31337, provider } as unknown as ChainClient]]);
+    const settings = { resolver: contracts.ensResolver, chain: "localhost", domain: "example.eth" };
+    expect(await verifyEnsResolver(settings, contracts.kernelFactory, chains)).to.equal("checked");
+    // Another factory: names would resolve on chain to wallets /v1/resolver never gives.
+    const error = await verifyEnsResolver(settings, contracts.baseFactory, chains).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(EnsResolverMismatchError);
+    expect(String(error)).to.match(/another kernelFactory, walletInitCodeHash than this service's/);
+    const domain = await verifyEnsResolver({ ...settings, domain: "other.eth" }, contracts.kernelFactory, chains).catch(
+      (e: unknown) => e,
+    );
+    expect(String(domain)).to.match(/another domainNode/);
+    // A contract without the getters (the first resolver, or anything else) answers through the gateway only.
+    const offchain = { ...settings, resolver: contracts.kernelFactory };
+    expect(await verifyEnsResolver(offchain, contracts.baseFactory, chains)).to.equal("not checked");
+    expect(await verifyEnsResolver({ ...settings, chain: "eth" }, contracts.baseFactory, chains)).to.equal(
+      "not checked",
     );
   });
 });
