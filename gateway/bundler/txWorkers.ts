@@ -108,6 +108,8 @@ const MAX_ERROR_BACKOFF_MS = 5_000;
 /** Runs a stepper until stopped: at once after a productive step, after the poll interval otherwise. */
 class Loop {
   private stopped = false;
+  /** A wake came during the current step, which may have read the queue before that work was stored. */
+  private woken = false;
   private wakeUp: (() => void) | undefined;
   private readonly done: Promise<void>;
 
@@ -120,6 +122,7 @@ class Loop {
   }
 
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -134,6 +137,7 @@ class Loop {
     let failures = 0;
     while (!this.stopped) {
       let progressed = false;
+      this.woken = false;
       try {
         progressed = await this.stepper.tick();
         failures = 0;
@@ -142,7 +146,8 @@ class Loop {
         // The message only: RPC errors carry whole payloads (signed operations, contract code).
         this.logger.error({ error: rpcErrorMessage(error), failures }, "transaction worker step failed; retrying");
       }
-      if (progressed || this.stopped) continue;
+      // Not after a failed step: a flood of accepted requests must not turn the back-off into a busy retry.
+      if (progressed || this.stopped || (this.woken && failures === 0)) continue;
       const pause =
         failures === 0 ? this.pollIntervalMs : Math.min(this.pollIntervalMs * 2 ** failures, MAX_ERROR_BACKOFF_MS);
       await new Promise<void>((resolve) => {
