@@ -40,6 +40,7 @@ import type { ProvidersRepository } from "./storage/providersRepository";
 import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
 import type { SafesRepository } from "./storage/safesRepository";
 import type { TransactionsRepository } from "./storage/transactionsRepository";
+import type { WorkerWaker } from "./workerWaker";
 
 /** Everything the app is built from; only the entry file reads the environment. */
 export interface AppDeps {
@@ -61,8 +62,8 @@ export interface AppDeps {
   readonly dust: DustRepository;
   /** Per-app request counters, shared by every process on the database (the app rate limit). */
   readonly rateWindows: RateWindowsRepository;
-  /** Chains whose transaction requests are accepted, and the nudge for a worker in this process. */
-  readonly txWorkers: { readonly chains: ReadonlySet<string>; wake(chain: string): void };
+  /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
+  readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
 }
 
 /** Builds the express app from injected parts. */

@@ -8,6 +8,7 @@ import { openDatabase } from "./storage/database";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers } from "./bundler/txWorkers";
+import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -36,6 +37,11 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServe
   const server = await startServer(config, {
     logger: logger.child({ worker: cluster.worker?.id }),
     runTxWorkers: false,
+    // An accepted request wakes the primary's loop for its chain rather than waiting for the poll.
+    waker: createPrimaryWaker(
+      process.send && ((message, callback) => process.send!(message, undefined, undefined, callback)),
+      () => process.connected,
+    ),
   });
   process.send?.({ type: "listening", url: server.url, port: server.port } satisfies ListeningMessage);
   process.on("message", (message) => {
@@ -61,6 +67,9 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     logger: logger.child({ component: "primary" }),
     run: config.transactions.worker,
   });
+  // Every worker, a replacement too, may ask for a wake; any other message is the fork's own concern.
+  const onMessage = (_worker: Worker, message: unknown) => void handleWakeMessage(message, txWorkers);
+  cluster.on("message", onMessage);
   // Workers run the entry file again; under ts-node they need its hook too.
   if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("ts-node"))) {
     cluster.setupPrimary({ execArgv: [...process.execArgv, "-r", "ts-node/register/transpile-only"] });
@@ -89,6 +98,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     port: first!.port,
     close: async () => {
       stopping = true;
+      cluster.off("message", onMessage);
       await txWorkers.stop();
       for (const chain of chains.values()) chain.provider.destroy();
       await database.close();

@@ -20,6 +20,7 @@ import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
 import type { ProvidersRepository } from "./storage/providersRepository";
 import { createRepositories } from "./storage/repositories";
+import type { WorkerWaker } from "./workerWaker";
 
 /** A running service. */
 export interface RunningServer {
@@ -58,6 +59,8 @@ export async function startServer(
     clock?: () => Date;
     /** Run the transaction workers here (default: the transactions.worker setting); false in cluster workers. */
     runTxWorkers?: boolean;
+    /** Wakes the worker loops after an accepted request (default: those of this process). */
+    waker?: WorkerWaker;
   } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -92,6 +95,7 @@ export async function startServer(
       run: options.runTxWorkers ?? config.transactions.worker,
     });
     const workers = txWorkers;
+    const waker = options.waker ?? workers;
     const userTokens = createUserTokens({
       secret: config.auth.tokenSecret,
       issuer: config.auth.issuer,
@@ -112,7 +116,7 @@ export async function startServer(
       safes: repositories.safes,
       dust: repositories.dust,
       rateWindows: repositories.rateWindows,
-      txWorkers: workers,
+      txWorkers: { chains: workers.chains, wake: (chain) => waker.wake(chain) },
       userTokens,
       // One OTP service for both ports, so they share its limits.
       otp: createOtpService({

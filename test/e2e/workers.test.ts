@@ -2,8 +2,13 @@ import { expect } from "chai";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request } from "node:http";
 import path from "node:path";
 import readline from "node:readline";
+import { Wallet } from "ethers";
+import { TestTarget__factory } from "../../typechain-types";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { serviceRequests } from "../helpers/serviceRequests";
 import golden from "../vectors/addresses.json";
 
 interface LogLine {
@@ -12,10 +17,12 @@ interface LogLine {
   worker?: number;
   url?: string;
   workers?: number;
+  req?: { id: string; path: string };
+  res?: { statusCode: number };
 }
 
-/** Starts `npm run serve`'s entry with WORKERS=2 on a free port; yields its JSON log lines. */
-function startService(): {
+/** Starts `npm run serve`'s entry with WORKERS=2 on a free port (settings in `env` win); yields its JSON log lines. */
+function startService(env: Readonly<Record<string, string>> = {}): {
   child: ChildProcess;
   lines: LogLine[];
   waitFor: (p: (l: LogLine) => boolean) => Promise<LogLine>;
@@ -32,6 +39,7 @@ function startService(): {
       CONTRACT_BASE_FACTORY: golden.baseFactory,
       // Its SMS go to the outbox file, which only a test deployment may use.
       TEST_DEPLOYMENT: "true",
+      ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -76,6 +84,90 @@ describe("Several worker processes (WORKERS=2)", function () {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
+    }
+  });
+
+  it("an accepted request wakes the primary's transaction worker, from a replaced worker too: included long before the next poll", async function () {
+    this.timeout(120_000);
+    const setup = await prepareServiceOnChain();
+    // The worker loop polls every 30 s: only a wake from the HTTP worker that accepted a request starts it sooner.
+    const { child, waitFor } = startService({
+      ...setup.env(setup.chain.rpcUrl, { TX_POLL_INTERVAL_MS: "30000", LOG_LEVEL: "info" }),
+      WORKERS: "2",
+    });
+    try {
+      const { url } = await waitFor((l) => l.msg === "idwallet listening" && l.workers === 2);
+      const target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
+      await target.waitForDeployment();
+      const requests = serviceRequests(url!, setup.appToken, setup.userToken);
+      /** POSTs on a connection of its own, so the cluster hands each request to the next worker in turn. */
+      const post = (route: string, body: unknown, headers: Record<string, string> = {}) =>
+        new Promise<{ status: number; body: { id: string; address: string; txUuid: string } }>((resolve, reject) => {
+          const req = request(`${url}${route}`, {
+            method: "POST",
+            agent: false,
+            headers: { "Content-Type": "application/json", Authorization: `Bearer ${setup.appToken}`, ...headers },
+          });
+          req.on("error", reject).on("response", (res) => {
+            let text = "";
+            res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          });
+          req.end(JSON.stringify(body));
+        });
+      /** Fails unless `done` holds within 10 s, a third of the poll interval. */
+      const within10s = async (done: () => Promise<boolean>) => {
+        const start = Date.now();
+        while (!(await done())) {
+          if (Date.now() - start > 10_000) throw new Error("not picked up within 10 s: no wake reached the worker");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      let n = 0;
+      /** Submits a wallet transaction and waits for it; returns the worker that accepted it. */
+      const transaction = async () => {
+        const user = `tel:141555501${String(++n).padStart(2, "0")}`;
+        const reqId = `wake-test-${n}`;
+        const accepted = await post(
+          "/v1/kernel/tx",
+          {
+            userId: user,
+            chain: "localhost",
+            to: [await target.getAddress()],
+            value: ["0"],
+            data: [target.interface.encodeFunctionData("record", [n])],
+            auth: await setup.userToken(user),
+          },
+          { "X-Request-Id": reqId },
+        );
+        expect(accepted.status).to.equal(202);
+        await within10s(async () => (await requests.view(accepted.body.id)).status === "included");
+        expect((await requests.view(accepted.body.id)).success).to.equal(true);
+        return (await waitFor((l) => l.req?.id === reqId)).worker;
+      };
+
+      await transaction();
+      const safe = await post("/v1/localhost/account", { signers: [Wallet.createRandom().address] });
+      expect(safe.status).to.equal(202);
+      await within10s(async () => {
+        const res = await fetch(`${url}/v1/localhost/account/${safe.body.address}/tx/${safe.body.txUuid}`, {
+          headers: { Authorization: `Bearer ${setup.appToken}` },
+        });
+        return ((await res.json()) as { status: string }).status === "included";
+      });
+
+      // The primary replaces a worker that dies; the replacement's wakes reach the loop as well.
+      const victim = await waitFor((l) => l.msg === "idwallet listening" && l.worker === 1);
+      process.kill(victim.pid!, "SIGKILL");
+      await waitFor((l) => l.msg === "idwallet listening" && l.worker === 3);
+      const acceptedBy = new Set<number | undefined>();
+      while (!acceptedBy.has(3) && n < 10) acceptedBy.add(await transaction());
+      expect(acceptedBy).to.include(3);
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      await setup.chain.close();
     }
   });
 });
