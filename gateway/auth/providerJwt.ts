@@ -1,6 +1,6 @@
 import { type JWTVerifyGetKey, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify } from "jose";
 import { UnauthorizedError } from "../errors/apiError";
-import type { ProofKey } from "./userProof";
+import type { ProofKey } from "../identity/providerRegistration";
 
 /** How far in the future an identity service's `iat` may be: its clock may run a little ahead of ours. */
 export const IAT_CLOCK_SKEW_SECONDS = 60;

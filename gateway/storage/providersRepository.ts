@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { jwksUrlRefusal } from "../auth/jwksUrl";
-import type { ProviderRegistration } from "../auth/userProof";
+import type { ProviderRegistration } from "../identity/providerRegistration";
 import { BUILT_IN_PROVIDERS } from "../identity/userId";
 
 /** A provider name an app may register: the user-id provider syntax, and not a built-in provider. */

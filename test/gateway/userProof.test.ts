@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair } from "jose";
 import { ApiError } from "../../gateway/errors/apiError";
-import { type ProviderRegistration, type UserProofDeps, checkUserProof } from "../../gateway/auth/userProof";
+import { type UserProofDeps, checkUserProof } from "../../gateway/auth/userProof";
+import type { ProviderRegistration } from "../../gateway/identity/providerRegistration";
 import { parseUserId } from "../../gateway/identity/userId";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

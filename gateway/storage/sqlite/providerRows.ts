@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ProviderRegistration } from "../../auth/userProof";
+import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { jwksUrlRefusal } from "../../auth/jwksUrl";
 import { type ProviderVerification, StoredProviderVerification } from "../providersRepository";

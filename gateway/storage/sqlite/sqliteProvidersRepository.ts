@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { ProviderRegistration } from "../../auth/userProof";
+import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
 import {
