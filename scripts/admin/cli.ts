@@ -1,4 +1,4 @@
-import { SecretsSettings } from "../../gateway/config/schema";
+import { SecretsSettings } from "../../gateway/config/settingTypes";
 import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { openDatabase, type Database } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
