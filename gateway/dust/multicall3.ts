@@ -1,4 +1,5 @@
 import { Interface, type JsonRpcProvider } from "ethers";
+import { ChainReadError } from "../chains/chainReadError";
 
 /** Multicall3's address: the same on nearly every EVM chain (deployed from one keyless transaction). */
 export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
@@ -18,7 +19,7 @@ export const multicall3Interface = new Interface([
 ]);
 
 /** Thrown when the multicall answer is not an aggregate3 result for the batch sent (e.g. no Multicall3 there). */
-export class Multicall3Error extends Error {
+export class Multicall3Error extends ChainReadError {
   override readonly name = "Multicall3Error";
 }
 

@@ -83,3 +83,15 @@ export class MaintenanceError extends ApiError {
     );
   }
 }
+
+/** 503 REQUEST_TIMEOUT: the deadline passed before the request committed; it did not and will not take effect. */
+export class RequestTimeoutError extends ApiError {
+  constructor(ms: number) {
+    super(
+      503,
+      "REQUEST_TIMEOUT",
+      "Request timed out",
+      `No answer within ${ms} ms; the request did not take effect and will not`,
+    );
+  }
+}

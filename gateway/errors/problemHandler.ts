@@ -1,10 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { isError } from "ethers";
 import { ZodError } from "zod";
-import { Multicall3Error } from "../dust/multicall3";
-import { RequestTimeoutError } from "../services/requestDeadline";
+import { ChainReadError } from "../chains/chainReadError";
 import { isStorageUnavailable } from "../storage/errors";
-import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "./apiError";
+import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError, RequestTimeoutError } from "./apiError";
 import { zodProblems } from "./zodProblems";
 
 /** RFC 9457 media type of every error body. */
@@ -31,7 +30,7 @@ export function toApiError(error: unknown, bodyLimit: string): ApiError | undefi
     return new ApiError(502, "RPC_UNAVAILABLE", "Chain RPC unavailable", "The chain's RPC could not be reached");
   }
   // The node answered, but not as the contract read expects (no Multicall3 there, a malformed answer).
-  if (isError(error, "BAD_DATA") || error instanceof Multicall3Error) {
+  if (isError(error, "BAD_DATA") || error instanceof ChainReadError) {
     return new ApiError(502, "CHAIN_READ_FAILED", "Chain read failed", "The chain's answer could not be read");
   }
   // Read-only, full, failing or locked storage: the failed write rolled back and the request may succeed later (a

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
-import { ApiError } from "../errors/apiError";
-import { RequestDeadline, RequestTimeoutError } from "../services/requestDeadline";
+import { ApiError, RequestTimeoutError } from "../errors/apiError";
+import { RequestDeadline } from "../services/requestDeadline";
 
 /** The deadline of a request (set by {@link requestTimeout}), to hand to the services that commit its effect. */
 export function deadlineOf(res: Response): RequestDeadline {

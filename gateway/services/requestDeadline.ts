@@ -1,16 +1,4 @@
-import { ApiError } from "../errors/apiError";
-
-/** 503 REQUEST_TIMEOUT: the deadline passed before the request committed; it did not and will not take effect. */
-export class RequestTimeoutError extends ApiError {
-  constructor(ms: number) {
-    super(
-      503,
-      "REQUEST_TIMEOUT",
-      "Request timed out",
-      `No answer within ${ms} ms; the request did not take effect and will not`,
-    );
-  }
-}
+import { RequestTimeoutError } from "../errors/apiError";
 
 /**
  * A request's deadline (README "Robustness"). Every commit point of a request (the write that makes its effect
