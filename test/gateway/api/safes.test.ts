@@ -63,6 +63,8 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
     expect(res.headers.location).to.equal(`/v1/localhost/account/${address}/tx/${res.body.txUuid}`);
     const stored = (await (await repositories).transactions.find(res.body.txUuid))!;
     expect(stored).to.deep.include({ accountType: "safe", safeAction: "create", sender: address, status: "queued" });
+    // The stored hash is the one earlier versions stored: a retry across an upgrade still replays.
+    expect(stored.requestHash).to.equal("24d9b4408b82202fd1f9c4dffd1bb3ddb8f64bb19d8d744630697931ae43f530");
     expect(stored.calls).to.deep.equal([
       {
         to: CONTRACTS.proxyFactory,
