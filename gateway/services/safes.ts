@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AbiCoder, ZeroAddress, getAddress, keccak256 } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
-import { chainByName } from "../chains/registry";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
-import type { SafeContracts } from "../safe/safeConfig";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
 import type { SafeCall } from "../safe/safeTransaction";
 import type { App } from "../storage/appsRepository";
@@ -11,6 +10,7 @@ import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepositor
 import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
 import type { SpendPolicy } from "../policy/spendPolicy";
 import type { RequestDeadline } from "./requestDeadline";
+import { safeChain } from "./chainChecks";
 import { actingApp } from "./requestChecks";
 import { type SafeActionRequest, safeCallOf } from "./safeActions";
 
@@ -21,37 +21,13 @@ export const MAX_SAFE_OWNERS = 20;
 export interface SafesDeps {
   readonly safes: SafesRepository;
   readonly transactions: TransactionsRepository;
-  /** Why Safe accounts are not served on a chain (a missing setting), or undefined. */
-  readonly unavailableReason: (chain: string) => string | undefined;
-  /** The Safe contracts of a chain where Safe accounts are served. */
-  readonly contractsFor: (chain: string) => SafeContracts | undefined;
-  /** The operator's owner address, added to every Safe. */
-  readonly operator: string | undefined;
+  /** What each chain can do here: Safe requests are accepted where it serves Safes, built from its contracts. */
+  readonly capabilities: ChainCapabilitiesTable;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   /** The app's budget, rate and allowlists: the relayer pays for every Safe request (README "Budgets and policies"). */
   readonly policy: SpendPolicy;
   /** Told after a request is committed, so a worker in this process starts at once. */
   readonly onAccepted: (chain: string) => void;
-}
-
-/** A chain where Safe accounts are served, with its contracts: 400 for unknown or non-Safe chains, 503 unconfigured. */
-function safeChain(name: string, deps: SafesDeps): SafeContracts {
-  const chain = chainByName(name);
-  if (!chain) throw new ApiError(400, "UNKNOWN_CHAIN", "Unknown chain", `No chain is named ${name}`);
-  if (!chain.safe) {
-    throw new ApiError(400, "CHAIN_NOT_AVAILABLE", "Chain not available", `${name} has no Safe accounts`);
-  }
-  const reason = deps.unavailableReason(name);
-  const contracts = deps.contractsFor(name);
-  if (reason !== undefined || !contracts || !deps.operator) {
-    throw new ApiError(
-      503,
-      "SAFE_NOT_CONFIGURED",
-      "Safe accounts unavailable",
-      `${name}: Safe accounts are not configured on this deployment`,
-    );
-  }
-  return contracts;
 }
 
 /** sha256 of a normalized request: the same Idempotency-Key with another request is a 409. */
@@ -77,10 +53,10 @@ export async function createSafe(
   deps: SafesDeps,
   deadline: RequestDeadline,
 ): Promise<{ safe: SafeRecord; record: TxRecord; created: boolean }> {
-  const contracts = safeChain(chain, deps);
+  const { contracts, operator } = safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   await deps.policy.countRequest(app);
-  const owners = safeOwners(request.signers, deps.operator!);
+  const owners = safeOwners(request.signers, operator);
   const saltNonce = request.saltNonce ?? BigInt(`0x${randomBytes(16).toString("hex")}`);
   const initializer = safeInitializer(owners, contracts.fallbackHandler);
   const address = predictSafeAddress(
@@ -194,7 +170,7 @@ export async function listSafes(
   principal: AppPrincipal,
   deps: SafesDeps,
 ): Promise<{ safes: readonly SafeRecord[]; deployments: ReadonlyMap<string, TxRecord>; nextCursor: string | null }> {
-  safeChain(chain, deps);
+  safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   const rows = await deps.safes.list(app.id, chain, page.limit + 1, page.cursor ? parseCursor(page.cursor) : undefined);
   const safes = rows.slice(0, page.limit);
@@ -253,7 +229,7 @@ export async function submitSafeTransaction(
   deps: SafesDeps,
   deadline: RequestDeadline,
 ): Promise<{ record: TxRecord; created: boolean }> {
-  const contracts = safeChain(chain, deps);
+  const { contracts } = safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   await deps.policy.countRequest(app);
   const safe = await ownSafe(chain, address, principal, deps);
@@ -305,7 +281,7 @@ export async function findSafeTransaction(
   principal: AppPrincipal,
   deps: SafesDeps,
 ): Promise<TxRecord> {
-  safeChain(chain, deps);
+  safeChain(chain, deps.capabilities);
   const safe = await ownSafe(chain, address, principal, deps);
   const record = /^[0-9a-f-]{36}$/.test(txUuid) ? await deps.transactions.find(txUuid) : undefined;
   if (!record || record.accountType !== "safe" || record.chain !== chain || record.sender !== safe.address) {

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
-import type { ChainClient } from "../chains/clients";
-import { chainByName } from "../chains/registry";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
@@ -17,7 +16,8 @@ import type { SpendPolicy } from "../policy/spendPolicy";
 import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
-import { actingApp, requestUserId, servedChain } from "./requestChecks";
+import { transactionChain } from "./chainChecks";
+import { actingApp, requestUserId } from "./requestChecks";
 
 /** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
 export interface TxRequest {
@@ -33,9 +33,8 @@ export interface TxRequest {
 /** What accepting and reporting transactions needs. */
 export interface TransactionsDeps {
   readonly repository: TransactionsRepository;
-  readonly chains: ReadonlyMap<string, ChainClient>;
-  /** Chains whose requests are accepted (a worker and its keys are configured). */
-  readonly acceptingChains: ReadonlySet<string>;
+  /** What each chain can do here: requests are accepted where it takes UserOperations. */
+  readonly capabilities: ChainCapabilitiesTable;
   readonly factories: Readonly<Record<AccountType, string>>;
   /** The operator's OwnerAccount (holds every wallet): no request may call it. */
   readonly ownerAccount: string | undefined;
@@ -68,19 +67,11 @@ export async function submitTransaction(
   const calls = requestCalls(request, deps.maxCalls);
   checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
   const userId = requestUserId(request.userId);
-  servedChain(request.chain, deps.chains);
-  if (!deps.acceptingChains.has(request.chain)) {
-    throw new ApiError(
-      503,
-      "TX_NOT_CONFIGURED",
-      "Transactions unavailable",
-      `${request.chain} takes no transactions on this deployment`,
-    );
-  }
+  const chain = transactionChain(request.chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   // Every spending request counts against the app's rate, refused or not: a runaway app is slowed before any work.
   await deps.policy.countRequest(app);
-  const scope = { chainType: chainByName(request.chain)?.type };
+  const scope = { chainType: chain.type };
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, scope, deps.proof);
   // The call rules come after the proof: an app without a valid proof gets the same proof error whatever its calls,
   // so a refusal here tells only a caller already entitled to act for this user id. Both run before anything is
