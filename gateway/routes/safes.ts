@@ -1,6 +1,7 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
 import {
@@ -12,7 +13,7 @@ import {
   safeView,
   submitSafeTransaction,
 } from "../services/safes";
-import { waitForFinal } from "../services/transactions";
+import { waitForFinal } from "../services/requestAcceptance";
 import {
   CreateSafeBody,
   CustomSafeTxBody,
@@ -24,9 +25,6 @@ import {
 } from "./safes.schema";
 import { IdempotencyKey, TxStatusQuery } from "./transactions.schema";
 import { z } from "zod";
-
-/** How often a waiting status request re-reads the record. */
-const WAIT_POLL_MS = 100;
 
 /** The Safe transaction routes: path under /v1/{chain}/account/{address} and how its body becomes a request. */
 const ACTIONS: { path: string; parse: (body: unknown) => SafeActionRequest }[] = [
@@ -112,13 +110,8 @@ export function safesRouter(deps: {
     const query = TxStatusQuery.parse(req.query);
     let record = await findSafeTransaction(chain, address, String(req.params.txUuid), principal(res), deps.safes);
     if (query.wait === "true") {
-      const aborted = new AbortController();
-      res.on("close", () => aborted.abort());
-      record = await waitForFinal(record, deps.safes.transactions, {
-        timeoutMs: deps.waitTimeoutMs,
-        intervalMs: WAIT_POLL_MS,
-        signal: aborted.signal,
-      });
+      const wait = { timeoutMs: deps.waitTimeoutMs, signal: closedSignal(res) };
+      record = await waitForFinal(record, deps.safes.transactions, wait);
     }
     res.json(safeTransactionView(record));
   });

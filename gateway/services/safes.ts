@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { AbiCoder, ZeroAddress, getAddress, keccak256 } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import type { ChainCapabilitiesTable } from "../chains/capabilities";
@@ -8,9 +8,15 @@ import type { SafeCall } from "../safe/safeTransaction";
 import type { App } from "../storage/appsRepository";
 import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepository } from "../storage/safesRepository";
 import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
-import type { SpendPolicy } from "../policy/spendPolicy";
 import type { RequestDeadline } from "./requestDeadline";
 import { safeChain } from "./chainChecks";
+import {
+  type AcceptanceDeps,
+  IdempotencyKeyReusedError,
+  commitRequest,
+  findRequest,
+  requestHash,
+} from "./requestAcceptance";
 import { actingApp } from "./requestChecks";
 import { type SafeActionRequest, safeCallOf } from "./safeActions";
 
@@ -18,26 +24,12 @@ import { type SafeActionRequest, safeCallOf } from "./safeActions";
 export const MAX_SAFE_OWNERS = 20;
 
 /** What the Safe routes need. */
-export interface SafesDeps {
+export interface SafesDeps extends AcceptanceDeps {
   readonly safes: SafesRepository;
   readonly transactions: TransactionsRepository;
   /** What each chain can do here: Safe requests are accepted where it serves Safes, built from its contracts. */
   readonly capabilities: ChainCapabilitiesTable;
   readonly findApp: (appId: string) => Promise<App | undefined>;
-  /** The app's budget, rate and allowlists: the relayer pays for every Safe request (README "Budgets and policies"). */
-  readonly policy: SpendPolicy;
-  /** Told after a request is committed, so a worker in this process starts at once. */
-  readonly onAccepted: (chain: string) => void;
-}
-
-/** sha256 of a normalized request: the same Idempotency-Key with another request is a 409. */
-const requestHashOf = (parts: unknown): string =>
-  createHash("sha256")
-    .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)))
-    .digest("hex");
-
-function conflict(): ApiError {
-  return new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
 }
 
 /**
@@ -65,7 +57,7 @@ export async function createSafe(
     initializer,
     appSaltNonce(app.id, saltNonce),
   );
-  const requestHash = requestHashOf(["safe-create", chain, owners, request.saltNonce ?? null]);
+  const hash = requestHash(["safe-create", chain, owners, request.saltNonce ?? null]);
   const deployCall = {
     to: contracts.proxyFactory,
     value: 0n,
@@ -73,41 +65,39 @@ export async function createSafe(
   };
   const spend = { chain, calls: [deployCall], account: "safe" as const, userId: undefined, checkCalls: false };
   const admission = deps.policy.admit(app, spend);
-  try {
-    // The commit point: the Safe and its deployment request are stored in one transaction.
-    const result = await deps.policy.commit(spend, admission, () =>
-      deadline.commit(() =>
-        deps.safes.create(
-          {
-            chain,
-            address,
-            appId: app.id,
-            owners,
-            saltNonce,
-            singleton: contracts.singleton,
-            proxyFactory: contracts.proxyFactory,
-            fallbackHandler: contracts.fallbackHandler,
-          },
-          {
-            appId: app.id,
-            accountType: "safe",
-            userId: "",
-            chain,
-            sender: address,
-            calls: [deployCall],
-            delegatecall: false,
-            idempotencyKey,
-            requestHash,
-            safeAction: "create",
-            reservedGas: admission.reservedGas,
-          },
-          admission.limits,
-        ),
-      ),
+  // The Safe and its deployment request are stored in one transaction.
+  const store = () =>
+    deps.safes.create(
+      {
+        chain,
+        address,
+        appId: app.id,
+        owners,
+        saltNonce,
+        singleton: contracts.singleton,
+        proxyFactory: contracts.proxyFactory,
+        fallbackHandler: contracts.fallbackHandler,
+      },
+      {
+        appId: app.id,
+        accountType: "safe",
+        userId: "",
+        chain,
+        sender: address,
+        calls: [deployCall],
+        delegatecall: false,
+        idempotencyKey,
+        requestHash: hash,
+        safeAction: "create",
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
     );
-    if (!result.created && (result.record.requestHash !== requestHash || !result.safe)) throw conflict();
-    if (result.created) deps.onAccepted(chain);
-    return { safe: result.safe!, record: result.record, created: result.created };
+  try {
+    const result = await commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
+    // A replayed key with this request's hash is this Safe's creation: its Safe is stored.
+    if (!result.safe) throw new IdempotencyKeyReusedError();
+    return { safe: result.safe, record: result.record, created: result.created };
   } catch (error) {
     if (!(error instanceof SafeExistsError)) throw error;
     throw new ApiError(
@@ -235,7 +225,7 @@ export async function submitSafeTransaction(
   const safe = await ownSafe(chain, address, principal, deps);
   const call: SafeCall = safeCallOf(request, safe.address, contracts);
   const action: SafeAction = request.action;
-  const requestHash = requestHashOf(["safe", chain, safe.address, request]);
+  const hash = requestHash(["safe", chain, safe.address, request]);
   const calls = [{ to: call.to, value: call.value, data: call.data.toLowerCase() }];
   // A custom call's target and value are the app's choice, as a wallet call's are; payouts go where their
   // recipients are, through the token or MultiSend, and are bounded by the budget alone.
@@ -248,29 +238,24 @@ export async function submitSafeTransaction(
     delegatecall: call.operation === 1,
   };
   const admission = deps.policy.admit(app, spend);
-  const result = await deps.policy.commit(spend, admission, () =>
-    deadline.commit(() =>
-      deps.transactions.create(
-        {
-          appId: app.id,
-          accountType: "safe",
-          userId: "",
-          chain,
-          sender: safe.address,
-          calls,
-          delegatecall: call.operation === 1,
-          idempotencyKey,
-          requestHash,
-          safeAction: action,
-          reservedGas: admission.reservedGas,
-        },
-        admission.limits,
-      ),
-    ),
-  );
-  if (!result.created && result.record.requestHash !== requestHash) throw conflict();
-  if (result.created) deps.onAccepted(chain);
-  return result;
+  const store = () =>
+    deps.transactions.create(
+      {
+        appId: app.id,
+        accountType: "safe",
+        userId: "",
+        chain,
+        sender: safe.address,
+        calls,
+        delegatecall: call.operation === 1,
+        idempotencyKey,
+        requestHash: hash,
+        safeAction: action,
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
+    );
+  return commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
 }
 
 /** A request of this Safe, as the API shows it: 403 for another app's Safe, 404 for an id not of this Safe. */
@@ -283,7 +268,7 @@ export async function findSafeTransaction(
 ): Promise<TxRecord> {
   safeChain(chain, deps.capabilities);
   const safe = await ownSafe(chain, address, principal, deps);
-  const record = /^[0-9a-f-]{36}$/.test(txUuid) ? await deps.transactions.find(txUuid) : undefined;
+  const record = await findRequest(txUuid, deps.transactions);
   if (!record || record.accountType !== "safe" || record.chain !== chain || record.sender !== safe.address) {
     throw new NotFoundError(`No transaction ${txUuid} of this Safe`);
   }

@@ -1,22 +1,16 @@
-import { createHash } from "node:crypto";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import type { ChainCapabilitiesTable } from "../chains/capabilities";
-import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
+import { InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
 import type { App } from "../storage/appsRepository";
-import {
-  FINAL_STATUSES,
-  type TransactionsRepository,
-  type TxCall,
-  type TxRecord,
-} from "../storage/transactionsRepository";
-import type { SpendPolicy } from "../policy/spendPolicy";
+import type { TransactionsRepository, TxCall, TxRecord } from "../storage/transactionsRepository";
 import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
 import { transactionChain } from "./chainChecks";
+import { type AcceptanceDeps, commitRequest, findRequest, requestHash } from "./requestAcceptance";
 import { actingApp, requestUserId } from "./requestChecks";
 
 /** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
@@ -31,7 +25,7 @@ export interface TxRequest {
 }
 
 /** What accepting and reporting transactions needs. */
-export interface TransactionsDeps {
+export interface TransactionsDeps extends AcceptanceDeps {
   readonly repository: TransactionsRepository;
   /** What each chain can do here: requests are accepted where it takes UserOperations. */
   readonly capabilities: ChainCapabilitiesTable;
@@ -43,10 +37,6 @@ export interface TransactionsDeps {
   readonly bounds: RequestBounds;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
-  /** The app's budget, rate and allowlists (README "Budgets and policies"). */
-  readonly policy: SpendPolicy;
-  /** Told after a request is committed, so a worker in this process starts at once. */
-  readonly onAccepted: (chain: string) => void;
 }
 
 /**
@@ -95,42 +85,31 @@ export async function submitTransaction(
     delegatecall,
   };
   const admission = deps.policy.admit(app, spend);
-  const requestHash = createHash("sha256")
-    .update(
-      JSON.stringify([
-        type,
-        canonical,
-        request.chain,
+  const hash = requestHash([
+    type,
+    canonical,
+    request.chain,
+    delegatecall,
+    calls.map((c) => [c.to.toLowerCase(), c.value.toString(), c.data.toLowerCase()]),
+  ]);
+  // The one write (request, idempotency key and reserved gas together) that makes it real.
+  const store = () =>
+    deps.repository.create(
+      {
+        appId: app.id,
+        accountType: type,
+        userId: canonical,
+        chain: request.chain,
+        sender,
+        calls,
         delegatecall,
-        calls.map((c) => [c.to.toLowerCase(), c.value.toString(), c.data.toLowerCase()]),
-      ]),
-    )
-    .digest("hex");
-  // The commit point: the one write (request, idempotency key and reserved gas together) that makes it real.
-  const result = await deps.policy.commit(spend, admission, () =>
-    deadline.commit(() =>
-      deps.repository.create(
-        {
-          appId: app.id,
-          accountType: type,
-          userId: canonical,
-          chain: request.chain,
-          sender,
-          calls,
-          delegatecall,
-          idempotencyKey,
-          requestHash,
-          reservedGas: admission.reservedGas,
-        },
-        admission.limits,
-      ),
-    ),
-  );
-  if (!result.created && result.record.requestHash !== requestHash) {
-    throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
-  }
-  if (result.created) deps.onAccepted(request.chain);
-  return result;
+        idempotencyKey,
+        requestHash: hash,
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
+    );
+  return commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
 }
 
 /** The parallel arrays as calls: equal lengths, 1 to `maxCalls` entries, no value in a delegatecall. */
@@ -168,28 +147,11 @@ export async function findTransaction(
   principal: AppPrincipal,
   repository: TransactionsRepository,
 ): Promise<TxRecord> {
-  const record = /^[0-9a-f-]{36}$/.test(id) ? await repository.find(id) : undefined;
+  const record = await findRequest(id, repository);
   if (!record || record.appId !== principal.appId || record.accountType !== type) {
     throw new NotFoundError("No transaction with this id was submitted by this app");
   }
   return record;
-}
-
-/** Polls a request until it is final, `timeoutMs` passes, or `signal` aborts; returns its latest state. */
-export async function waitForFinal(
-  record: TxRecord,
-  repository: TransactionsRepository,
-  options: { timeoutMs: number; intervalMs: number; signal: AbortSignal },
-): Promise<TxRecord> {
-  const deadline = Date.now() + options.timeoutMs;
-  let current = record;
-  while (!FINAL_STATUSES.includes(current.status) && Date.now() < deadline && !options.signal.aborted) {
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(options.intervalMs, Math.max(0, deadline - Date.now()))),
-    );
-    current = (await repository.find(record.id)) ?? current;
-  }
-  return current;
 }
 
 /** The API's view of a request (TxStatusResponse). */
