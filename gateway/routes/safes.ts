@@ -4,15 +4,9 @@ import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
-import {
-  type SafesDeps,
-  createSafe,
-  findSafeTransaction,
-  listSafes,
-  safeTransactionView,
-  safeView,
-  submitSafeTransaction,
-} from "../services/safes";
+import { listSafes } from "../services/safeListing";
+import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../services/safes";
+import { safeTransactionView, safeView } from "../services/safeViews";
 import { waitForFinal } from "../services/requestAcceptance";
 import {
   CreateSafeBody,

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { AbiCoder, ZeroAddress, getAddress, keccak256 } from "ethers";
+import { getAddress } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import type { ChainCapabilitiesTable } from "../chains/capabilities";
-import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
+import { ApiError, NotFoundError } from "../errors/apiError";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
 import type { SafeCall } from "../safe/safeTransaction";
 import type { App } from "../storage/appsRepository";
-import { SafeExistsError, type SafeRecord, type SafesCursor, type SafesRepository } from "../storage/safesRepository";
+import { SafeExistsError, type SafeRecord, type SafesRepository } from "../storage/safesRepository";
 import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
 import type { RequestDeadline } from "./requestDeadline";
 import { safeChain } from "./chainChecks";
@@ -19,9 +19,7 @@ import {
 } from "./requestAcceptance";
 import { actingApp } from "./requestChecks";
 import { type SafeActionRequest, safeCallOf } from "./safeActions";
-
-/** Most owners a Safe created here has, the operator included. */
-export const MAX_SAFE_OWNERS = 20;
+import { appSaltNonce, safeOwners } from "./safeOwners";
 
 /** What the Safe routes need. */
 export interface SafesDeps extends AcceptanceDeps {
@@ -110,92 +108,6 @@ export async function createSafe(
   }
 }
 
-/**
- * The salt nonce the factory gets: the app's own, bound to the app. The same app gets the same address for the same
- * signers and saltNonce on every Safe chain; another app cannot claim that address on a chain where it is not
- * created yet (the owners and salt are public once deployed somewhere).
- */
-export function appSaltNonce(appId: string, saltNonce: bigint): bigint {
-  return BigInt(
-    keccak256(AbiCoder.defaultAbiCoder().encode(["string", "string", "uint256"], ["idwallet:safe", appId, saltNonce])),
-  );
-}
-
-/** Safe's sentinel of its owner list (OwnerManager SENTINEL_OWNERS): never an owner. */
-const SENTINEL = "0x0000000000000000000000000000000000000001";
-
-/** The owners of a new Safe: the signers (distinct, no zero or sentinel address) and then the operator. */
-function safeOwners(signers: readonly string[], operator: string): string[] {
-  const owners = signers.map((s) => getAddress(s));
-  const seen = new Set<string>();
-  owners.forEach((owner, i) => {
-    if (owner === ZeroAddress || owner === SENTINEL) {
-      throw new InvalidRequestError("A signer cannot be the zero or sentinel address", [
-        { pointer: `/signers/${i}`, detail: "not an owner address" },
-      ]);
-    }
-    if (seen.has(owner))
-      throw new InvalidRequestError(`${owner} is listed twice`, [{ pointer: `/signers/${i}`, detail: "duplicate" }]);
-    if (owner === getAddress(operator)) {
-      throw new InvalidRequestError("The operator is added as an owner by the service; do not list it", [
-        { pointer: `/signers/${i}`, detail: "the operator's address" },
-      ]);
-    }
-    seen.add(owner);
-  });
-  if (owners.length + 1 > MAX_SAFE_OWNERS) {
-    throw new InvalidRequestError(
-      `A Safe has at most ${MAX_SAFE_OWNERS} owners, the operator included`,
-      [],
-      "TOO_MANY_SIGNERS",
-    );
-  }
-  return [...owners, getAddress(operator)];
-}
-
-/** A page of the app's Safes on a chain, oldest first, with the cursor of the next page. */
-export async function listSafes(
-  chain: string,
-  page: { limit: number; cursor?: string | undefined },
-  principal: AppPrincipal,
-  deps: SafesDeps,
-): Promise<{ safes: readonly SafeRecord[]; deployments: ReadonlyMap<string, TxRecord>; nextCursor: string | null }> {
-  safeChain(chain, deps.capabilities);
-  const app = await actingApp(principal, deps.findApp);
-  const rows = await deps.safes.list(app.id, chain, page.limit + 1, page.cursor ? parseCursor(page.cursor) : undefined);
-  const safes = rows.slice(0, page.limit);
-  const last = safes.at(-1);
-  const deployments = new Map<string, TxRecord>();
-  for (const safe of safes) {
-    const record = await deps.transactions.find(safe.deploymentTxId);
-    if (record) deployments.set(safe.deploymentTxId, record);
-  }
-  return {
-    safes,
-    deployments,
-    nextCursor:
-      rows.length > page.limit && last ? encodeCursor({ createdAt: last.createdAt, address: last.address }) : null,
-  };
-}
-
-const encodeCursor = (cursor: SafesCursor): string => Buffer.from(JSON.stringify(cursor)).toString("base64url");
-
-function parseCursor(cursor: string): SafesCursor {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<SafesCursor>;
-    if (typeof value.createdAt === "string" && typeof value.address === "string") {
-      return { createdAt: value.createdAt, address: value.address };
-    }
-  } catch {
-    // falls through to the 400
-  }
-  throw new InvalidRequestError(
-    "cursor is not one this endpoint gave out",
-    [{ pointer: "/cursor", detail: "invalid" }],
-    "INVALID_CURSOR",
-  );
-}
-
 /** The Safe at `address` on `chain`, if this app created it: 404 if unknown, 403 if another app's. */
 async function ownSafe(chain: string, address: string, principal: AppPrincipal, deps: SafesDeps): Promise<SafeRecord> {
   const safe = await deps.safes.find(chain, getAddress(address));
@@ -273,38 +185,4 @@ export async function findSafeTransaction(
     throw new NotFoundError(`No transaction ${txUuid} of this Safe`);
   }
   return record;
-}
-
-/** The API's view of a Safe request (SafeTxStatus). */
-export function safeTransactionView(record: TxRecord) {
-  return {
-    txUuid: record.id,
-    action: record.safeAction ?? null,
-    status: record.status,
-    chain: record.chain,
-    safe: record.sender,
-    safeTxHash: record.safeTxHash ?? null,
-    transactionHash: record.transactionHash ?? null,
-    blockNumber: record.blockNumber ?? null,
-    error: record.error ?? null,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-/** The API's view of a Safe (SafeAccount). */
-export function safeView(safe: SafeRecord, deployment: TxRecord | undefined) {
-  return {
-    address: safe.address,
-    chain: safe.chain,
-    owners: safe.owners,
-    threshold: 1,
-    saltNonce: safe.saltNonce.toString(),
-    deployment: {
-      txUuid: safe.deploymentTxId,
-      status: deployment?.status ?? "queued",
-      transactionHash: deployment?.transactionHash ?? null,
-    },
-    createdAt: safe.createdAt,
-  };
 }

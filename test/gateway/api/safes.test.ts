@@ -3,7 +3,7 @@ import { Interface, JsonRpcProvider, Wallet, computeAddress } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/safeCreation";
-import { appSaltNonce } from "../../../gateway/services/safes";
+import { appSaltNonce } from "../../../gateway/services/safeOwners";
 import { buildTestApp } from "../../helpers/testApp";
 
 const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
