@@ -93,7 +93,7 @@ export async function createSafe(
     );
   try {
     const result = await commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
-    // A replayed key with this request's hash is this Safe's creation: its Safe is stored.
+    // A key finds no Safe only if another kind of request took it, whose hash differs: refused already, and here.
     if (!result.safe) throw new IdempotencyKeyReusedError();
     return { safe: result.safe, record: result.record, created: result.created };
   } catch (error) {
