@@ -1,11 +1,12 @@
 import cors from "cors";
-import { SigningKey, computeAddress } from "ethers";
+import { SigningKey } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AppPrincipal, AppTokens } from "./auth/appTokens";
 import type { OtpService } from "./auth/otp/otpService";
 import type { UserTokens } from "./auth/userTokens";
+import { type ChainCapabilitiesTable, chainCapabilities } from "./chains/capabilities";
 import type { ChainClient } from "./chains/clients";
 import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";
@@ -24,7 +25,6 @@ import { dustRouter } from "./routes/dust";
 import { LastTransferCache } from "./dust/chainReads";
 import type { DustDeps } from "./dust/dustService";
 import { safesRouter } from "./routes/safes";
-import { safeContractsFor, safeUnavailableReason } from "./safe/safeConfig";
 import { transactionsRouter } from "./routes/transactions";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
@@ -87,6 +87,9 @@ export function createApp(deps: AppDeps): Express {
     maxCallGas: config.transactions.maxCallGas,
     clock: deps.clock,
   });
+  const capabilities = capabilitiesOf(deps);
+  // A waiting status request ends before the request deadline cuts it off.
+  const waitTimeoutMs = Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000));
   const app = express();
   baseMiddleware(app, deps, metrics);
 
@@ -118,7 +121,7 @@ export function createApp(deps: AppDeps): Express {
       onResolved: (count) => metrics.resolvedIds.inc(count),
     }),
   );
-  app.use(networksRouter({ config }));
+  app.use(networksRouter({ config, capabilities }));
   const findApp = (appId: string) => deps.apps.findById(appId);
   const proof = {
     verifyUserToken: (token: string) => deps.userTokens.verify(token),
@@ -135,7 +138,7 @@ export function createApp(deps: AppDeps): Express {
       signing: {
         kernelFactory: config.contracts.kernelFactory,
         signer: config.walletSignerKey ? new SigningKey(config.walletSignerKey) : undefined,
-        chains: deps.chains,
+        capabilities,
         findApp,
         proof,
       },
@@ -146,12 +149,10 @@ export function createApp(deps: AppDeps): Express {
       tokens: deps.tokens,
       admitApp,
       bodyLimit: config.bodyLimit,
-      // A waiting status request ends before the request deadline cuts it off.
-      waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
+      waitTimeoutMs,
       transactions: {
         repository: deps.transactions,
-        chains: deps.chains,
-        acceptingChains: deps.txWorkers.chains,
+        capabilities,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         ownerAccount: config.contracts.ownerAccount,
         maxCalls: config.transactions.maxCalls,
@@ -169,20 +170,11 @@ export function createApp(deps: AppDeps): Express {
       tokens: deps.tokens,
       admitApp,
       bodyLimit: config.bodyLimit,
-      waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
+      waitTimeoutMs,
       safes: {
         safes: deps.safes,
         transactions: deps.transactions,
-        // Safe transactions are sent by the chain's built-in relayer, in turn with its bundles.
-        unavailableReason: (chain) =>
-          safeUnavailableReason(config, chain) ??
-          (config.chains[chain]?.bundlerUrl
-            ? `${chain} sends through an external bundler; Safe transactions need the built-in relayer`
-            : deps.txWorkers.chains.has(chain)
-              ? undefined
-              : `${chain} runs no transaction worker`),
-        contractsFor: (chain) => safeContractsFor(config, chain),
-        operator: config.safe.operatorKey ? computeAddress(config.safe.operatorKey) : undefined,
+        capabilities,
         findApp,
         policy,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
@@ -190,7 +182,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  app.use(dustRouter({ dust: dustDeps(deps) }));
+  app.use(dustRouter({ dust: dustDeps(deps, capabilities) }));
 
   // Always up, maintenance or not: operations and the API reference (after the API, which is
   // matched more often and should not walk these routers first).
@@ -210,15 +202,19 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
+/** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
+const capabilitiesOf = (deps: AppDeps): ChainCapabilitiesTable =>
+  chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains);
+
 /** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
 const LAST_TRANSFER_TTL_MS = 60_000;
 
 /** What the dust routes read from. */
-function dustDeps(deps: AppDeps): DustDeps {
+function dustDeps(deps: AppDeps, capabilities: ChainCapabilitiesTable): DustDeps {
   const { dust } = deps.config;
   return {
     repository: deps.dust,
-    chains: deps.chains,
+    capabilities,
     defaultChain: dust.chain,
     lookbackBlocks: dust.lookbackBlocks,
     priceMaxAgeSeconds: dust.priceMaxAgeSeconds,
@@ -234,7 +230,7 @@ export function createDustApp(deps: AppDeps): Express {
   const app = express();
   baseMiddleware(app, deps, metrics);
   app.use("/api", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
-  app.use(dustRouter({ dust: dustDeps(deps) }));
+  app.use(dustRouter({ dust: dustDeps(deps, capabilitiesOf(deps)) }));
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../schemas/common";
+import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
   ChainConnectionConfig,
   DEFAULT_MAX_CALL_BYTES,
@@ -65,29 +66,7 @@ export const ConfigSchema = z
         perIpPerMinute: int(1, 100_000_000).default(60),
       })
       .prefault({}),
-    otp: z
-      .object({
-        ttlSeconds: int(30, 3600).default(300),
-        /** Wait after a phone's first wrong code; doubles with each further one (otp/backoff.ts). */
-        backoffBaseSeconds: int(1, 3600).default(1),
-        /** The longest wait between two tries of one phone. */
-        backoffMaxSeconds: int(1, 3600).default(60),
-        resendCooldownSeconds: int(0, 3600).default(30),
-        perPhonePerHour: int(1, 1000).default(5),
-        perIpPerHour: int(1, 100_000).default(30),
-        /** Code requests per IPv4 /24 or IPv6 /48 per hour. */
-        perNetworkPerHour: int(1, 1_000_000).default(150),
-        /** verifyOTP tries per client address (IPv6: per /64) per hour. */
-        verifyPerIpPerHour: int(1, 100_000).default(60),
-        /** verifyOTP tries per hour sent with an app's bearer token (its backend's calls for all its users). */
-        verifyPerAppPerHour: int(1, 10_000_000).default(3600),
-        /** SMS sent by the whole service per rolling hour: bounds the operator's bill. */
-        smsPerHour: int(1, 10_000_000).default(1000),
-        /** HMAC key of stored codes; default: derived from AUTH_TOKEN_SECRET. */
-        hmacSecret: z.string().min(32, "at least 32 characters").optional(),
-        userTokenTtlSeconds: int(60, 86_400).default(3600),
-      })
-      .prefault({}),
+    otp: OtpSettings,
     proofs: z
       .object({
         /** The oldest `iat` of an app's identity-service JWT still taken as a user proof. */
@@ -96,20 +75,7 @@ export const ConfigSchema = z
         userTokensRequireApp: flag.default(false),
       })
       .prefault({}),
-    sms: z
-      .object({
-        provider: z.enum(["outbox", "http"]).default("outbox"),
-        outboxPath: z.string().min(1).optional(),
-        httpUrl: z.url().optional(),
-        accountSid: z.string().min(1).optional(),
-        authToken: z.string().min(1).optional(),
-        from: z.string().min(1).optional(),
-      })
-      .refine((s) => s.provider !== "http" || (s.httpUrl && s.accountSid && s.authToken && s.from), {
-        message: "the http SMS provider needs SMS_HTTP_URL, SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM",
-        path: ["provider"],
-      })
-      .prefault({}),
+    sms: SmsSettings,
     authServer: z
       .object({
         /** Serve /functions/v1/* on its own port too ({auth_url}); unset: only on the main port. */

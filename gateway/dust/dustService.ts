@@ -1,7 +1,6 @@
 import { formatEther, formatUnits, getAddress } from "ethers";
-import type { ChainClient } from "../chains/clients";
-import { chainByName } from "../chains/registry";
-import { ApiError } from "../errors/apiError";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import { dustChain } from "../services/chainChecks";
 import { type DustOrder, type DustRepository, type DustToken, NATIVE_ASSET } from "../storage/dustRepository";
 import type { LastTransferCache } from "./chainReads";
 import { readPortfolio } from "./chainReads";
@@ -10,7 +9,8 @@ import { feedsOf, priceBook } from "./prices";
 /** What the dust interface reads from. */
 export interface DustDeps {
   readonly repository: DustRepository;
-  readonly chains: ReadonlyMap<string, ChainClient>;
+  /** What each chain can do here: the dust interface reads a chain it has an RPC client of. */
+  readonly capabilities: ChainCapabilitiesTable;
   /** The chain of GET /api/{address} when the request names none. */
   readonly defaultChain: string;
   readonly lookbackBlocks: number;
@@ -26,21 +26,6 @@ export interface Page {
   readonly offset: number;
 }
 
-/** The client of a chain the dust interface can read: 400 UNKNOWN_CHAIN, or CHAIN_NOT_AVAILABLE without an RPC. */
-function dustChain(name: string, deps: DustDeps): ChainClient {
-  if (!chainByName(name)) throw new ApiError(400, "UNKNOWN_CHAIN", "Unknown chain", `No chain is named ${name}`);
-  const client = deps.chains.get(name);
-  if (!client) {
-    throw new ApiError(
-      400,
-      "CHAIN_NOT_AVAILABLE",
-      "Chain not available",
-      `${name} is not configured on this deployment`,
-    );
-  }
-  return client;
-}
-
 /**
  * GET /api/{address} (spec §2.8 wallet information): the listed tokens the wallet holds, with balances, feeds
  * and the native balance read in one Multicall3 call; each with its USD and ETH value, status (`approved` while
@@ -50,7 +35,7 @@ function dustChain(name: string, deps: DustDeps): ChainClient {
 export async function walletInformation(address: string, chainName: string | undefined, deps: DustDeps) {
   const wallet = getAddress(address);
   const chain = chainName ?? deps.defaultChain;
-  const client = dustChain(chain, deps);
+  const client = dustChain(chain, deps.capabilities);
   const [tokens, sources, open, swept] = await Promise.all([
     deps.repository.tokens(chain),
     deps.repository.prices(chain),

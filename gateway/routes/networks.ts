@@ -1,13 +1,12 @@
 import { Router } from "express";
 import { computeAddress } from "ethers";
-import { CHAINS } from "../chains/registry";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import type { Config } from "../config/schema";
-import { safeContractsFor } from "../safe/safeConfig";
 
 /** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */
-export function networksRouter(deps: { config: Config }): Router {
+export function networksRouter(deps: { config: Config; capabilities: ChainCapabilitiesTable }): Router {
   const { contracts, chains } = deps.config;
-  const networks = CHAINS.map((chain) => {
+  const networks = [...deps.capabilities.values()].map(({ chain, configured, resolve, safeContracts }) => {
     const connection = chains[chain.name];
     return {
       name: chain.name,
@@ -16,12 +15,12 @@ export function networksRouter(deps: { config: Config }): Router {
       contracts: chain.contracts,
       api: chain.api,
       safe: chain.safe,
-      configured: connection !== undefined,
+      configured,
       // The development chain's RPC is public by nature; production RPC URLs may embed API keys.
       ...(chain.type === "local" && connection ? { rpcUrl: connection.rpcUrl } : {}),
       // Deterministic deployment: the same addresses on every chain where the contracts are deployed.
-      contractAddresses: chain.contracts === "deployed" ? contracts : null,
-      safeContracts: chain.safe ? (safeContractsFor(deps.config, chain.name) ?? null) : null,
+      contractAddresses: resolve ? contracts : null,
+      safeContracts: safeContracts ?? null,
     };
   });
   const { ens, safe } = deps.config;

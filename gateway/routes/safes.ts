@@ -1,18 +1,13 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
-import {
-  type SafesDeps,
-  createSafe,
-  findSafeTransaction,
-  listSafes,
-  safeTransactionView,
-  safeView,
-  submitSafeTransaction,
-} from "../services/safes";
-import { waitForFinal } from "../services/transactions";
+import { listSafes } from "../services/safeListing";
+import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../services/safes";
+import { safeTransactionView, safeView } from "../services/safeViews";
+import { waitForFinal } from "../services/requestAcceptance";
 import {
   CreateSafeBody,
   CustomSafeTxBody,
@@ -24,9 +19,6 @@ import {
 } from "./safes.schema";
 import { IdempotencyKey, TxStatusQuery } from "./transactions.schema";
 import { z } from "zod";
-
-/** How often a waiting status request re-reads the record. */
-const WAIT_POLL_MS = 100;
 
 /** The Safe transaction routes: path under /v1/{chain}/account/{address} and how its body becomes a request. */
 const ACTIONS: { path: string; parse: (body: unknown) => SafeActionRequest }[] = [
@@ -112,13 +104,8 @@ export function safesRouter(deps: {
     const query = TxStatusQuery.parse(req.query);
     let record = await findSafeTransaction(chain, address, String(req.params.txUuid), principal(res), deps.safes);
     if (query.wait === "true") {
-      const aborted = new AbortController();
-      res.on("close", () => aborted.abort());
-      record = await waitForFinal(record, deps.safes.transactions, {
-        timeoutMs: deps.waitTimeoutMs,
-        intervalMs: WAIT_POLL_MS,
-        signal: aborted.signal,
-      });
+      const wait = { timeoutMs: deps.waitTimeoutMs, signal: closedSignal(res) };
+      record = await waitForFinal(record, deps.safes.transactions, wait);
     }
     res.json(safeTransactionView(record));
   });

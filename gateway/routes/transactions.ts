@@ -1,15 +1,11 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { AccountType } from "../identity/walletAddress";
-import {
-  type TransactionsDeps,
-  findTransaction,
-  submitTransaction,
-  transactionView,
-  waitForFinal,
-} from "../services/transactions";
+import { waitForFinal } from "../services/requestAcceptance";
+import { type TransactionsDeps, findTransaction, submitTransaction, transactionView } from "../services/transactions";
 import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
 
 /** RFC 9745 / RFC 8594: the base account endpoints are deprecated in favour of the Kernel ones. */
@@ -17,8 +13,6 @@ const DEPRECATION = {
   Deprecation: "@1704067200",
   Link: '</v1/kernel/tx>; rel="successor-version", </docs>; rel="deprecation"',
 };
-/** How often a waiting status request re-reads the record. */
-const WAIT_POLL_MS = 100;
 
 /**
  * POST /v1/kernel/tx (spec §4.3), GET /v1/kernel/tx/{id}, and the deprecated POST /v1/base/tx (spec §4.9) with
@@ -67,13 +61,8 @@ export function transactionsRouter(deps: {
       const query = TxStatusQuery.parse(req.query);
       let record = await findTransaction(type, String(req.params.id), principal(res), deps.transactions.repository);
       if (query.wait === "true") {
-        const aborted = new AbortController();
-        res.on("close", () => aborted.abort());
-        record = await waitForFinal(record, deps.transactions.repository, {
-          timeoutMs: deps.waitTimeoutMs,
-          intervalMs: WAIT_POLL_MS,
-          signal: aborted.signal,
-        });
+        const wait = { timeoutMs: deps.waitTimeoutMs, signal: closedSignal(res) };
+        record = await waitForFinal(record, deps.transactions.repository, wait);
       }
       res.json(transactionView(record));
     });

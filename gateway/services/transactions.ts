@@ -1,23 +1,17 @@
-import { createHash } from "node:crypto";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
-import type { ChainClient } from "../chains/clients";
-import { chainByName } from "../chains/registry";
-import { ApiError, InvalidRequestError, NotFoundError } from "../errors/apiError";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import { InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
 import type { App } from "../storage/appsRepository";
-import {
-  FINAL_STATUSES,
-  type TransactionsRepository,
-  type TxCall,
-  type TxRecord,
-} from "../storage/transactionsRepository";
-import type { SpendPolicy } from "../policy/spendPolicy";
+import type { TransactionsRepository, TxCall, TxRecord } from "../storage/transactionsRepository";
 import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
-import { actingApp, requestUserId, servedChain } from "./requestChecks";
+import { transactionChain } from "./chainChecks";
+import { type AcceptanceDeps, commitRequest, findRequest, requestHash } from "./requestAcceptance";
+import { actingApp, requestUserId } from "./requestChecks";
 
 /** A transaction request as the routes parsed it (spec §2.5 / §2.7). */
 export interface TxRequest {
@@ -31,11 +25,10 @@ export interface TxRequest {
 }
 
 /** What accepting and reporting transactions needs. */
-export interface TransactionsDeps {
+export interface TransactionsDeps extends AcceptanceDeps {
   readonly repository: TransactionsRepository;
-  readonly chains: ReadonlyMap<string, ChainClient>;
-  /** Chains whose requests are accepted (a worker and its keys are configured). */
-  readonly acceptingChains: ReadonlySet<string>;
+  /** What each chain can do here: requests are accepted where it takes UserOperations. */
+  readonly capabilities: ChainCapabilitiesTable;
   readonly factories: Readonly<Record<AccountType, string>>;
   /** The operator's OwnerAccount (holds every wallet): no request may call it. */
   readonly ownerAccount: string | undefined;
@@ -44,10 +37,6 @@ export interface TransactionsDeps {
   readonly bounds: RequestBounds;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
-  /** The app's budget, rate and allowlists (README "Budgets and policies"). */
-  readonly policy: SpendPolicy;
-  /** Told after a request is committed, so a worker in this process starts at once. */
-  readonly onAccepted: (chain: string) => void;
 }
 
 /**
@@ -68,19 +57,11 @@ export async function submitTransaction(
   const calls = requestCalls(request, deps.maxCalls);
   checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
   const userId = requestUserId(request.userId);
-  servedChain(request.chain, deps.chains);
-  if (!deps.acceptingChains.has(request.chain)) {
-    throw new ApiError(
-      503,
-      "TX_NOT_CONFIGURED",
-      "Transactions unavailable",
-      `${request.chain} takes no transactions on this deployment`,
-    );
-  }
+  const chain = transactionChain(request.chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   // Every spending request counts against the app's rate, refused or not: a runaway app is slowed before any work.
   await deps.policy.countRequest(app);
-  const scope = { chainType: chainByName(request.chain)?.type };
+  const scope = { chainType: chain.type };
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, scope, deps.proof);
   // The call rules come after the proof: an app without a valid proof gets the same proof error whatever its calls,
   // so a refusal here tells only a caller already entitled to act for this user id. Both run before anything is
@@ -104,42 +85,31 @@ export async function submitTransaction(
     delegatecall,
   };
   const admission = deps.policy.admit(app, spend);
-  const requestHash = createHash("sha256")
-    .update(
-      JSON.stringify([
-        type,
-        canonical,
-        request.chain,
+  const hash = requestHash([
+    type,
+    canonical,
+    request.chain,
+    delegatecall,
+    calls.map((c) => [c.to.toLowerCase(), c.value.toString(), c.data.toLowerCase()]),
+  ]);
+  // The one write (request, idempotency key and reserved gas together) that makes it real.
+  const store = () =>
+    deps.repository.create(
+      {
+        appId: app.id,
+        accountType: type,
+        userId: canonical,
+        chain: request.chain,
+        sender,
+        calls,
         delegatecall,
-        calls.map((c) => [c.to.toLowerCase(), c.value.toString(), c.data.toLowerCase()]),
-      ]),
-    )
-    .digest("hex");
-  // The commit point: the one write (request, idempotency key and reserved gas together) that makes it real.
-  const result = await deps.policy.commit(spend, admission, () =>
-    deadline.commit(() =>
-      deps.repository.create(
-        {
-          appId: app.id,
-          accountType: type,
-          userId: canonical,
-          chain: request.chain,
-          sender,
-          calls,
-          delegatecall,
-          idempotencyKey,
-          requestHash,
-          reservedGas: admission.reservedGas,
-        },
-        admission.limits,
-      ),
-    ),
-  );
-  if (!result.created && result.record.requestHash !== requestHash) {
-    throw new ApiError(409, "IDEMPOTENCY_KEY_REUSED", "Conflict", "This Idempotency-Key was used for another request");
-  }
-  if (result.created) deps.onAccepted(request.chain);
-  return result;
+        idempotencyKey,
+        requestHash: hash,
+        reservedGas: admission.reservedGas,
+      },
+      admission.limits,
+    );
+  return commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
 }
 
 /** The parallel arrays as calls: equal lengths, 1 to `maxCalls` entries, no value in a delegatecall. */
@@ -177,28 +147,11 @@ export async function findTransaction(
   principal: AppPrincipal,
   repository: TransactionsRepository,
 ): Promise<TxRecord> {
-  const record = /^[0-9a-f-]{36}$/.test(id) ? await repository.find(id) : undefined;
+  const record = await findRequest(id, repository);
   if (!record || record.appId !== principal.appId || record.accountType !== type) {
     throw new NotFoundError("No transaction with this id was submitted by this app");
   }
   return record;
-}
-
-/** Polls a request until it is final, `timeoutMs` passes, or `signal` aborts; returns its latest state. */
-export async function waitForFinal(
-  record: TxRecord,
-  repository: TransactionsRepository,
-  options: { timeoutMs: number; intervalMs: number; signal: AbortSignal },
-): Promise<TxRecord> {
-  const deadline = Date.now() + options.timeoutMs;
-  let current = record;
-  while (!FINAL_STATUSES.includes(current.status) && Date.now() < deadline && !options.signal.aborted) {
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(options.intervalMs, Math.max(0, deadline - Date.now()))),
-    );
-    current = (await repository.find(record.id)) ?? current;
-  }
-  return current;
 }
 
 /** The API's view of a request (TxStatusResponse). */

@@ -3,12 +3,12 @@ import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import { kernelReplaySafeHash } from "../accounts/kernelMessage";
 import { wrapErc6492 } from "../accounts/erc6492";
-import type { ChainClient } from "../chains/clients";
-import { chainByName } from "../chains/registry";
+import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { ApiError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { createAccountCallData } from "../transactions/callData";
-import { actingApp, requestUserId, servedChain } from "./requestChecks";
+import { signingChain } from "./chainChecks";
+import { actingApp, requestUserId } from "./requestChecks";
 import { deriveWalletAddress, walletSalt } from "../identity/walletAddress";
 import type { App } from "../storage/appsRepository";
 
@@ -25,7 +25,8 @@ export interface WalletSigningDeps {
   readonly kernelFactory: string;
   /** The hot key the owner account accepts; undefined: signing is not configured. */
   readonly signer: SigningKey | undefined;
-  readonly chains: ReadonlyMap<string, ChainClient>;
+  /** What each chain can do here: a signature may name a chain the API serves. */
+  readonly capabilities: ChainCapabilitiesTable;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
 }
@@ -40,10 +41,11 @@ export async function signForUser(request: SignRequest, principal: AppPrincipal,
   if (!deps.signer)
     throw new ApiError(503, "SIGNER_NOT_CONFIGURED", "Signing unavailable", "This deployment has no wallet signer key");
   const userId = requestUserId(request.userId);
-  const client = request.chain === undefined ? undefined : servedChain(request.chain, deps.chains);
+  const target = request.chain === undefined ? undefined : signingChain(request.chain, deps.capabilities);
+  const client = target?.client;
   const app = await actingApp(principal, deps.findApp);
   // Without a chain the signature is valid on every chain, production ones included.
-  const chainType = request.chain === undefined ? undefined : chainByName(request.chain)?.type;
+  const chainType = target?.info.type;
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, { chainType }, deps.proof);
 
   const accountAddress = deriveWalletAddress(deps.kernelFactory, "kernel", userId);

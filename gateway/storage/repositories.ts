@@ -9,6 +9,7 @@ import type { SafesRepository } from "./safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
+import { GroupCommit } from "./sqlite/groupCommit";
 import { SqliteDustRepository } from "./sqlite/sqliteDustRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
@@ -39,13 +40,15 @@ export function createRepositories(
   clock: () => Date,
   options: { secrets?: SecretsKeyring } = {},
 ): Repositories {
+  // Wallet requests and Safe creations are accepted through one group commit.
+  const commits = new GroupCommit(db);
   return {
     apps: new SqliteAppsRepository(db, clock),
     settings: new SqliteSettingsRepository(db, clock),
     otp: new SqliteOtpRepository(db),
     providers: new SqliteProvidersRepository(db, clock, options.secrets),
-    transactions: new SqliteTransactionsRepository(db, clock),
-    safes: new SqliteSafesRepository(db, clock),
+    transactions: new SqliteTransactionsRepository(db, clock, commits),
+    safes: new SqliteSafesRepository(db, clock, commits),
     dust: new SqliteDustRepository(db, clock),
     rateWindows: new SqliteRateWindowsRepository(db),
   };

@@ -33,9 +33,10 @@ export class SafeExistsError extends Error {
 /** Safe accounts and their deployment requests. */
 export interface SafesRepository {
   /**
-   * Stores a new Safe and the request that deploys it in one transaction (accepted means durable), or returns the
-   * app's earlier request with the same Idempotency-Key (`created` false) and its Safe. Throws SafeExistsError if
-   * the address is taken, SpendLimitExceededError if the deployment does not fit `limits` (nothing is stored).
+   * Stores a new Safe and the request that deploys it in one transaction, committed as every accepted request is
+   * (accepted means durable), or returns the app's earlier request with the same Idempotency-Key (`created` false)
+   * and its Safe. Throws SafeExistsError if the address is taken, SpendLimitExceededError if the deployment does not
+   * fit `limits` (nothing is stored).
    */
   create(
     safe: NewSafe,

@@ -4,6 +4,7 @@ import { createApp } from "../../gateway/app";
 import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
+import type { Config } from "../../gateway/config/schema";
 import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { createKnownProviders } from "../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
@@ -49,7 +50,8 @@ export const TEST_OWNER_ACCOUNT = deterministicAddress(
 export function buildTestApp(
   overrides: Record<string, unknown> = {},
   options: {
-    chains?: ReadonlyMap<string, ChainClient>;
+    /** The chain clients, or how to build them from the app's configuration (as start-up builds them). */
+    chains?: ReadonlyMap<string, ChainClient> | ((config: Config) => ReadonlyMap<string, ChainClient>);
     pingDatabase?: () => Promise<void>;
     logger?: Logger;
     /** Chains whose transaction requests are accepted (as if their worker were configured). */
@@ -121,7 +123,7 @@ export function buildTestApp(
     logger: options.logger ?? pino({ level: "silent" }),
     tokens,
     maintenance,
-    chains: options.chains ?? new Map(),
+    chains: typeof options.chains === "function" ? options.chains(config) : (options.chains ?? new Map()),
     pingDatabase: options.pingDatabase ?? (async () => undefined),
     apps: deferred(served.then((r) => r.apps)),
     otp: createOtpService({

@@ -10,9 +10,8 @@ import {
 } from "../safesRepository";
 import type { NewTx, TxRecord } from "../transactionsRepository";
 import type { SpendLimit } from "../spendLimits";
-import { reserveSpend } from "./spendBuckets";
-import { checkSpendLimit } from "./spendLimitCheck";
-import { newTransactionRow, toRecord } from "./transactionRows";
+import { earlierRequest, insertRequest } from "./acceptedRequests";
+import type { GroupCommit } from "./groupCommit";
 
 const StoredOwners = z.array(z.string()).min(1);
 
@@ -36,30 +35,27 @@ export class SqliteSafesRepository implements SafesRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: () => Date,
+    /** The group commit accepted requests are stored through, the transactions repository's own. */
+    private readonly commits: GroupCommit,
   ) {}
 
-  async create(
+  /** The Safe and its deployment request join the next group commit, as every accepted request does. */
+  create(
     safe: NewSafe,
     deployment: NewTx,
     limits: readonly SpendLimit[] = [],
   ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.commits.run(async (trx) => {
       if (deployment.idempotencyKey !== undefined) {
-        const earlier = await trx
-          .selectFrom("transactions")
-          .selectAll()
-          .where("app_id", "=", deployment.appId)
-          .where("idempotency_key", "=", deployment.idempotencyKey)
-          .executeTakeFirst();
+        const earlier = await earlierRequest(trx, deployment.appId, deployment.idempotencyKey);
         if (earlier) {
-          const record = toRecord(earlier);
           const earlierSafe = await trx
             .selectFrom("safes")
             .selectAll()
-            .where("deployment_tx_id", "=", record.id)
+            .where("deployment_tx_id", "=", earlier.id)
             .executeTakeFirst();
           // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
-          return { safe: earlierSafe && toSafe(earlierSafe), record, created: false };
+          return { safe: earlierSafe && toSafe(earlierSafe), record: earlier, created: false };
         }
       }
       const taken = await trx
@@ -69,11 +65,7 @@ export class SqliteSafesRepository implements SafesRepository {
         .where("address", "=", safe.address)
         .executeTakeFirst();
       if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
-      for (const limit of limits) await checkSpendLimit(trx, deployment, limit, this.clock());
-      const now = this.clock().toISOString();
-      const row = newTransactionRow(deployment, now);
-      await trx.insertInto("transactions").values(row).execute();
-      await reserveSpend(trx, row);
+      const record = await insertRequest(trx, deployment, limits, this.clock());
       const safeRow: Selectable<SafesTable> = {
         chain: safe.chain,
         address: safe.address,
@@ -83,11 +75,11 @@ export class SqliteSafesRepository implements SafesRepository {
         singleton: safe.singleton,
         proxy_factory: safe.proxyFactory,
         fallback_handler: safe.fallbackHandler,
-        deployment_tx_id: row.id,
-        created_at: now,
+        deployment_tx_id: record.id,
+        created_at: record.createdAt,
       };
       await trx.insertInto("safes").values(safeRow).execute();
-      return { safe: toSafe(safeRow), record: toRecord(row), created: true };
+      return { safe: toSafe(safeRow), record, created: true };
     });
   }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
-import { type SpendLimit, SpendLimitExceededError } from "../spendLimits";
-import { growPendingSpend, reserveSpend, settleSpend } from "./spendBuckets";
-import { checkSpendLimit } from "./spendLimitCheck";
+import type { SpendLimit } from "../spendLimits";
+import { earlierRequest, insertRequest } from "./acceptedRequests";
+import type { GroupCommit } from "./groupCommit";
+import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
-import { StoredHashes, newTransactionRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import {
   type Bundle,
   type BuiltOp,
@@ -18,14 +19,6 @@ import {
   type TxStatus,
 } from "../transactionsRepository";
 
-type CreateResult = { record: TxRecord; created: boolean };
-type PendingCreate = {
-  tx: NewTx;
-  limits: readonly SpendLimit[];
-  resolve: (r: CreateResult) => void;
-  reject: (e: unknown) => void;
-};
-
 /** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
 const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
 
@@ -34,89 +27,22 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: () => Date,
+    /** The group commit accepted requests are stored through. */
+    private readonly commits: GroupCommit,
   ) {}
 
-  /** Requests waiting for the next group commit. */
-  private pending: PendingCreate[] = [];
-
   /**
-   * Group commit: the requests that arrive in one turn of the event loop are stored in one transaction, so they
-   * share one fsync (synchronous FULL) instead of paying one each; every caller still gets its answer only after
-   * the commit (design §1.4). A request over a spend limit is refused alone (its savepoint rolled back), the others
-   * still share the commit; should the shared transaction fail otherwise, each request is tried alone, so one bad
-   * request cannot fail the others.
+   * Stores the request in the next group commit (shared with Safe creations), or answers the app's earlier request
+   * with the same Idempotency-Key; a spend limit it does not fit refuses it alone.
    */
-  create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<CreateResult> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ tx, limits, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.commitPending());
-    });
-  }
-
-  private async commitPending(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      const results = await this.db.transaction().execute(async (trx) => {
-        const out: (CreateResult | SpendLimitExceededError)[] = [];
-        for (const item of batch) out.push(await this.createOrRefuse(trx, item.tx, item.limits));
-        return out;
-      });
-      batch.forEach((item, i) => {
-        const result = results[i]!;
-        if (result instanceof SpendLimitExceededError) item.reject(result);
-        else item.resolve(result);
-      });
-    } catch {
-      for (const item of batch) {
-        await this.db
-          .transaction()
-          .execute((trx) => this.createIn(trx, item.tx, item.limits))
-          .then(item.resolve, item.reject);
-      }
-    }
-  }
-
-  /** createIn under a savepoint: a refusal by a spend limit undoes only this request's part of the batch. */
-  private async createOrRefuse(
-    trx: Transaction<DatabaseSchema>,
-    tx: NewTx,
-    limits: readonly SpendLimit[],
-  ): Promise<CreateResult | SpendLimitExceededError> {
-    await sql`savepoint batch_item`.execute(trx);
-    try {
-      const result = await this.createIn(trx, tx, limits);
-      await sql`release batch_item`.execute(trx);
-      return result;
-    } catch (error) {
-      if (!(error instanceof SpendLimitExceededError)) throw error;
-      await sql`rollback to batch_item`.execute(trx);
-      await sql`release batch_item`.execute(trx);
-      return error;
-    }
-  }
-
-  /** Stores one request in `trx`, or finds the app's earlier one with the same Idempotency-Key. */
-  private async createIn(
-    trx: Transaction<DatabaseSchema>,
-    tx: NewTx,
-    limits: readonly SpendLimit[],
-  ): Promise<CreateResult> {
-    if (tx.idempotencyKey !== undefined) {
-      const existing = await trx
-        .selectFrom("transactions")
-        .selectAll()
-        .where("app_id", "=", tx.appId)
-        .where("idempotency_key", "=", tx.idempotencyKey)
-        .executeTakeFirst();
+  create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<{ record: TxRecord; created: boolean }> {
+    return this.commits.run(async (trx) => {
+      const earlier =
+        tx.idempotencyKey === undefined ? undefined : await earlierRequest(trx, tx.appId, tx.idempotencyKey);
       // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
-      if (existing) return { record: toRecord(existing), created: false };
-    }
-    for (const limit of limits) await checkSpendLimit(trx, tx, limit, this.clock());
-    const row = newTransactionRow(tx, this.clock().toISOString());
-    await trx.insertInto("transactions").values(row).execute();
-    await reserveSpend(trx, row);
-    return { record: toRecord(row), created: true };
+      if (earlier) return { record: earlier, created: false };
+      return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
+    });
   }
 
   async find(id: string): Promise<TxRecord | undefined> {

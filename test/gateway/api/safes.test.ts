@@ -3,7 +3,7 @@ import { Interface, JsonRpcProvider, Wallet, computeAddress } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/safeCreation";
-import { appSaltNonce } from "../../../gateway/services/safes";
+import { appSaltNonce } from "../../../gateway/services/safeOwners";
 import { buildTestApp } from "../../helpers/testApp";
 
 const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
@@ -63,6 +63,8 @@ describe("API: Safe accounts under /v1/{chain} (acceptance, validation, ownershi
     expect(res.headers.location).to.equal(`/v1/localhost/account/${address}/tx/${res.body.txUuid}`);
     const stored = (await (await repositories).transactions.find(res.body.txUuid))!;
     expect(stored).to.deep.include({ accountType: "safe", safeAction: "create", sender: address, status: "queued" });
+    // The stored hash is the one earlier versions stored: a retry across an upgrade still replays.
+    expect(stored.requestHash).to.equal("24d9b4408b82202fd1f9c4dffd1bb3ddb8f64bb19d8d744630697931ae43f530");
     expect(stored.calls).to.deep.equal([
       {
         to: CONTRACTS.proxyFactory,

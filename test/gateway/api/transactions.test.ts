@@ -243,6 +243,10 @@ describe("API: POST /v1/kernel/tx and GET /v1/kernel/tx/{id} (acceptance, valida
     const { post, repositories, close } = await setup();
     const first = await post({}, { "Idempotency-Key": "k-1" });
     const again = await post({}, { "Idempotency-Key": "k-1" });
+    // The stored hash is the one earlier versions stored: a retry across an upgrade still replays.
+    expect((await (await repositories).transactions.find(first.body.id))!.requestHash).to.equal(
+      "d82c026ed16646a363adde403d45ffc4099efb7b2a565e45e8ec6fb2ba0b14c6",
+    );
     expect(again.status).to.equal(202);
     expect(again.body.id).to.equal(first.body.id);
     expect(again.headers["idempotent-replayed"]).to.equal("true");

@@ -75,10 +75,13 @@ export interface Seeded {
  */
 export async function startTestService(options: { logger?: Logger; settings?: Record<string, unknown> } = {}) {
   const logger = options.logger ?? pino({ level: "silent" });
-  const chains = new Map<string, ChainClient>();
-  const built = buildTestApp(await serviceSettings(options.settings), { chains, txChains: [CHAIN], logger });
-  // The service's own chain clients (timeouts, transport) from the same configuration.
-  for (const [name, client] of createChainClients(built.config)) chains.set(name, client);
+  let chains: ReadonlyMap<string, ChainClient> = new Map();
+  // The service's own chain clients (timeouts, transport), built from its configuration as start-up builds them.
+  const built = buildTestApp(await serviceSettings(options.settings), {
+    chains: (config) => (chains = createChainClients(config)),
+    txChains: [CHAIN],
+    logger,
+  });
   const ccip = createCcipGateway(built.config, () => TEST_NOW, logger, built.knownProviders);
   const server: Server = createServer((req, res) =>
     ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : built.app(req, res),

@@ -1,0 +1,8 @@
+import type { Response } from "express";
+
+/** Aborts when the response's connection closes: a status request waiting for a final state stops once no one reads it. */
+export function closedSignal(res: Response): AbortSignal {
+  const closed = new AbortController();
+  res.on("close", () => closed.abort());
+  return closed.signal;
+}

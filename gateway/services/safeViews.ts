@@ -1,0 +1,36 @@
+import type { SafeRecord } from "../storage/safesRepository";
+import type { TxRecord } from "../storage/transactionsRepository";
+
+/** The API's view of a Safe request (SafeTxStatus). */
+export function safeTransactionView(record: TxRecord) {
+  return {
+    txUuid: record.id,
+    action: record.safeAction ?? null,
+    status: record.status,
+    chain: record.chain,
+    safe: record.sender,
+    safeTxHash: record.safeTxHash ?? null,
+    transactionHash: record.transactionHash ?? null,
+    blockNumber: record.blockNumber ?? null,
+    error: record.error ?? null,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/** The API's view of a Safe (SafeAccount). */
+export function safeView(safe: SafeRecord, deployment: TxRecord | undefined) {
+  return {
+    address: safe.address,
+    chain: safe.chain,
+    owners: safe.owners,
+    threshold: 1,
+    saltNonce: safe.saltNonce.toString(),
+    deployment: {
+      txUuid: safe.deploymentTxId,
+      status: deployment?.status ?? "queued",
+      transactionHash: deployment?.transactionHash ?? null,
+    },
+    createdAt: safe.createdAt,
+  };
+}
