@@ -1,14 +1,14 @@
 import type { DigestSigner } from "../crypto/digestSigner";
-import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
+import { relayerFieldsOf, signRelayerTransaction } from "./builtin/relayerTransaction";
 import { isTransportError, rpcErrorMessage } from "../chains/revertData";
 import type { Bundle, BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { Fees } from "../transactions/operationDraft";
 import { buildUserOperations } from "../transactions/userOpBuilder";
 import { encodeHandleOps } from "../userop/opsAbi";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { bundleGasBound, bundleGasLimit } from "./bundleCheck";
+import { bundleGasBound, bundleGasLimit } from "./userOperation/bundleCheck";
 import { bumpedFees, currentFees } from "./fees";
-import { includedOutcome, operationEvents } from "./operationEvents";
+import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
 import {
   type SafePreparation,
   type SafeRelay,
@@ -17,9 +17,9 @@ import {
   safeOutcomeOfReceipt,
 } from "./safeRelay";
 import { mapLimit } from "../concurrency/mapLimit";
-import { chargedSafeOutcome } from "./spentGas";
-import { type OwnKind, OwnTransactions } from "./ownTransactions";
-import { opsToBroadcast } from "./preBroadcast";
+import { chargedSafeOutcome } from "./safeRelay/spentGas";
+import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
+import { opsToBroadcast } from "./userOperation/preBroadcast";
 import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
 
 /** Settings of the built-in bundler. */

@@ -5,7 +5,7 @@ import { type OperationFailure, failureFromReason } from "../transactions/failur
 import { buildUserOperation } from "../transactions/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
-import { includedOutcome, operationEvents } from "./operationEvents";
+import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
 import { mapLimit } from "../concurrency/mapLimit";
 import { type WorkerContext, takeDue, outcomeOfFailure, outcomeOfMissingOperation } from "./workerContext";
 

@@ -4,7 +4,7 @@ import { dataLength, dataSlice } from "ethers";
 import type { TransactionsRepository, TxError, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import type { OperationFailure } from "../transactions/failureCodes";
 import type { OpBuilderDeps } from "../transactions/userOpBuilder";
-import { executedOutcome, findExecutedOperation } from "./operationEvents";
+import { executedOutcome, findExecutedOperation } from "./userOperation/operationEvents";
 import { safeMissingOutcome } from "./safeRelay";
 import type { DigestSigner } from "../crypto/digestSigner";
 

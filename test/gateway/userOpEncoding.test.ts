@@ -14,8 +14,8 @@ import {
 } from "ethers";
 import { artifacts } from "hardhat";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
-import { operationEvents } from "../../gateway/bundler/operationEvents";
-import { signRelayerTransaction } from "../../gateway/bundler/relayerTransaction";
+import { operationEvents } from "../../gateway/bundler/userOperation/operationEvents";
+import { signRelayerTransaction } from "../../gateway/bundler/builtin/relayerTransaction";
 import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
 import { decodeSimulateBundle, encodeHandleOps, encodeSimulateBundle } from "../../gateway/userop/opsAbi";
 import { BUNDLE_SIMULATOR_CODE } from "../../gateway/userop/bundleSimulatorCode";

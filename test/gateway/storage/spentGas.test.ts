@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../gateway/bundler/spentGas";
+import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../gateway/bundler/safeRelay/spentGas";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/storage/spendLimits";

@@ -1,7 +1,7 @@
 import { type JsonRpcProvider, type Log, getAddress, toBeHex } from "ethers";
-import type { TxOutcome, TxRecord } from "../storage/transactionsRepository";
-import { entryPointInterface, nonceKey, requestNonce, word } from "../userop/entryPoint";
-import { describeRevert } from "./revertReason";
+import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import { entryPointInterface, nonceKey, requestNonce, word } from "../../userop/entryPoint";
+import { describeRevert } from "../revertReason";
 
 /** What the EntryPoint logged about one executed UserOperation. */
 export interface OperationEvent {

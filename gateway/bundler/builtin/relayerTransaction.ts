@@ -1,7 +1,7 @@
 import { Transaction } from "ethers";
-import type { DigestSigner } from "../crypto/digestSigner";
-import { keccak256Bytes } from "../identity/keccak";
-import { hexToBytes } from "../userop/words";
+import type { DigestSigner } from "../../crypto/digestSigner";
+import { keccak256Bytes } from "../../identity/keccak";
+import { hexToBytes } from "../../userop/words";
 
 /** The fields of an EIP-1559 transaction the relayer sends (no access list, no value beyond `value`). */
 export interface RelayerTransactionFields {

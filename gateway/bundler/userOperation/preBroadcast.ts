@@ -1,11 +1,11 @@
 import { dataLength } from "ethers";
-import { mapLimit } from "../concurrency/mapLimit";
-import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
-import { entryPointInterface } from "../userop/entryPoint";
-import { operationGas } from "../userop/operationGas";
+import { mapLimit } from "../../concurrency/mapLimit";
+import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
+import { entryPointInterface } from "../../userop/entryPoint";
+import { operationGas } from "../../userop/operationGas";
 import { checkBundle } from "./bundleCheck";
-import type { OwnTransactions } from "./ownTransactions";
-import type { WorkerContext } from "./workerContext";
+import type { OwnTransactions } from "../builtin/ownTransactions";
+import type { WorkerContext } from "../workerContext";
 
 const CODE_LOOKUP_CONCURRENCY = 16;
 

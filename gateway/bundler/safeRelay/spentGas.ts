@@ -1,4 +1,4 @@
-import type { TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
 
 /** A Safe request whose sends, reverted on chain, burned all the gas it reserved: not sent again. */
 export const BUDGET_EXHAUSTED_BY_RETRIES = "BUDGET_EXHAUSTED_BY_RETRIES";

@@ -1,11 +1,11 @@
 import { toBeHex } from "ethers";
-import { revertDataOf } from "../chains/revertData";
-import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
-import { type OperationFailure, failureFromReason } from "../transactions/failureCodes";
-import { decodeEntryPointError } from "../userop/entryPoint";
-import { encodeHandleOps } from "../userop/opsAbi";
-import { operationGas } from "../userop/operationGas";
-import { type WorkerContext, outcomeOfFailure } from "./workerContext";
+import { revertDataOf } from "../../chains/revertData";
+import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
+import { type OperationFailure, failureFromReason } from "../../transactions/failureCodes";
+import { decodeEntryPointError } from "../../userop/entryPoint";
+import { encodeHandleOps } from "../../userop/opsAbi";
+import { operationGas } from "../../userop/operationGas";
+import { type WorkerContext, outcomeOfFailure } from "../workerContext";
 
 /** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
 const BUNDLE_GAS_OVERHEAD = 100_000n;
