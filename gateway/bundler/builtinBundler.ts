@@ -14,13 +14,16 @@ import {
   type SafeRelay,
   SafeUnreadableError,
   prepareSafeRelay,
+  safeMissingOutcome,
   safeOutcomeOfReceipt,
 } from "./safeRelay";
 import { mapLimit } from "../concurrency/mapLimit";
 import { chargedSafeOutcome } from "./safeRelay/spentGas";
 import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
 import { opsToBroadcast } from "./userOperation/preBroadcast";
-import { type WorkerContext, outcomeOfFailure, outcomeOfMissingOperation, takeDue } from "./workerContext";
+import { takeDue } from "./selectDue";
+import { outcomeOfFailure, outcomeOfMissingOperation } from "./userOperation/operationOutcomes";
+import type { WorkerContext } from "./workerContext";
 
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
@@ -201,7 +204,10 @@ export class BuiltinBundler {
   private async settleDropped(bundle: Bundle, error?: { code: string; message: string }): Promise<void> {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of await this.context.repository.bundleOps(bundle.id)) {
-      const outcome = await outcomeOfMissingOperation(this.context, tx);
+      const outcome =
+        tx.accountType === "safe"
+          ? await safeMissingOutcome(this.context, tx)
+          : await outcomeOfMissingOperation(this.context, tx);
       outcomes.set(tx.id, outcome.status === "queued" && error ? { ...outcome, error } : outcome);
     }
     await this.context.repository.settleBundle(bundle.id, { status: "dropped" }, outcomes);

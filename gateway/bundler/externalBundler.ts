@@ -7,7 +7,9 @@ import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
 import { mapLimit } from "../concurrency/mapLimit";
-import { type WorkerContext, takeDue, outcomeOfFailure, outcomeOfMissingOperation } from "./workerContext";
+import { takeDue } from "./selectDue";
+import { outcomeOfFailure, outcomeOfMissingOperation } from "./userOperation/operationOutcomes";
+import type { WorkerContext } from "./workerContext";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {

@@ -4,7 +4,8 @@ import { safeInterface } from "../safe/safeArtifacts";
 import { type SafeCall, encodeExecTransaction, safeTxHash, signSafeTx } from "../safe/safeTransaction";
 import type { BuiltSafeTx, TxError, TxOutcome, TxRecord } from "../storage/transactionsRepository";
 import { describeRevert } from "./revertReason";
-import { type WorkerContext, nextAttemptAt } from "./workerContext";
+import { retryLater } from "./retryPolicy";
+import type { WorkerContext } from "./workerContext";
 
 /** Margin over eth_estimateGas for a relayed Safe transaction (the 1/64 rule, state moving between blocks). */
 const GAS_MARGIN_PERCENT = 20n;
@@ -62,7 +63,7 @@ export async function prepareSafeRelay(
   if (tx.safeAction === "create") return prepareDeployment(context, tx, relayer, code, giveUp, options);
   if (code === "0x") {
     if (giveUp) return { outcome: failed(tx.error ?? SAFE_NOT_DEPLOYED) };
-    return { outcome: retry(context, tx, SAFE_NOT_DEPLOYED) };
+    return { outcome: retryLater(context, tx, SAFE_NOT_DEPLOYED) };
   }
   const operator = context.safeOperator;
   if (!operator) return { outcome: failed({ code: "SAFE_NOT_CONFIGURED", message: "no SAFE_OPERATOR_KEY" }) };
@@ -90,7 +91,7 @@ export async function prepareSafeRelay(
   // An earlier build at this nonce may still be submitted by anyone: use the nonce up before failing.
   const cancel = sign(cancellationCall(tx.sender));
   const cancelGas = await estimate(context, tx, { from: relayer, to: tx.sender, data: cancel.data });
-  if (!("limit" in cancelGas)) return { outcome: retry(context, tx, gas.failure) };
+  if (!("limit" in cancelGas)) return { outcome: retryLater(context, tx, gas.failure) };
   return {
     relay: {
       to: tx.sender,
@@ -237,13 +238,6 @@ export function nativeValue(tx: TxRecord): bigint {
 
 const failed = (error: TxError): TxOutcome => ({ status: "failed", error });
 
-/** Back to the queue for another build; attempts are counted, and running out is decided when it comes due. */
-const retry = (context: WorkerContext, tx: TxRecord, error: TxError): TxOutcome => ({
-  status: "queued",
-  nextAttemptAt: nextAttemptAt(context, tx.attempts + 1),
-  error,
-});
-
 /**
  * What a mined relayer transaction did for a Safe request: a deployment is included; a Safe transaction is
  * included by its ExecutionSuccess, and failed (with the recorded reason) if what ran was our cancellation. A
@@ -261,7 +255,7 @@ export async function safeOutcomeOfReceipt(
 ): Promise<TxOutcome> {
   const included = { transactionHash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) };
   if (receipt.status !== "0x1") {
-    return retry(context, tx, {
+    return retryLater(context, tx, {
       code: "RELAYED_TX_REVERTED",
       message: "the relayer's transaction reverted on chain; the Safe transaction did not run",
     });
@@ -311,7 +305,7 @@ export async function safeMissingOutcome(context: WorkerContext, tx: TxRecord): 
     const settled = await outcomeOfUsedNonce(context, tx, nonce);
     if (settled) return settled;
   }
-  return retry(context, tx, { code: "NOT_INCLUDED", message: "the relayer's transaction was not mined" });
+  return retryLater(context, tx, { code: "NOT_INCLUDED", message: "the relayer's transaction was not mined" });
 }
 
 /** The transaction and block of the Safe's ExecutionSuccess for `hash`, newest blocks first, within the look-back. */

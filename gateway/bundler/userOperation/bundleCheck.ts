@@ -5,7 +5,8 @@ import { type OperationFailure, failureFromReason } from "../../transactions/fai
 import { decodeEntryPointError } from "../../userop/entryPoint";
 import { encodeHandleOps } from "../../userop/opsAbi";
 import { operationGas } from "../../userop/operationGas";
-import { type WorkerContext, outcomeOfFailure } from "../workerContext";
+import type { WorkerContext } from "../workerContext";
+import { outcomeOfFailure } from "./operationOutcomes";
 
 /** Gas of handleOps itself beyond its operations' limits (the transaction's 21,000, the loop, the refund). */
 const BUNDLE_GAS_OVERHEAD = 100_000n;
