@@ -9,14 +9,9 @@ import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
 import { bundleGasBound, bundleGasLimit } from "./userOperation/bundleCheck";
 import { bumpedFees, currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
-import {
-  type SafePreparation,
-  type SafeRelay,
-  SafeUnreadableError,
-  prepareSafeRelay,
-  safeMissingOutcome,
-  safeOutcomeOfReceipt,
-} from "./safeRelay";
+import { type SafePreparation, type SafeRelay, prepareSafeRelay } from "./safeRelay/prepareSafeRelay";
+import { SafeUnreadableError } from "./safeRelay/safeNonce";
+import { safeMissingOutcome, safeOutcomeOfReceipt } from "./safeRelay/safeRelayOutcomes";
 import { mapLimit } from "../concurrency/mapLimit";
 import { chargedSafeOutcome } from "./safeRelay/spentGas";
 import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";

@@ -8,7 +8,7 @@ import type { TxCall } from "../storage/transactionsRepository";
 export const VERIFICATION_GAS_CEILING = 1_000_000n;
 /** Fixed part of preVerificationGas (or of a relayed Safe transaction's intrinsic gas), beyond its call data. */
 export const FIXED_OVERHEAD_GAS = 60_000n;
-/** Most gas of the relayer's transaction for a Safe request (the Safe relay's own cap, gateway/bundler/safeRelay.ts). */
+/** Most gas of the relayer's transaction for a Safe request (the cap in bundler/safeRelay/safeRelayGas.ts). */
 export const SAFE_RELAY_GAS_CEILING = 15_000_000n;
 /** Gas per byte of call data (EIP-2028's non-zero byte), the most a byte can cost on chain. */
 const GAS_PER_CALL_DATA_BYTE = 16n;

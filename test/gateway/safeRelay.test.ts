@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { disperseCall, transferCall } from "../../gateway/safe/payouts";
-import { nativeValue } from "../../gateway/bundler/safeRelay";
+import { nativeValue } from "../../gateway/bundler/safeRelay/safeRelayGas";
 import type { TxRecord } from "../../gateway/storage/transactionsRepository";
 
 const MULTISEND = "0x00000000000000000000000000000000000000Ad";
