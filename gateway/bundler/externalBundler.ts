@@ -7,9 +7,11 @@ import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
 import { mapLimit } from "../concurrency/mapLimit";
-import { takeDue } from "./selectDue";
-import { outcomeOfFailure, outcomeOfMissingOperation } from "./userOperation/operationOutcomes";
+import { selectDue } from "./selectDue";
+import { outcomeOfFailure } from "./userOperation/operationOutcomes";
 import type { WorkerContext } from "./workerContext";
+import type { WorkKinds } from "./workKind";
+import { createWorkKinds } from "./workKinds";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {
@@ -46,6 +48,7 @@ const CONCURRENCY = 8;
  */
 export class ExternalBundler {
   private readonly bundler: JsonRpcProvider;
+  private readonly kinds: WorkKinds;
 
   constructor(
     private readonly context: WorkerContext,
@@ -58,6 +61,7 @@ export class ExternalBundler {
       batchMaxCount: 1,
       cacheTimeout: -1,
     });
+    this.kinds = createWorkKinds(context);
   }
 
   /** Closes the connection to the bundler. */
@@ -72,9 +76,9 @@ export class ExternalBundler {
   }
 
   private async track(): Promise<boolean> {
-    // Safe requests are the built-in relayer's (a chain switched to an external bundler leaves them be).
+    // Requests of a kind only the built-in relayer sends (a chain switched to an external bundler leaves them be).
     const submitted = (await this.context.repository.submitted(this.context.chain.name)).filter(
-      (tx) => tx.accountType !== "safe",
+      (tx) => this.kinds.of(tx).withExternalBundler(tx) === "bundler",
     );
     const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx));
     return settled.some(Boolean);
@@ -100,7 +104,7 @@ export class ExternalBundler {
       // Not (or no longer) on this chain's node as the bundler says: the nonce-key check below decides.
     }
     if (this.context.clock().getTime() - Date.parse(tx.updatedAt) < this.settings.resendAfterMs) return false;
-    await this.context.repository.settle(tx.id, await outcomeOfMissingOperation(this.context, tx));
+    await this.context.repository.settle(tx.id, await this.kinds.of(tx).outcomeWhenMissing(tx, false));
     return true;
   }
 
@@ -119,20 +123,15 @@ export class ExternalBundler {
 
   private async sendDue(): Promise<boolean> {
     const { repository, chain } = this.context;
-    const due = await takeDue(this.context, this.context.maxOpsPerBundle);
+    const due = await selectDue(this.context, this.kinds, this.context.maxOpsPerBundle);
     if (due === undefined) return false;
     if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
     await mapLimit(due, CONCURRENCY, async (tx) => {
-      if (tx.accountType === "safe") {
-        // Accepted while this chain had no bundler URL: Safe requests need the built-in relayer. One never sent
-        // can fail; one sent before holds a signature that may still run, so it waits for the relayer's return.
-        if (tx.safeNonce === undefined) {
-          await repository.settle(tx.id, {
-            status: "failed",
-            error: { code: "SAFE_NOT_CONFIGURED", message: "this chain now sends through an external bundler" },
-          });
-        }
+      const carried = this.kinds.of(tx).withExternalBundler(tx);
+      if (carried === "wait") return;
+      if (carried !== "bundler") {
+        await repository.settle(tx.id, carried);
         return;
       }
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";

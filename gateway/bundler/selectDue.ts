@@ -1,15 +1,16 @@
 import type { TxRecord } from "../storage/transactionsRepository";
 import { isExhausted } from "./retryPolicy";
-import { closeExhausted } from "./userOperation/operationOutcomes";
 import type { WorkerContext } from "./workerContext";
+import type { WorkKinds } from "./workKind";
 
 /**
- * The chain's due requests to build now (the oldest of each wallet, as `due` gives them), but none of the wallets
- * in `busy` (their requests are being sent): those out of attempts are closed instead (closeExhausted), the rest
- * taken up to `limit`. Undefined when nothing was due at all.
+ * The chain's due requests to prepare now (the oldest of each wallet, as `due` gives them), but none of the wallets
+ * in `busy` (their requests are being sent): those out of attempts are closed instead, as their kind gives up on
+ * them, the rest taken up to `limit`. Undefined when nothing was due at all.
  */
-export async function takeDue(
+export async function selectDue(
   context: WorkerContext,
+  kinds: WorkKinds,
   limit: number,
   busy: ReadonlySet<string> = new Set(),
 ): Promise<TxRecord[] | undefined> {
@@ -17,12 +18,11 @@ export async function takeDue(
     (tx) => !busy.has(tx.sender),
   );
   if (due.length === 0) return undefined;
-  const buildable: TxRecord[] = [];
+  const selected: TxRecord[] = [];
   for (const tx of due) {
-    // A Safe request decides running out itself: an earlier build's signature may first need cancelling.
-    if (isExhausted(context, tx) && tx.accountType !== "safe") {
-      await context.repository.settle(tx.id, await closeExhausted(context, tx));
-    } else buildable.push(tx);
+    const closed = isExhausted(context, tx) ? await kinds.of(tx).giveUp(tx) : undefined;
+    if (closed) await context.repository.settle(tx.id, closed);
+    else selected.push(tx);
   }
-  return buildable.slice(0, limit);
+  return selected.slice(0, limit);
 }
