@@ -54,8 +54,8 @@ export class BuiltinBundler {
   }
 
   /**
-   * select and prepare (simulate) the next bundle, or take the one prepared meanwhile, and start on the one after
-   * it → check it against the chain → record it, signed → broadcast it.
+   * Sends the next bundle: select and prepare (simulate) it, or take the one prepared meanwhile, and start on the
+   * one after it → check it against the chain → record it, signed → broadcast it.
    */
   private async sendNext(): Promise<boolean> {
     const prepared = await this.preparation.take();
@@ -72,7 +72,7 @@ export class BuiltinBundler {
     return true;
   }
 
-  /** track the pending bundle → settle it once mined and confirmed or dropped; replace it if stuck, resend if lost. */
+  /** Follows the pending bundle: track it → settle it once mined and confirmed or dropped; replace or resend it. */
   private async follow(bundle: Bundle): Promise<boolean> {
     const state = await trackBundle(this.context, bundle, this.settings.stuckAfterMs);
     switch (state.status) {
@@ -96,7 +96,7 @@ export class BuiltinBundler {
     }
   }
 
-  /** broadcast; a bundle the node refused is dropped, its requests back to the queue. */
+  /** Broadcasts a recorded bundle; one the node refused is dropped, its requests back to the queue. */
   private async broadcast(bundle: Bundle, runs?: OwnKind): Promise<void> {
     if ((await broadcastBundle(this.context, this.own, bundle, runs)) === "refused") {
       await settleDropped(this.context, this.kinds, bundle, RELAYER_REJECTED);

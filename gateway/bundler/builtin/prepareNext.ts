@@ -44,6 +44,7 @@ export class NextPreparation {
     await this.next?.catch(() => undefined);
   }
 
+  /** Selects the due requests (none of `busy`'s wallets) and has the oldest one's kind prepare them. */
   private async prepare(busy?: ReadonlySet<string>): Promise<Preparation> {
     const at = this.context.clock().getTime();
     const due = await selectDue(this.context, this.kinds, this.context.maxOpsPerBundle, busy);
