@@ -15,7 +15,6 @@ import {
 } from "./settingTypes";
 import { TrustProxySetting } from "./trustProxy";
 
-
 /** The whole service configuration; every field documented in .env.example. */
 export const ConfigSchema = z
   .object({
