@@ -9,7 +9,8 @@ import { ExternalBundler } from "./externalBundler";
 import type { WorkerContext } from "./workerContext";
 
 /** One step of a chain's bundler: true if it did something (so the next step runs at once). */
-interface Stepper {
+/** One step of a chain's worker: true if it did something (the loop steps again at once). */
+export interface Stepper {
   tick(): Promise<boolean>;
   /** Releases what the stepper holds (connections, work started ahead), after its last step. */
   close?(): void | Promise<void>;
@@ -105,11 +106,16 @@ export function startTxWorkers(
 /** Longest pause after a failed step (RPC down): doubles from the poll interval up to this. */
 const MAX_ERROR_BACKOFF_MS = 5_000;
 
-/** Runs a stepper until stopped: at once after a productive step, after the poll interval otherwise. */
-class Loop {
+/**
+ * Runs a stepper until stopped: at once after a productive step or a wake, after the poll interval otherwise, and
+ * backing off after failures.
+ */
+export class Loop {
   private stopped = false;
   /** A wake came during the current step, which may have read the queue before that work was stored. */
   private woken = false;
+  /** Pausing after failed steps: only stop() ends the pause early. */
+  private backingOff = false;
   private wakeUp: (() => void) | undefined;
   private readonly done: Promise<void>;
 
@@ -123,7 +129,9 @@ class Loop {
 
   wake(): void {
     this.woken = true;
-    this.wakeUp?.();
+    // Not during a back-off after failed steps: a flood of accepted requests (many processes' wakes) must not turn it
+    // into a retry at the request rate while the node is down. The request waits for the back-off to end.
+    if (!this.backingOff) this.wakeUp?.();
   }
 
   async stop(): Promise<void> {
@@ -146,10 +154,11 @@ class Loop {
         // The message only: RPC errors carry whole payloads (signed operations, contract code).
         this.logger.error({ error: rpcErrorMessage(error), failures }, "transaction worker step failed; retrying");
       }
-      // Not after a failed step: a flood of accepted requests must not turn the back-off into a busy retry.
+      // Not after a failed step, whose back-off stands (see wake()).
       if (progressed || this.stopped || (this.woken && failures === 0)) continue;
       const pause =
         failures === 0 ? this.pollIntervalMs : Math.min(this.pollIntervalMs * 2 ** failures, MAX_ERROR_BACKOFF_MS);
+      this.backingOff = failures > 0;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.wakeUp = () => {
@@ -158,6 +167,7 @@ class Loop {
         };
       });
       this.wakeUp = undefined;
+      this.backingOff = false;
     }
   }
 }
