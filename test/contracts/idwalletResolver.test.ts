@@ -10,6 +10,7 @@ import { IResolverService__factory, IdwalletResolver__factory } from "../../type
 import { deployIdwalletFixture } from "../helpers/deployment";
 import { rawDnsEncode, rawNamehash } from "../helpers/dnsNames";
 import { StubGatewayProvider } from "../helpers/stubGatewayProvider";
+import { revertData } from "../helpers/revertData";
 
 const abi = AbiCoder.defaultAbiCoder();
 const resolverService = IResolverService__factory.createInterface();
@@ -32,16 +33,6 @@ const multicall = (calls: string[]) => records.encodeFunctionData("multicall", [
 /** abi.encode(bytes) of an address record: its 20 bytes (ENSIP-9). */
 const addressBytes = (address: string) => abi.encode(["bytes"], [address]);
 const EMPTY_BYTES = abi.encode(["bytes"], ["0x"]);
-
-/** The revert data of a call expected to fail. */
-async function revertData(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { data: string }).data;
-  }
-  throw new Error("call did not revert");
-}
 
 async function fixture() {
   const base = await deployIdwalletFixture();

@@ -1,15 +1,12 @@
 import { expect } from "chai";
-import { ethers, network } from "hardhat";
+import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import {
   AbiCoder,
   type BaseWallet,
-  BrowserProvider,
   dnsEncode,
-  EnsPlugin,
   id,
   namehash,
-  Network,
   recoverAddress,
   Wallet,
   ZeroAddress,
@@ -17,6 +14,8 @@ import {
 } from "ethers";
 import { ccipSignatureHash, signCcipResponse } from "../../gateway/ens/ccipSignature";
 import { IResolverService__factory } from "../../typechain-types";
+import { revertData } from "../helpers/revertData";
+import { StubGatewayProvider } from "../helpers/stubGatewayProvider";
 
 const abi = AbiCoder.defaultAbiCoder();
 const resolverService = IResolverService__factory.createInterface();
@@ -32,32 +31,6 @@ function addrQuery(name: string) {
   const dnsName = dnsEncode(name);
   const data = records.encodeFunctionData("addr", [namehash(name)]);
   return { dnsName, data, request: resolverService.encodeFunctionData("resolve", [dnsName, data]) };
-}
-
-/** An ethers v6 client of the local chain whose CCIP-read "gateway" is `gateway(callData, resolver)`. */
-class StubGatewayProvider extends BrowserProvider {
-  constructor(
-    registry: string,
-    private readonly gateway: (callData: string, resolver: string) => string,
-  ) {
-    const chain = new Network("hardhat", 31337n);
-    chain.attachPlugin(new EnsPlugin(registry, 31337));
-    super(network.provider, chain);
-  }
-
-  override async ccipReadFetch(tx: { to: string }, callData: string): Promise<string> {
-    return this.gateway(callData, tx.to);
-  }
-}
-
-/** The revert data of a call expected to fail. */
-async function revertData(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { data: string }).data;
-  }
-  throw new Error("call did not revert");
 }
 
 async function fixture() {
