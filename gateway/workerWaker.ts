@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ChainName } from "./schemas/common";
+import { ChainName } from "./chains/evmSchemas";
 
 /** Starts a chain's transaction worker loop now rather than at its next poll: new work for it was accepted. */
 export interface WorkerWaker {

@@ -1,12 +1,12 @@
 import { FetchRequest, JsonRpcProvider } from "ethers";
 import { rpcErrorMessage } from "../chains/revertData";
 import type { BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
-import { type OperationFailure, failureFromReason } from "../transactions/failureCodes";
-import { buildUserOperation } from "../transactions/userOpBuilder";
+import { type OperationFailure, failureFromReason } from "../userop/failureCodes";
+import { buildUserOperation } from "../userop/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "./fees";
 import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
-import { mapLimit } from "../concurrency/mapLimit";
+import { mapLimit } from "../userop/mapLimit";
 import { selectDue } from "./selectDue";
 import { outcomeOfFailure } from "./userOperation/operationOutcomes";
 import type { WorkerContext } from "./workerContext";

@@ -1,5 +1,5 @@
 import type { JsonRpcProvider } from "ethers";
-import type { Fees } from "../transactions/userOpBuilder";
+import type { Fees } from "../userop/userOpBuilder";
 
 /** Priority fee used when the node has no eth_maxPriorityFeePerGas. */
 const FALLBACK_PRIORITY_FEE = 1_000_000_000n;

@@ -1,5 +1,5 @@
 import type { BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
-import type { Fees } from "../transactions/operationDraft";
+import type { Fees } from "../userop/operationDraft";
 import type { OwnKind, OwnTransactions } from "./builtin/ownTransactions";
 
 /** The built-in relayer as a kind sees it: its address, and the transactions it broadcast lately. */

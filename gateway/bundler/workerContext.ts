@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
 import type { DigestSigner } from "../crypto/digestSigner";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
-import type { OpBuilderDeps } from "../transactions/userOpBuilder";
+import type { OpBuilderDeps } from "../userop/userOpBuilder";
 
 /** What a chain's worker (either bundler mode) works with. */
 export interface WorkerContext {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
-import { Address, ChainName, PrivateKey } from "../schemas/common";
+import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
 import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
   ChainConnectionConfig,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ensNormalize } from "ethers";
 import { chainByName } from "../chains/registry";
 import { decodeSecretsKey } from "../crypto/secretsKeyring";
-import { Address } from "../schemas/common";
+import { Address } from "../chains/evmSchemas";
 
 /** TX_MAX_CALL_BYTES when unset (and TX_MAX_CALL_DATA_BYTES allows it). */
 export const DEFAULT_MAX_CALL_BYTES = 32 * 1024;

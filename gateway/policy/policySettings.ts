@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, ChainName } from "../schemas/common";
+import { Address, ChainName } from "../chains/evmSchemas";
 
 /** Gas or wei as stored and typed: a decimal string of at most 30 digits, read as a bigint. */
 const Amount = z

@@ -1,6 +1,6 @@
 import type { App } from "../storage/appsRepository";
 import type { RateWindowsRepository } from "../storage/rateWindowsRepository";
-import { type SpendLimit, SpendLimitExceededError } from "../storage/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "./spendLimits";
 import type { TxCall } from "../storage/transactionsRepository";
 import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
 import { AppRateLimitedError, BudgetExceededError, PolicyDeniedError, secondsUntil } from "./policyErrors";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address } from "../schemas/common";
+import { Address } from "../chains/evmSchemas";
 
 /** Largest page of the order lists. */
 export const DUST_PAGE = { default: 100, max: 1000 };

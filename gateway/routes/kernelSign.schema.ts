@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Bytes32 } from "../schemas/common";
+import { Bytes32 } from "../chains/evmSchemas";
 
 /** POST /v1/kernel/sign body (spec §2.6, plus the user proof and an optional chain). */
 export const SignRequestBody = z

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACCOUNT_TYPES } from "../identity/walletAddress";
-import { Address } from "../schemas/common";
+import { Address } from "../chains/evmSchemas";
 
 /** POST /v1/resolver body (spec §4.2). */
 export const ResolverRequest = z

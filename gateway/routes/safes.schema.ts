@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Hex } from "../schemas/common";
+import { Address, Hex } from "../chains/evmSchemas";
 import { WeiAmount } from "./transactions.schema";
 
 /** Most transfers one disperse or disperseNFT request carries (one Safe transaction, one block's gas). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Hex } from "../schemas/common";
+import { Address, Hex } from "../chains/evmSchemas";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 /** A static bound above any TX_MAX_CALLS, so an oversized array is refused before its entries are parsed. */

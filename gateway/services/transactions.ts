@@ -6,7 +6,7 @@ import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
 import type { App } from "../storage/appsRepository";
 import type { TransactionsRepository, TxCall, TxRecord } from "../storage/transactionsRepository";
-import { type RequestBounds, checkRequestBounds } from "../transactions/requestBounds";
+import { type RequestBounds, checkRequestBounds } from "../userop/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
 import { transactionChain } from "./chainChecks";

@@ -1,12 +1,12 @@
 import type { SigningKey } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
-import { kernelReplaySafeHash } from "../accounts/kernelMessage";
-import { wrapErc6492 } from "../accounts/erc6492";
+import { kernelReplaySafeHash } from "../identity/kernelMessage";
+import { wrapErc6492 } from "../identity/erc6492";
 import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { ApiError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
-import { createAccountCallData } from "../transactions/callData";
+import { createAccountCallData } from "../userop/callData";
 import { signingChain } from "./chainChecks";
 import { actingApp, requestUserId } from "./requestChecks";
 import { deriveWalletAddress, walletSalt } from "../identity/walletAddress";

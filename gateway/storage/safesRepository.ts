@@ -1,4 +1,4 @@
-import type { SpendLimit } from "./spendLimits";
+import type { SpendLimit } from "../policy/spendLimits";
 import type { NewTx, TxRecord } from "./transactionsRepository";
 
 /** A Safe account an app created (spec §4.10): threshold 1 of `owners`, the operator among them. */

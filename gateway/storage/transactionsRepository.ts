@@ -1,6 +1,6 @@
 import type { AccountType } from "../identity/walletAddress";
 import type { PackedUserOperation } from "../userop/packedUserOperation";
-import type { SpendLimit } from "./spendLimits";
+import type { SpendLimit } from "../policy/spendLimits";
 
 /**
  * Lifecycle of a transaction request (README "Transaction states"):

@@ -6,7 +6,7 @@ import { type Signer, getBytes, hashMessage, keccak256, parseEther, ZeroAddress 
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { userOperationHash, type PackedUserOperation } from "../../gateway/userop/packedUserOperation";
-import { kernelReplaySafeHash } from "../../gateway/accounts/kernelMessage";
+import { kernelReplaySafeHash } from "../../gateway/identity/kernelMessage";
 import { KernelAccount__factory } from "../../typechain-types";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { buildUserOp } from "../helpers/userOps";

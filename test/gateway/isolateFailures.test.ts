@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { type Isolation, runIsolated } from "../../gateway/transactions/isolateFailures";
+import { type Isolation, runIsolated } from "../../gateway/userop/isolateFailures";
 
 /**
  * A node simulated in memory for the bisection alone: a call fails with no answer when it carries a culprit, or

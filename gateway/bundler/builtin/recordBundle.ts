@@ -1,6 +1,6 @@
 import type { DigestSigner } from "../../crypto/digestSigner";
 import type { Bundle } from "../../storage/transactionsRepository";
-import type { Fees } from "../../transactions/operationDraft";
+import type { Fees } from "../../userop/operationDraft";
 import type { WorkerContext } from "../workerContext";
 import type { RelayerCall } from "../workKind";
 import { signRelayerTransaction } from "./relayerTransaction";

@@ -1,7 +1,7 @@
-import { mapLimit } from "../../concurrency/mapLimit";
+import { mapLimit } from "../../userop/mapLimit";
 import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
-import type { Fees } from "../../transactions/operationDraft";
-import { buildUserOperations } from "../../transactions/userOpBuilder";
+import type { Fees } from "../../userop/operationDraft";
+import { buildUserOperations } from "../../userop/userOpBuilder";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../../userop/operationSize";
 import { currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";

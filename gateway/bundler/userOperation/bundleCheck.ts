@@ -1,7 +1,7 @@
 import { toBeHex } from "ethers";
 import { revertDataOf } from "../../chains/revertData";
 import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
-import { type OperationFailure, failureFromReason } from "../../transactions/failureCodes";
+import { type OperationFailure, failureFromReason } from "../../userop/failureCodes";
 import { decodeEntryPointError } from "../../userop/entryPoint";
 import { encodeHandleOps } from "../../userop/opsAbi";
 import { operationGas } from "../../userop/operationGas";

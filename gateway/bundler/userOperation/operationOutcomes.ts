@@ -1,5 +1,5 @@
 import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
-import type { OperationFailure } from "../../transactions/failureCodes";
+import type { OperationFailure } from "../../userop/failureCodes";
 import { giveUp, nextAttemptAt } from "../retryPolicy";
 import type { WorkerContext } from "../workerContext";
 import { executedOutcome, findExecutedOperation } from "./operationEvents";

@@ -1,5 +1,5 @@
 import { dataLength } from "ethers";
-import { mapLimit } from "../../concurrency/mapLimit";
+import { mapLimit } from "../../userop/mapLimit";
 import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
 import { entryPointInterface } from "../../userop/entryPoint";
 import { operationGas } from "../../userop/operationGas";

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
-import type { SpendLimit } from "../spendLimits";
+import type { SpendLimit } from "../../policy/spendLimits";
 import type { NewTx, TxRecord } from "../transactionsRepository";
 import { reserveSpend } from "./spendBuckets";
 import { checkSpendLimit } from "./spendLimitCheck";

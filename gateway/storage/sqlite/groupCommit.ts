@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import { SafeExistsError } from "../safesRepository";
 import type { DatabaseSchema } from "../schema";
-import { SpendLimitExceededError } from "../spendLimits";
+import { SpendLimitExceededError } from "../../policy/spendLimits";
 
 /** One write of a group: what it stores, in the group's transaction. */
 export type GroupWrite<T> = (trx: Transaction<DatabaseSchema>) => Promise<T>;

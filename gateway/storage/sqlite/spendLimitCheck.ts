@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
-import { type SpendLimit, SpendLimitExceededError, whenItFits } from "../spendLimits";
+import { type SpendLimit, SpendLimitExceededError, whenItFits } from "../../policy/spendLimits";
 import type { NewTx } from "../transactionsRepository";
 import { BUCKET_MS, type SpendKey, windowBuckets, windowSpend } from "./spendBuckets";
 

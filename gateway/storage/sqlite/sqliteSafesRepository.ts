@@ -9,7 +9,7 @@ import {
   type SafesRepository,
 } from "../safesRepository";
 import type { NewTx, TxRecord } from "../transactionsRepository";
-import type { SpendLimit } from "../spendLimits";
+import type { SpendLimit } from "../../policy/spendLimits";
 import { earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
-import type { SpendLimit } from "../spendLimits";
+import type { SpendLimit } from "../../policy/spendLimits";
 import { earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
 import { growPendingSpend, settleSpend } from "./spendBuckets";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { JsonRpcProvider } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { operationBound } from "../../../gateway/transactions/requestBounds";
+import { operationBound } from "../../../gateway/userop/requestBounds";
 import { buildTestApp } from "../../helpers/testApp";
 import { hs256Provider } from "../../helpers/providerProofs";
 

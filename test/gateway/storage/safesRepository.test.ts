@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type NewSafe, SafeExistsError } from "../../../gateway/storage/safesRepository";
-import { SpendLimitExceededError } from "../../../gateway/storage/spendLimits";
+import { SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
 import type { NewTx } from "../../../gateway/storage/transactionsRepository";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

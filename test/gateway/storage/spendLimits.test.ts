@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/storage/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
 import type { NewTx } from "../../../gateway/storage/transactionsRepository";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../gateway/bundler/safeRelay/spentGas";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/storage/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
 import type { NewTx, TxOutcome } from "../../../gateway/storage/transactionsRepository";
 
 const RESERVED = 6_000_000n;

@@ -1,9 +1,9 @@
 import { dataLength, toBeHex } from "ethers";
 import { revertDataOf } from "../chains/revertData";
-import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "../userop/bundleSimulatorCode";
-import { ENTRY_POINT_SIMULATIONS_CODE, decodeEntryPointError, parseValidationData } from "../userop/entryPoint";
-import { decodeSimulateBundle, encodeSimulateBundle } from "../userop/opsAbi";
-import { type PackedUserOperation, packAccountGasLimits, packGasFees } from "../userop/packedUserOperation";
+import { BUNDLE_SIMULATOR_ADDRESS, BUNDLE_SIMULATOR_CODE } from "./bundleSimulatorCode";
+import { ENTRY_POINT_SIMULATIONS_CODE, decodeEntryPointError, parseValidationData } from "./entryPoint";
+import { decodeSimulateBundle, encodeSimulateBundle } from "./opsAbi";
+import { type PackedUserOperation, packAccountGasLimits, packGasFees } from "./packedUserOperation";
 import { type OperationFailure, failureFromReason } from "./failureCodes";
 import { runIsolated } from "./isolateFailures";
 import { type Draft, type OpBuilderDeps, signOperation, terms } from "./operationDraft";

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
-import { chainByName } from "../chains/registry";
+import { chainByName } from "./registry";
 
 /** An EVM address, any case on input, EIP-55 checksummed on output. */
 export const Address = z

@@ -2,8 +2,8 @@ import { dataLength } from "ethers";
 import { ApiError, type FieldProblem } from "../errors/apiError";
 import type { AccountType } from "../identity/walletAddress";
 import type { TxCall } from "../storage/transactionsRepository";
-import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { preVerificationGasBound } from "../userop/preVerificationGas";
+import { MAX_BUNDLE_BYTES, operationBytes } from "./operationSize";
+import { preVerificationGasBound } from "./preVerificationGas";
 import { walletCallData } from "./callData";
 
 /** How large a request may be (TX_MAX_CALL_BYTES, TX_MAX_CALL_DATA_BYTES, TX_MAX_PRE_VERIFICATION_GAS). */

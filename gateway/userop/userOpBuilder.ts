@@ -1,16 +1,16 @@
 import { parseUserId } from "../identity/userId";
 import { walletSalt } from "../identity/walletAddress";
 import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
-import { requestNonce } from "../userop/entryPoint";
-import { packAccountGasLimits, packGasFees, packInitCode } from "../userop/packedUserOperation";
-import { MAX_BUNDLE_BYTES, operationBytes } from "../userop/operationSize";
-import { operationGas } from "../userop/operationGas";
-import { preVerificationGasBound } from "../userop/preVerificationGas";
+import { requestNonce } from "./entryPoint";
+import { packAccountGasLimits, packGasFees, packInitCode } from "./packedUserOperation";
+import { MAX_BUNDLE_BYTES, operationBytes } from "./operationSize";
+import { operationGas } from "./operationGas";
+import { preVerificationGasBound } from "./preVerificationGas";
 import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
 import { HEAVY_CALL_GAS, type Measurement, SIMULATION_GAS, executionGas, measure } from "./gasSimulation";
 import { type Draft, type Fees, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
-import { mapLimit } from "../concurrency/mapLimit";
+import { mapLimit } from "./mapLimit";
 
 export type { Fees, OpBuilderDeps } from "./operationDraft";
 

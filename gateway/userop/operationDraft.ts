@@ -2,9 +2,9 @@ import type { JsonRpcProvider } from "ethers";
 import type { DigestSigner } from "../crypto/digestSigner";
 import type { AccountType } from "../identity/walletAddress";
 import type { TxRecord } from "../storage/transactionsRepository";
-import { type PackedUserOperation, userOperationHash } from "../userop/packedUserOperation";
-import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "../userop/sponsorship";
-import { personalDigest } from "../userop/words";
+import { type PackedUserOperation, userOperationHash } from "./packedUserOperation";
+import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "./sponsorship";
+import { personalDigest } from "./words";
 
 /** Fees of an operation (and of the bundle carrying it). */
 export interface Fees {
