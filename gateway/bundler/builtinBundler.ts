@@ -1,5 +1,5 @@
 import type { DigestSigner } from "../crypto/digestSigner";
-import type { Bundle } from "../storage/transactionsRepository";
+import type { Bundle } from "../transactions/bundle";
 import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
 import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
 import { NextPreparation } from "./builtin/prepareNext";

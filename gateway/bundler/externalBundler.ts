@@ -1,6 +1,8 @@
 import { FetchRequest, JsonRpcProvider } from "ethers";
 import { rpcErrorMessage } from "../chains/revertData";
-import type { BuiltUserOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { BuiltUserOp } from "../transactions/builtOp";
+import type { TxOutcome } from "../transactions/txOutcome";
+import type { WalletTxRecord } from "../transactions/txRecord";
 import { type OperationFailure, failureFromReason } from "../userop/failureCodes";
 import { buildUserOperation } from "../userop/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
@@ -77,9 +79,10 @@ export class ExternalBundler {
 
   private async track(): Promise<boolean> {
     // Requests of a kind only the built-in relayer sends (a chain switched to an external bundler leaves them be).
-    const submitted = (await this.context.repository.submitted(this.context.chain.name)).filter(
-      (tx) => this.kinds.of(tx).withExternalBundler(tx) === "bundler",
-    );
+    const submitted = (await this.context.repository.submitted(this.context.chain.name)).flatMap((tx) => {
+      const carried = this.kinds.of(tx).withExternalBundler(tx);
+      return typeof carried === "object" && "userOperation" in carried ? [carried.userOperation] : [];
+    });
     const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx));
     return settled.some(Boolean);
   }
@@ -91,7 +94,7 @@ export class ExternalBundler {
    * `success` / `reason`, whose form varies between bundlers. Without a receipt for too long, the chain is asked
    * whether the request's nonce key was used; if not, it is built again.
    */
-  private async follow(tx: TxRecord): Promise<boolean> {
+  private async follow(tx: WalletTxRecord): Promise<boolean> {
     const answer: UserOperationReceipt | null = await this.bundler.send("eth_getUserOperationReceipt", [tx.userOpHash]);
     const transactionHash = answer?.receipt?.transactionHash;
     if (transactionHash) {
@@ -109,7 +112,10 @@ export class ExternalBundler {
   }
 
   /** The outcome of the request's operation in a mined transaction, "unconfirmed" while too few blocks are on top. */
-  private async minedOutcome(tx: TxRecord, transactionHash: string): Promise<TxOutcome | "unconfirmed" | undefined> {
+  private async minedOutcome(
+    tx: WalletTxRecord,
+    transactionHash: string,
+  ): Promise<TxOutcome | "unconfirmed" | undefined> {
     const provider = this.context.chain.provider;
     const receipt: RpcReceipt | null = await provider.send("eth_getTransactionReceipt", [transactionHash]);
     if (!receipt) return undefined;
@@ -127,13 +133,14 @@ export class ExternalBundler {
     if (due === undefined) return false;
     if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
-    await mapLimit(due, CONCURRENCY, async (tx) => {
-      const carried = this.kinds.of(tx).withExternalBundler(tx);
+    await mapLimit(due, CONCURRENCY, async (request) => {
+      const carried = this.kinds.of(request).withExternalBundler(request);
       if (carried === "wait") return;
-      if (carried !== "bundler") {
-        await repository.settle(tx.id, carried);
+      if (!("userOperation" in carried)) {
+        await repository.settle(request.id, carried);
         return;
       }
+      const tx = carried.userOperation;
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
       const result = await buildUserOperation(tx, { deployed, fees }, this.context.builder);
       if ("failure" in result) {
@@ -151,7 +158,7 @@ export class ExternalBundler {
    * (timeout, connection, an answer that is no JSON-RPC refusal) leaves its fate unknown: it stays submitted, and
    * tracking finds its receipt or, later, checks the chain and builds it again.
    */
-  private async submit(tx: TxRecord, built: BuiltUserOp): Promise<void> {
+  private async submit(tx: WalletTxRecord, built: BuiltUserOp): Promise<void> {
     try {
       const hash: string = await this.bundler.send("eth_sendUserOperation", [
         toRpcUserOperation(built.userOp),
@@ -213,5 +220,5 @@ function errorAnswerOf(error: unknown): RpcErrorAnswer | undefined {
  * check. Failing the request then could report as failed a request whose earlier build still executes, so it is
  * retried instead (built again until its attempts run out).
  */
-const mayHoldEarlierBuild = (tx: TxRecord, failure: OperationFailure): boolean =>
+const mayHoldEarlierBuild = (tx: WalletTxRecord, failure: OperationFailure): boolean =>
   tx.userOpHash !== undefined && failure.code === "OPERATION_REJECTED";

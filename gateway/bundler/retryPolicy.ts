@@ -1,5 +1,5 @@
-import { dataLength, dataSlice } from "ethers";
-import type { TxError, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { TxError, TxRecord } from "../transactions/txRecord";
+import type { TxOutcome } from "../transactions/txOutcome";
 import type { WorkerContext } from "./workerContext";
 
 /** What the retry policy reads of a worker's settings. */
@@ -29,20 +29,18 @@ export const retryLater = (settings: RetrySettings, tx: TxRecord, error: TxError
 });
 
 /**
- * A request out of attempts. An earlier build may still be held somewhere (an external bundler's mempool) and
- * could execute until its sponsorship ends, so it is decided only after that: queued until then, and closed (the
- * kind's give-up) when it comes due.
+ * A request out of attempts. An earlier build of it that may still be held somewhere (an external bundler's
+ * mempool) could execute until `mayRunUntil` (unix seconds; its sponsorship's end), so it is decided only after
+ * that: queued until then, and closed (the kind's give-up) when it comes due.
  */
-export function giveUp(settings: RetrySettings, tx: TxRecord, error: TxError): TxOutcome {
-  const end = tx.userOp ? sponsorshipEnd(tx.userOp.paymasterAndData) : undefined;
-  if (end !== undefined && end * 1000 >= settings.clock().getTime()) {
-    return { status: "queued", nextAttemptAt: new Date(end * 1000 + CLOSE_MARGIN_MS), error, closeWhenDue: true };
+export function giveUp(settings: RetrySettings, error: TxError, mayRunUntil: number | undefined): TxOutcome {
+  if (mayRunUntil !== undefined && mayRunUntil * 1000 >= settings.clock().getTime()) {
+    return {
+      status: "queued",
+      nextAttemptAt: new Date(mayRunUntil * 1000 + CLOSE_MARGIN_MS),
+      error,
+      closeWhenDue: true,
+    };
   }
   return { status: "failed", error };
-}
-
-/** validUntil (unix seconds) of a SponsorPaymaster paymasterAndData: paymaster(20) ‖ gas(16+16) ‖ validUntil(6). */
-function sponsorshipEnd(paymasterAndData: string): number | undefined {
-  if (dataLength(paymasterAndData) < 58) return undefined;
-  return Number(BigInt(dataSlice(paymasterAndData, 52, 58)));
 }

@@ -1,4 +1,4 @@
-import type { TxRecord } from "../storage/transactionsRepository";
+import type { TxRecord } from "../transactions/txRecord";
 import { isExhausted } from "./retryPolicy";
 import type { WorkerContext } from "./workerContext";
 import type { WorkKinds } from "./workKind";

@@ -1,4 +1,6 @@
-import type { BuiltOp, TxOutcome, TxRecord } from "../storage/transactionsRepository";
+import type { BuiltOp } from "../transactions/builtOp";
+import type { TxOutcome } from "../transactions/txOutcome";
+import type { TxRecord, WalletTxRecord } from "../transactions/txRecord";
 import type { Fees } from "../userop/operationDraft";
 import type { OwnKind, OwnTransactions } from "./builtin/ownTransactions";
 
@@ -48,9 +50,10 @@ export interface RelayerReceipt {
 /**
  * One kind of queued request: a wallet's UserOperation (bundled into handleOps) or a Safe transaction (relayed one
  * per relayer transaction). The worker's stages are the same for every kind; what differs is asked of the kind,
- * chosen once for each request by its record (WorkKinds.of).
+ * chosen once for each request by its record (WorkKinds.of), and typed by the record it takes (`Tx`): a kind never
+ * sees another kind's requests.
  */
-export interface WorkKind<Batch = unknown> {
+export interface WorkKind<Batch = unknown, Tx extends TxRecord = TxRecord> {
   /** What its relayer transactions run, for the pre-broadcast check's own-blocks skip. */
   readonly runs: OwnKind;
   /**
@@ -64,7 +67,7 @@ export interface WorkKind<Batch = unknown> {
    * transaction of ours is in flight, so a failure may not be final yet.
    */
   prepare(
-    due: readonly TxRecord[],
+    due: readonly Tx[],
     options: { readonly relayer: Relayer; readonly at: number; readonly ahead: boolean },
   ): Promise<Preparation<Batch>>;
   /**
@@ -73,22 +76,23 @@ export interface WorkKind<Batch = unknown> {
    */
   check(prepared: Prepared<Batch>, relayer: Relayer): Promise<RelayerCall | undefined>;
   /** What became of each of `txs`, carried by a relayer transaction mined with `receipt`, by request id. */
-  outcomesOfReceipt(txs: readonly TxRecord[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>>;
+  outcomesOfReceipt(txs: readonly Tx[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>>;
   /**
    * What became of a request that was sent but is not in what was mined (its relayer transaction dropped, or, when
    * `bundleReverted`, reverted as a whole): found done on chain, or back to the queue.
    */
-  outcomeWhenMissing(tx: TxRecord, bundleReverted: boolean): Promise<TxOutcome>;
+  outcomeWhenMissing(tx: Tx, bundleReverted: boolean): Promise<TxOutcome>;
   /**
    * How a due request out of attempts is closed: its final outcome, or undefined to prepare it all the same (the
    * kind decides running out itself).
    */
-  giveUp(tx: TxRecord): Promise<TxOutcome | undefined>;
+  giveUp(tx: Tx): Promise<TxOutcome | undefined>;
   /**
-   * On a chain whose operations go to an external ERC-4337 bundler: "bundler" if that bundler carries this kind;
-   * else (only the built-in relayer sends it) the outcome a due request is settled with, or "wait" to leave it be.
+   * On a chain whose operations go to an external ERC-4337 bundler: the UserOperation request that bundler carries
+   * (this kind's record is one); else (only the built-in relayer sends it) the outcome a due request is settled
+   * with, or "wait" to leave it be.
    */
-  withExternalBundler(tx: TxRecord): "bundler" | "wait" | TxOutcome;
+  withExternalBundler(tx: Tx): { readonly userOperation: WalletTxRecord } | "wait" | TxOutcome;
 }
 
 /** The kinds of work of a chain's worker. */

@@ -1,7 +1,8 @@
 import { formatEther, formatUnits, getAddress } from "ethers";
 import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { dustChain } from "../services/chainChecks";
-import { type DustOrder, type DustRepository, type DustToken, NATIVE_ASSET } from "../storage/dustRepository";
+import { type DustOrder, type DustToken, NATIVE_ASSET } from "./dustModel";
+import { type DustRepository } from "../storage/dustRepository";
 import type { LastTransferCache } from "./chainReads";
 import { readPortfolio } from "./chainReads";
 import { feedsOf, priceBook } from "./prices";

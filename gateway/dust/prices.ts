@@ -1,5 +1,5 @@
 import { getAddress } from "ethers";
-import { type DustPriceSource, NATIVE_ASSET } from "../storage/dustRepository";
+import { type DustPriceSource, NATIVE_ASSET } from "./dustModel";
 
 /** A Chainlink feed's latest answer as read on chain. */
 export interface FeedAnswer {

@@ -1,4 +1,4 @@
-import type { App } from "../storage/appsRepository";
+import type { App } from "../auth/app";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
 

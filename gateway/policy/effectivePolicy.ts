@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema";
-import type { App } from "../storage/appsRepository";
+import type { App } from "../auth/app";
 import type { RateLimit } from "./policySettings";
 
 /** The deployment's defaults (POLICY_DEFAULT_*). */

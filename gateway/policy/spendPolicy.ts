@@ -1,7 +1,7 @@
-import type { App } from "../storage/appsRepository";
+import type { App } from "../auth/app";
 import type { RateWindowsRepository } from "../storage/rateWindowsRepository";
 import { type SpendLimit, SpendLimitExceededError } from "./spendLimits";
-import type { TxCall } from "../storage/transactionsRepository";
+import type { TxCall } from "../transactions/txRecord";
 import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
 import { AppRateLimitedError, BudgetExceededError, PolicyDeniedError, secondsUntil } from "./policyErrors";
 import { formatRate } from "./policySettings";

@@ -1,4 +1,4 @@
-import type { TxCall } from "../storage/transactionsRepository";
+import type { TxCall } from "../transactions/txRecord";
 
 /**
  * Ceiling of the verification gas of one operation: the account's validation with its deployment (initCode) and the

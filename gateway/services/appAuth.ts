@@ -1,6 +1,7 @@
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { ApiError, UnauthorizedError } from "../errors/apiError";
-import type { App, AppsRepository } from "../storage/appsRepository";
+import type { App } from "../auth/app";
+import type { AppsRepository } from "../storage/appsRepository";
 import type { TokenEndpointLimits } from "./tokenEndpointLimits";
 
 /** Client credentials as sent: form fields or HTTP Basic. */

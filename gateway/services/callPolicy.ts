@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../errors/apiError";
-import type { TxCall } from "../storage/transactionsRepository";
+import type { TxCall } from "../transactions/txRecord";
 
 /**
  * Why a call of a user's request is refused (stable, documented in the README):

@@ -1,5 +1,5 @@
 import { BUILT_IN_PROVIDERS } from "../identity/userId";
-import type { RegisteredName } from "../storage/providersRepository";
+import type { RegisteredName } from "../identity/providerRegistration";
 
 /** Where registered provider names are stored (the providers repository). */
 export interface ProviderNamesStore {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "../errors/apiError";
 import type { Admission, SpendPolicy, SpendRequest } from "../policy/spendPolicy";
-import { FINAL_STATUSES, type TransactionsRepository, type TxRecord } from "../storage/transactionsRepository";
+import { FINAL_STATUSES, type TxRecord, isSafeRecord } from "../transactions/txRecord";
+import type { TransactionsRepository } from "../storage/transactionsRepository";
 import type { RequestDeadline } from "./requestDeadline";
 
 /**
@@ -46,15 +47,24 @@ export interface AdmittedRequest<R> {
  * stored). A retry of the same request with its Idempotency-Key gets the first record (`created` false); the key with
  * another request is 409. A new request wakes its chain's worker.
  */
-export async function commitRequest<R extends { readonly record: TxRecord; readonly created: boolean }>(
+export async function commitRequest<
+  T extends TxRecord,
+  R extends { readonly record: TxRecord; readonly created: boolean },
+>(
   request: AdmittedRequest<R>,
+  ofKind: (record: TxRecord) => record is T,
   deps: AcceptanceDeps,
   deadline: RequestDeadline,
-): Promise<R> {
+): Promise<Omit<R, "record"> & { readonly record: T }> {
   const result = await deps.policy.commit(request.spend, request.admission, () => deadline.commit(request.store));
-  if (!result.created && result.record.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
+  const { record } = result;
+  // The key's earlier request is another request: its hash differs (a request of another kind's always does).
+  if (!result.created && (record.requestHash !== request.requestHash || !ofKind(record))) {
+    throw new IdempotencyKeyReusedError();
+  }
+  if (!ofKind(record)) throw new Error(`stored request ${record.id} is not of the kind accepted`);
   if (result.created) deps.onAccepted(request.spend.chain);
-  return result;
+  return { ...result, record };
 }
 
 /** Request ids are UUIDs: anything else is no request, answered without a lookup. */
@@ -72,16 +82,21 @@ export async function findRequest(
 const WAIT_POLL_MS = 100;
 
 /** Polls a request until it is final, `timeoutMs` passes, or `signal` aborts; returns its latest state. */
-export async function waitForFinal(
-  record: TxRecord,
+export async function waitForFinal<T extends TxRecord>(
+  record: T,
   repository: Pick<TransactionsRepository, "find">,
   options: { timeoutMs: number; signal: AbortSignal },
-): Promise<TxRecord> {
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let current = record;
   while (!FINAL_STATUSES.includes(current.status) && Date.now() < deadline && !options.signal.aborted) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now()))));
-    current = (await repository.find(record.id)) ?? current;
+    const latest = await repository.find(record.id);
+    if (latest && sameKind(record, latest)) current = latest;
   }
   return current;
 }
+
+/** Whether `latest` is of `record`'s kind (a request's kind never changes: this narrows its type). */
+const sameKind = <T extends TxRecord>(record: T, latest: TxRecord): latest is T =>
+  isSafeRecord(record) === isSafeRecord(latest);

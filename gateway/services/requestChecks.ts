@@ -1,7 +1,7 @@
 import type { AppPrincipal } from "../auth/appTokens";
 import { ApiError } from "../errors/apiError";
 import { InvalidUserIdError, type UserId, parseUserId } from "../identity/userId";
-import type { App } from "../storage/appsRepository";
+import type { App } from "../auth/app";
 
 /** The user id of a request, or 400 INVALID_USER_ID naming it. */
 export function requestUserId(input: string): UserId {

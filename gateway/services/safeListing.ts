@@ -1,7 +1,7 @@
 import type { AppPrincipal } from "../auth/appTokens";
 import { InvalidRequestError } from "../errors/apiError";
-import type { SafeRecord, SafesCursor } from "../storage/safesRepository";
-import type { TxRecord } from "../storage/transactionsRepository";
+import type { SafeRecord, SafesCursor } from "../safe/safeRecord";
+import { type SafeTxRecord, isSafeRecord } from "../transactions/txRecord";
 import { safeChain } from "./chainChecks";
 import { actingApp } from "./requestChecks";
 import type { SafesDeps } from "./safes";
@@ -12,16 +12,20 @@ export async function listSafes(
   page: { limit: number; cursor?: string | undefined },
   principal: AppPrincipal,
   deps: SafesDeps,
-): Promise<{ safes: readonly SafeRecord[]; deployments: ReadonlyMap<string, TxRecord>; nextCursor: string | null }> {
+): Promise<{
+  safes: readonly SafeRecord[];
+  deployments: ReadonlyMap<string, SafeTxRecord>;
+  nextCursor: string | null;
+}> {
   safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   const rows = await deps.safes.list(app.id, chain, page.limit + 1, page.cursor ? parseCursor(page.cursor) : undefined);
   const safes = rows.slice(0, page.limit);
   const last = safes.at(-1);
-  const deployments = new Map<string, TxRecord>();
+  const deployments = new Map<string, SafeTxRecord>();
   for (const safe of safes) {
     const record = await deps.transactions.find(safe.deploymentTxId);
-    if (record) deployments.set(safe.deploymentTxId, record);
+    if (record && isSafeRecord(record)) deployments.set(safe.deploymentTxId, record);
   }
   return {
     safes,

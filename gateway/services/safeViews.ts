@@ -1,11 +1,11 @@
-import type { SafeRecord } from "../storage/safesRepository";
-import type { TxRecord } from "../storage/transactionsRepository";
+import type { SafeRecord } from "../safe/safeRecord";
+import type { SafeTxRecord } from "../transactions/txRecord";
 
 /** The API's view of a Safe request (SafeTxStatus). */
-export function safeTransactionView(record: TxRecord) {
+export function safeTransactionView(record: SafeTxRecord) {
   return {
     txUuid: record.id,
-    action: record.safeAction ?? null,
+    action: record.safeAction,
     status: record.status,
     chain: record.chain,
     safe: record.sender,
@@ -19,7 +19,7 @@ export function safeTransactionView(record: TxRecord) {
 }
 
 /** The API's view of a Safe (SafeAccount). */
-export function safeView(safe: SafeRecord, deployment: TxRecord | undefined) {
+export function safeView(safe: SafeRecord, deployment: SafeTxRecord | undefined) {
   return {
     address: safe.address,
     chain: safe.chain,

@@ -5,9 +5,11 @@ import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { ApiError, NotFoundError } from "../errors/apiError";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
 import type { SafeCall } from "../safe/safeTransaction";
-import type { App } from "../storage/appsRepository";
-import { SafeExistsError, type SafeRecord, type SafesRepository } from "../storage/safesRepository";
-import type { SafeAction, TransactionsRepository, TxRecord } from "../storage/transactionsRepository";
+import type { App } from "../auth/app";
+import { SafeExistsError, type SafesRepository } from "../storage/safesRepository";
+import { type SafeRecord } from "../safe/safeRecord";
+import { type SafeAction, type SafeTxRecord, isSafeRecord } from "../transactions/txRecord";
+import type { TransactionsRepository } from "../storage/transactionsRepository";
 import type { RequestDeadline } from "./requestDeadline";
 import { safeChain } from "./chainChecks";
 import {
@@ -42,7 +44,7 @@ export async function createSafe(
   principal: AppPrincipal,
   deps: SafesDeps,
   deadline: RequestDeadline,
-): Promise<{ safe: SafeRecord; record: TxRecord; created: boolean }> {
+): Promise<{ safe: SafeRecord; record: SafeTxRecord; created: boolean }> {
   const { contracts, operator } = safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   await deps.policy.countRequest(app);
@@ -79,7 +81,6 @@ export async function createSafe(
       {
         appId: app.id,
         accountType: "safe",
-        userId: "",
         chain,
         sender: address,
         calls: [deployCall],
@@ -92,7 +93,7 @@ export async function createSafe(
       admission.limits,
     );
   try {
-    const result = await commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
+    const result = await commitRequest({ spend, admission, requestHash: hash, store }, isSafeRecord, deps, deadline);
     // A key finds no Safe only if another kind of request took it, whose hash differs: refused already, and here.
     if (!result.safe) throw new IdempotencyKeyReusedError();
     return { safe: result.safe, record: result.record, created: result.created };
@@ -130,7 +131,7 @@ export async function submitSafeTransaction(
   principal: AppPrincipal,
   deps: SafesDeps,
   deadline: RequestDeadline,
-): Promise<{ record: TxRecord; created: boolean }> {
+): Promise<{ record: SafeTxRecord; created: boolean }> {
   const { contracts } = safeChain(chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
   await deps.policy.countRequest(app);
@@ -155,7 +156,6 @@ export async function submitSafeTransaction(
       {
         appId: app.id,
         accountType: "safe",
-        userId: "",
         chain,
         sender: safe.address,
         calls,
@@ -167,7 +167,7 @@ export async function submitSafeTransaction(
       },
       admission.limits,
     );
-  return commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
+  return commitRequest({ spend, admission, requestHash: hash, store }, isSafeRecord, deps, deadline);
 }
 
 /** A request of this Safe, as the API shows it: 403 for another app's Safe, 404 for an id not of this Safe. */
@@ -177,11 +177,11 @@ export async function findSafeTransaction(
   txUuid: string,
   principal: AppPrincipal,
   deps: SafesDeps,
-): Promise<TxRecord> {
+): Promise<SafeTxRecord> {
   safeChain(chain, deps.capabilities);
   const safe = await ownSafe(chain, address, principal, deps);
   const record = await findRequest(txUuid, deps.transactions);
-  if (!record || record.accountType !== "safe" || record.chain !== chain || record.sender !== safe.address) {
+  if (!record || !isSafeRecord(record) || record.chain !== chain || record.sender !== safe.address) {
     throw new NotFoundError(`No transaction ${txUuid} of this Safe`);
   }
   return record;

@@ -4,8 +4,9 @@ import type { ChainCapabilitiesTable } from "../chains/capabilities";
 import { InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
-import type { App } from "../storage/appsRepository";
-import type { TransactionsRepository, TxCall, TxRecord } from "../storage/transactionsRepository";
+import type { App } from "../auth/app";
+import type { TransactionsRepository } from "../storage/transactionsRepository";
+import { type TxCall, type WalletTxRecord, isWalletRecord } from "../transactions/txRecord";
 import { type RequestBounds, checkRequestBounds } from "../userop/requestBounds";
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
@@ -53,7 +54,7 @@ export async function submitTransaction(
   principal: AppPrincipal,
   deps: TransactionsDeps,
   deadline: RequestDeadline,
-): Promise<{ record: TxRecord; created: boolean }> {
+): Promise<{ record: WalletTxRecord; created: boolean }> {
   const calls = requestCalls(request, deps.maxCalls);
   checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
   const userId = requestUserId(request.userId);
@@ -109,7 +110,7 @@ export async function submitTransaction(
       },
       admission.limits,
     );
-  return commitRequest({ spend, admission, requestHash: hash, store }, deps, deadline);
+  return commitRequest({ spend, admission, requestHash: hash, store }, isWalletRecord, deps, deadline);
 }
 
 /** The parallel arrays as calls: equal lengths, 1 to `maxCalls` entries, no value in a delegatecall. */
@@ -146,16 +147,16 @@ export async function findTransaction(
   id: string,
   principal: AppPrincipal,
   repository: TransactionsRepository,
-): Promise<TxRecord> {
+): Promise<WalletTxRecord> {
   const record = await findRequest(id, repository);
-  if (!record || record.appId !== principal.appId || record.accountType !== type) {
+  if (!record || !isWalletRecord(record) || record.appId !== principal.appId || record.accountType !== type) {
     throw new NotFoundError("No transaction with this id was submitted by this app");
   }
   return record;
 }
 
 /** The API's view of a request (TxStatusResponse). */
-export function transactionView(record: TxRecord) {
+export function transactionView(record: WalletTxRecord) {
   return {
     id: record.id,
     status: record.status,

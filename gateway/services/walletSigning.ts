@@ -10,7 +10,7 @@ import { createAccountCallData } from "../userop/callData";
 import { signingChain } from "./chainChecks";
 import { actingApp, requestUserId } from "./requestChecks";
 import { deriveWalletAddress, walletSalt } from "../identity/walletAddress";
-import type { App } from "../storage/appsRepository";
+import type { App } from "../auth/app";
 
 /** A sign request (spec §2.6), with the optional chain the signature is meant for. */
 export interface SignRequest {

@@ -1,45 +1,5 @@
-import { z } from "zod";
-import { PolicySettings } from "../policy/policySettings";
-
-/** Whether an app may obtain tokens: a disabled app's credentials are refused. */
-export const AppStatus = z.enum(["active", "disabled"]);
-/** See {@link AppStatus}. */
-export type AppStatus = z.infer<typeof AppStatus>;
-
-/** A display name an operator gives an app: trimmed, 1–100 characters, no control characters (it is printed). */
-export const AppName = z
-  .string()
-  .trim()
-  .min(1, "app name must not be empty")
-  .max(100, "app name must be at most 100 characters")
-  .regex(/^\P{Cc}*$/u, "app name must not contain control characters");
-
-/** An API client as the rest of the service sees it; the secret hash never leaves storage. */
-export const App = z.object({
-  id: z.string(),
-  name: z.string(),
-  clientId: z.string(),
-  status: AppStatus,
-  testMode: z.boolean(),
-  /** The operator let this app send delegatecall requests (admin CLI `apps grant-delegatecall`). */
-  delegatecallGranted: z.boolean(),
-  /** The operator's budget and policy settings (admin CLI `apps policy`); empty: the defaults. */
-  policy: z.custom<PolicySettings>(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-  secretRotatedAt: z.iso.datetime(),
-  /** Raised by every secret rotation: tokens issued under an earlier one are revoked. */
-  secretGeneration: z.number().int().min(0),
-});
-/** See {@link App}. */
-export type App = z.infer<typeof App>;
-
-/** An app together with its client secret, which exists in clear only in this return value. */
-export interface AppWithSecret {
-  readonly app: App;
-  readonly clientSecret: string;
-}
-
+import type { App, AppStatus, AppWithSecret } from "../auth/app";
+import type { PolicySettings } from "../policy/policySettings";
 /** Storage of API clients (OAuth 2.0 client credentials, design §5). */
 export interface AppsRepository {
   /** Registers an app with a fresh client id and secret; `name` must satisfy {@link AppName}. */

@@ -1,6 +1,6 @@
 import { Interface } from "ethers";
 import type { AccountType } from "../identity/walletAddress";
-import type { TxCall } from "../storage/transactionsRepository";
+import type { TxCall } from "../transactions/txRecord";
 
 const kernel = new Interface([
   "function execute(address target, uint256 value, bytes data, uint8 operation)",

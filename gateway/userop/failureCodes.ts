@@ -1,4 +1,4 @@
-import type { TxError } from "../storage/transactionsRepository";
+import type { TxError } from "../transactions/txRecord";
 
 /** What the worker does after an EntryPoint rejection: give up, or build the operation again. */
 export type FailureAction = "fail" | "retry";

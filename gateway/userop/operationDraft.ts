@@ -1,7 +1,7 @@
 import type { JsonRpcProvider } from "ethers";
 import type { DigestSigner } from "../crypto/digestSigner";
 import type { AccountType } from "../identity/walletAddress";
-import type { TxRecord } from "../storage/transactionsRepository";
+import type { WalletTxRecord } from "../transactions/txRecord";
 import { type PackedUserOperation, userOperationHash } from "./packedUserOperation";
 import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "./sponsorship";
 import { personalDigest } from "./words";
@@ -34,7 +34,7 @@ export interface OpBuilderDeps {
 
 /** One request's operation before its gas is measured. */
 export interface Draft {
-  readonly tx: TxRecord;
+  readonly tx: WalletTxRecord;
   readonly base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">;
   readonly preVerificationGas: bigint;
   readonly validUntil: number;

@@ -1,7 +1,7 @@
 import { dataLength } from "ethers";
 import { ApiError, type FieldProblem } from "../errors/apiError";
 import type { AccountType } from "../identity/walletAddress";
-import type { TxCall } from "../storage/transactionsRepository";
+import type { TxCall } from "../transactions/txRecord";
 import { MAX_BUNDLE_BYTES, operationBytes } from "./operationSize";
 import { preVerificationGasBound } from "./preVerificationGas";
 import { walletCallData } from "./callData";

@@ -1,4 +1,4 @@
-import { type BytesLike, concat, dataSlice, toBeHex, zeroPadValue } from "ethers";
+import { type BytesLike, concat, dataLength, dataSlice, toBeHex, zeroPadValue } from "ethers";
 import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 import type { PackedUserOperation } from "./packedUserOperation";
 
@@ -54,4 +54,10 @@ export function sponsorshipHash(op: PackedUserOperation, terms: SponsorshipTerms
     uintWord(terms.validUntil),
     uintWord(terms.validAfter),
   ]);
+}
+
+/** validUntil (unix seconds) of a SponsorPaymaster paymasterAndData: paymaster(20) ‖ gas(16+16) ‖ validUntil(6). */
+export function sponsorshipEnd(paymasterAndData: string): number | undefined {
+  if (dataLength(paymasterAndData) < 58) return undefined;
+  return Number(BigInt(dataSlice(paymasterAndData, 52, 58)));
 }

@@ -1,6 +1,7 @@
 import { parseUserId } from "../identity/userId";
 import { walletSalt } from "../identity/walletAddress";
-import type { BuiltUserOp, TxRecord } from "../storage/transactionsRepository";
+import type { BuiltUserOp } from "../transactions/builtOp";
+import type { WalletTxRecord } from "../transactions/txRecord";
 import { requestNonce } from "./entryPoint";
 import { packAccountGasLimits, packGasFees, packInitCode } from "./packedUserOperation";
 import { MAX_BUNDLE_BYTES, operationBytes } from "./operationSize";
@@ -35,7 +36,7 @@ export type BuildResult = { readonly built: BuiltUserOp } | { readonly failure: 
  * override), and the owner key's signature. Results are in the order of `requests`.
  */
 export async function buildUserOperations(
-  requests: readonly { tx: TxRecord; deployed: boolean }[],
+  requests: readonly { tx: WalletTxRecord; deployed: boolean }[],
   fees: Fees,
   deps: OpBuilderDeps,
 ): Promise<BuildResult[]> {
@@ -70,7 +71,11 @@ export async function buildUserOperations(
  * be encoded, CALL_DATA_TOO_LARGE when its operation could never fit a bundle transaction or needs more
  * preVerificationGas than TX_MAX_PRE_VERIFICATION_GAS (a request stored before acceptance bounded these).
  */
-function draftOrFailure(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft | { failure: OperationFailure } {
+function draftOrFailure(
+  tx: WalletTxRecord,
+  deployed: boolean,
+  deps: OpBuilderDeps,
+): Draft | { failure: OperationFailure } {
   let d: Draft;
   try {
     d = draft(tx, deployed, deps);
@@ -94,7 +99,7 @@ function draftOrFailure(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): D
 
 /** Builds one request's operation (buildUserOperations for a bundle of one). */
 export async function buildUserOperation(
-  tx: TxRecord,
+  tx: WalletTxRecord,
   context: { deployed: boolean; fees: Fees },
   deps: OpBuilderDeps,
 ): Promise<BuildResult> {
@@ -102,10 +107,9 @@ export async function buildUserOperation(
   return result!;
 }
 
-function draft(tx: TxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
+function draft(tx: WalletTxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
+  // A wallet request's record (Safe requests are relayer transactions, never UserOperations).
   const type = tx.accountType;
-  // Safe requests are relayer transactions, never UserOperations; the bundler keeps them apart.
-  if (type === "safe") throw new Error(`request ${tx.id} is a Safe request, not a UserOperation`);
   const initCode = deployed
     ? "0x"
     : packInitCode(deps.factories[type], createAccountCallData(walletSalt(type, parseUserId(tx.userId))));
@@ -165,7 +169,7 @@ function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Buil
  * An operation must never cost more than its request reserved from the app's budget at acceptance (the budget
  * counted that much, no more). A reservation of 0 is a request accepted before budgets existed: nothing to bound.
  */
-const reservationExceeded = (tx: TxRecord, maxCost: bigint): { failure: OperationFailure } | undefined => {
+const reservationExceeded = (tx: WalletTxRecord, maxCost: bigint): { failure: OperationFailure } | undefined => {
   const reserved = tx.reservedGas ?? 0n;
   if (reserved === 0n || maxCost <= reserved) return undefined;
   const message = `the operation may cost up to ${maxCost} gas; its request reserved ${reserved} from the budget`;

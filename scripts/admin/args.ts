@@ -5,9 +5,9 @@ import {
   ProviderName,
   type ProviderVerification,
   registrationVerification,
-} from "../../gateway/storage/providersRepository";
-import { AppName } from "../../gateway/storage/appsRepository";
-import { MaintenanceMessage } from "../../gateway/storage/settingsRepository";
+} from "../../gateway/identity/providerRegistration";
+import { AppName } from "../../gateway/auth/app";
+import { MaintenanceMessage } from "../../gateway/config/maintenance";
 import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import {
   DUST_OPTIONS,

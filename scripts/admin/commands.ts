@@ -1,5 +1,5 @@
 import { SecretsKeyError } from "../../gateway/crypto/secretsKeyring";
-import type { App, AppWithSecret } from "../../gateway/storage/appsRepository";
+import type { App, AppWithSecret } from "../../gateway/auth/app";
 import { NotFoundError } from "../../gateway/storage/errors";
 import { ProviderTakenError } from "../../gateway/storage/providersRepository";
 import type { Repositories } from "../../gateway/storage/repositories";

@@ -1,6 +1,6 @@
 import { getAddress, isAddress, isHexString, parseEther, parseUnits } from "ethers";
 import { chainByName } from "../../gateway/chains/registry";
-import { DustSymbol, NATIVE_ASSET } from "../../gateway/storage/dustRepository";
+import { DustSymbol, NATIVE_ASSET } from "../../gateway/dust/dustModel";
 
 /** Usage lines of the dust commands (part of the admin CLI's usage text). */
 export const DUST_USAGE = `  dust tokens add <chain> <token> <symbol> [--decimals <n>] [--unsupported]

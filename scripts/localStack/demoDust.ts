@@ -1,5 +1,5 @@
 import { openDatabase } from "../../gateway/storage/database";
-import { NATIVE_ASSET } from "../../gateway/storage/dustRepository";
+import { NATIVE_ASSET } from "../../gateway/dust/dustModel";
 import { createRepositories } from "../../gateway/storage/repositories";
 
 /** USD price of the demo ERC-20 in the local stack's price table. */

@@ -55,6 +55,30 @@ function findCircle(graph: ReadonlyMap<string, readonly string[]>): string[] | u
   return undefined;
 }
 
+const STORAGE = path.join(GATEWAY, "storage");
+/** A type (or zod schema, which is one) a file declares: `export type|interface X`, `export const X = z…`. */
+const DECLARED_TYPE = /^export\s+(?:type|interface)\s+(\w+)|^export\s+const\s+(\w+)\s*(?::[^=]+)?=\s*z\b/gm;
+/** What storage may give the rest of the service: its repositories' contracts and its database handle. */
+const STORAGE_CONTRACT = /(?:Repository|Repositories|Database)$/;
+const NAMED_IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s+"(\.{1,2}\/[^"]+)"/g;
+
+/** The names `file` imports from files under `dir`. */
+function namesImportedFrom(file: string, dir: string): string[] {
+  const names: string[] = [];
+  for (const match of readFileSync(file, "utf8").matchAll(NAMED_IMPORT)) {
+    const target = path.resolve(path.dirname(file), match[2]!);
+    if (!target.startsWith(`${dir}${path.sep}`)) continue;
+    for (const part of match[1]!.split(",")) {
+      const name = part
+        .replace(/^\s*type\s+/, "")
+        .split(/\s+as\s+/)[0]!
+        .trim();
+      if (name) names.push(name);
+    }
+  }
+  return names;
+}
+
 describe("the gateway's structure", () => {
   const files = sourceFiles(GATEWAY);
   const known = new Set(files);
@@ -71,5 +95,26 @@ describe("the gateway's structure", () => {
     const graph = new Map(files.map((file) => [file, importsOf(file, known)]));
     const circle = findCircle(graph)?.map(relative);
     expect(circle, circle?.join(" → ")).to.equal(undefined);
+  });
+
+  it("defines no domain type in storage: what storage exports to others is its repositories' contracts", () => {
+    const storageTypes = new Map<string, string>();
+    for (const file of files.filter((f) => f.startsWith(`${STORAGE}${path.sep}`))) {
+      for (const match of readFileSync(file, "utf8").matchAll(DECLARED_TYPE)) {
+        storageTypes.set((match[1] ?? match[2])!, relative(file));
+      }
+    }
+    const users = [ROOT, "scripts", "bench", "test"].flatMap((dir) =>
+      dir === ROOT ? files : sourceFiles(path.join(ROOT, dir)),
+    );
+    const leaks = users
+      .filter((file) => !file.startsWith(`${STORAGE}${path.sep}`))
+      .flatMap((file) =>
+        namesImportedFrom(file, STORAGE)
+          .filter((name) => storageTypes.has(name) && !STORAGE_CONTRACT.test(name))
+          .map((name) => `${relative(file)} uses ${name} of ${storageTypes.get(name)}`),
+      );
+    expect(storageTypes.size, "the storage types were found").to.be.greaterThan(10);
+    expect(leaks).to.deep.equal([]);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RegisteredName } from "../../gateway/storage/providersRepository";
+import type { RegisteredName } from "../../gateway/identity/providerRegistration";
 import { createKnownProviders } from "../../gateway/services/knownProviders";
 
 describe("known providers cache", () => {

@@ -9,11 +9,11 @@ import {
 } from "../../gateway/services/requestAcceptance";
 import { RequestTimeoutError } from "../../gateway/errors/apiError";
 import { RequestDeadline } from "../../gateway/services/requestDeadline";
-import type { TxRecord } from "../../gateway/storage/transactionsRepository";
+import { type TxRecord, isSafeRecord, isWalletRecord } from "../../gateway/transactions/txRecord";
 
-/** A stored request, with only what the accept path reads. */
-const record = (id: string, hash: string, status: TxRecord["status"] = "queued") =>
-  ({ id, requestHash: hash, status }) as TxRecord;
+/** A stored wallet request (or Safe request), with only what the accept path reads. */
+const record = (id: string, hash: string, status: TxRecord["status"] = "queued", accountType = "kernel") =>
+  ({ id, requestHash: hash, status, accountType }) as TxRecord;
 
 /** A policy that passes every request to its store, as one whose limits all hold. */
 const openPolicy = { commit: (_request, _admission, store) => store() } as SpendPolicy;
@@ -40,11 +40,13 @@ describe("request acceptance: the one accept path of wallet and Safe requests", 
     const deps = { policy: openPolicy, onAccepted: (chain: string) => void woken.push(chain) };
     const created = await commitRequest(
       { spend, admission, requestHash: "h1", store: async () => ({ record: record("a", "h1"), created: true }) },
+      isWalletRecord,
       deps,
       new RequestDeadline(1000),
     );
     const replayed = await commitRequest(
       { spend, admission, requestHash: "h1", store: async () => ({ record: record("a", "h1"), created: false }) },
+      isWalletRecord,
       deps,
       new RequestDeadline(1000),
     );
@@ -56,6 +58,7 @@ describe("request acceptance: the one accept path of wallet and Safe requests", 
     const deps = { policy: openPolicy, onAccepted: () => expect.fail("nothing was accepted") };
     const reused = await commitRequest(
       { spend, admission, requestHash: "h2", store: async () => ({ record: record("a", "h1"), created: false }) },
+      isWalletRecord,
       deps,
       new RequestDeadline(1000),
     ).catch((error: unknown) => error);
@@ -64,6 +67,25 @@ describe("request acceptance: the one accept path of wallet and Safe requests", 
       409,
       "IDEMPOTENCY_KEY_REUSED",
     ]);
+  });
+
+  it("refuses with 409 a key whose earlier request is of another kind (a Safe request's key replayed as a wallet's)", async () => {
+    const deps = { policy: openPolicy, onAccepted: () => expect.fail("nothing was accepted") };
+    const safeRequest = record("a", "h1", "queued", "safe");
+    const asWallet = await commitRequest(
+      { spend, admission, requestHash: "h1", store: async () => ({ record: safeRequest, created: false }) },
+      isWalletRecord,
+      deps,
+      new RequestDeadline(1000),
+    ).catch((error: unknown) => error);
+    expect(asWallet).to.be.instanceOf(IdempotencyKeyReusedError);
+    const asSafe = await commitRequest(
+      { spend, admission, requestHash: "h1", store: async () => ({ record: safeRequest, created: false }) },
+      isSafeRecord,
+      deps,
+      new RequestDeadline(1000),
+    );
+    expect([asSafe.created, asSafe.record.id]).to.deep.equal([false, "a"]);
   });
 
   it("stores nothing once the request's deadline has answered", async () => {
@@ -80,6 +102,7 @@ describe("request acceptance: the one accept path of wallet and Safe requests", 
           return { record: record("a", "h1"), created: true };
         },
       },
+      isWalletRecord,
       { policy: openPolicy, onAccepted: () => expect.fail("nothing was accepted") },
       deadline,
     ).catch((error: unknown) => error);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { disperseCall, transferCall } from "../../gateway/safe/payouts";
 import { nativeValue } from "../../gateway/bundler/safeRelay/safeRelayGas";
-import type { TxRecord } from "../../gateway/storage/transactionsRepository";
+import type { SafeTxRecord } from "../../gateway/transactions/txRecord";
 
 const MULTISEND = "0x00000000000000000000000000000000000000Ad";
 const A = "0x00000000000000000000000000000000000000A1";
@@ -13,7 +13,7 @@ const request = (call: { to: string; value: bigint; data: string; operation: 0 |
   ({
     calls: [{ to: call.to, value: call.value, data: call.data }],
     delegatecall: call.operation === 1,
-  }) as unknown as TxRecord;
+  }) as unknown as SafeTxRecord;
 
 describe("Safe relay: the native coin a request sends", () => {
   it("is a transfer's value, and the sum of a disperse's native entries (ERC-20 entries add nothing)", () => {

@@ -4,7 +4,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import type { JsonRpcProvider } from "ethers";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
 import { formatUserId } from "../../gateway/identity/userId";
-import type { TxRecord } from "../../gateway/storage/transactionsRepository";
+import type { WalletTxRecord } from "../../gateway/transactions/txRecord";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/userop/userOpBuilder";
 import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint";
 import { operationBound } from "../../gateway/userop/requestBounds";
@@ -37,7 +37,7 @@ async function fixture() {
 }
 
 /** A stored request for `userId` calling TestTarget.record(number). */
-function request(id: string, userId: string, factory: string, target: string, data: string): TxRecord {
+function request(id: string, userId: string, factory: string, target: string, data: string): WalletTxRecord {
   const { wallet, userId: parsed } = counterfactualWallet(factory, "kernel", userId);
   return {
     id,
@@ -62,8 +62,6 @@ function request(id: string, userId: string, factory: string, target: string, da
     nextAttemptAt: "",
     createdAt: "",
     updatedAt: "",
-    safeTxHash: undefined,
-    safeNonce: undefined,
     settledGas: undefined,
     spentGas: 0n,
   };

@@ -1,5 +1,5 @@
 import { SignJWT } from "jose";
-import type { ProviderVerification } from "../../gateway/storage/providersRepository";
+import type { ProviderVerification } from "../../gateway/identity/providerRegistration";
 import { TEST_NOW } from "./testApp";
 
 /** The `iss` and `aud` test identity services put in their proofs, and their providers are registered with. */

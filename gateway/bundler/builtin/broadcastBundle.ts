@@ -1,5 +1,6 @@
 import { isTransportError, rpcErrorMessage } from "../../chains/revertData";
-import type { Bundle, TxError } from "../../storage/transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
+import type { TxError } from "../../transactions/txRecord";
 import type { WorkerContext } from "../workerContext";
 import type { OwnKind, OwnTransactions } from "./ownTransactions";
 

@@ -1,5 +1,5 @@
 import type { DigestSigner } from "../../crypto/digestSigner";
-import type { Bundle } from "../../storage/transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
 import type { Fees } from "../../userop/operationDraft";
 import type { WorkerContext } from "../workerContext";
 import type { RelayerCall } from "../workKind";

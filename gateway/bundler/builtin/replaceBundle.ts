@@ -1,5 +1,5 @@
 import type { DigestSigner } from "../../crypto/digestSigner";
-import type { Bundle } from "../../storage/transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
 import { bumpedFees, currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";
 import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";

@@ -1,4 +1,6 @@
-import type { Bundle, TxError, TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
+import type { TxError, TxRecord } from "../../transactions/txRecord";
+import type { TxOutcome } from "../../transactions/txOutcome";
 import type { WorkerContext } from "../workerContext";
 import type { RelayerReceipt, WorkKind, WorkKinds } from "../workKind";
 import type { OwnTransactions } from "./ownTransactions";

@@ -1,4 +1,4 @@
-import type { Bundle } from "../../storage/transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
 import type { WorkerContext } from "../workerContext";
 import type { RelayerReceipt } from "../workKind";
 

@@ -1,5 +1,7 @@
 import { type SafeCall, encodeExecTransaction, safeTxHash, signSafeTx } from "../../safe/safeTransaction";
-import type { BuiltSafeTx, TxError, TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { BuiltSafeTx } from "../../transactions/builtOp";
+import type { TxError, SafeTxRecord } from "../../transactions/txRecord";
+import type { TxOutcome } from "../../transactions/txOutcome";
 import { retryLater } from "../retryPolicy";
 import type { WorkerContext } from "../workerContext";
 import { builtSafeTx, cancellationCall, requestCall } from "./relayedSafeTx";
@@ -36,7 +38,7 @@ export type SafePreparation =
  */
 export async function prepareSafeRelay(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: SafeTxRecord,
   relayer: string,
   options: { ahead: boolean },
 ): Promise<SafePreparation> {
@@ -94,7 +96,7 @@ const SAFE_NOT_DEPLOYED: TxError = {
 /** The relayer's call of the proxy factory; included without sending if the Safe already has code. */
 async function prepareDeployment(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: SafeTxRecord,
   relayer: string,
   code: string,
   giveUp: boolean,

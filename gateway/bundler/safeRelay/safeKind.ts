@@ -1,4 +1,5 @@
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { SafeTxRecord } from "../../transactions/txRecord";
 import { currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";
 import type { Preparation, Prepared, Relayer, RelayerCall, RelayerReceipt, WorkKind } from "../workKind";
@@ -9,7 +10,7 @@ import { chargedSafeOutcome } from "./spentGas";
 
 /** A Safe request ready for the relayer, and the block its check ran on. */
 export interface CheckedSafeRelay {
-  readonly tx: TxRecord;
+  readonly tx: SafeTxRecord;
   readonly relay: SafeRelay;
   readonly checkedAt: number;
 }
@@ -31,7 +32,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
    * chain's queue.
    */
   async prepare(
-    due: readonly TxRecord[],
+    due: readonly SafeTxRecord[],
     options: { relayer: Relayer; at: number; ahead: boolean },
   ): Promise<Preparation<CheckedSafeRelay>> {
     const tx = due[0]!;
@@ -67,7 +68,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
   }
 
   /** By the Safe's events (safeOutcomeOfReceipt), charged the relayer's gas: it was sent for this request alone. */
-  async outcomesOfReceipt(txs: readonly TxRecord[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>> {
+  async outcomesOfReceipt(txs: readonly SafeTxRecord[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>> {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of txs) {
       const outcome = await safeOutcomeOfReceipt(this.context, tx, receipt);
@@ -77,7 +78,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
   }
 
   /** Settled by the Safe's code or its used nonce, else back to the queue (safeMissingOutcome). */
-  outcomeWhenMissing(tx: TxRecord): Promise<TxOutcome> {
+  outcomeWhenMissing(tx: SafeTxRecord): Promise<TxOutcome> {
     return safeMissingOutcome(this.context, tx);
   }
 
@@ -93,7 +94,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
    * Accepted while this chain had no bundler URL: Safe requests need the built-in relayer. One never sent can fail;
    * one sent before holds a signature that may still run, so it waits for the relayer's return.
    */
-  withExternalBundler(tx: TxRecord): "wait" | TxOutcome {
+  withExternalBundler(tx: SafeTxRecord): "wait" | TxOutcome {
     if (tx.safeNonce !== undefined) return "wait";
     return {
       status: "failed",
@@ -102,7 +103,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
   }
 
   /** prepareSafeRelay, with a Safe that no longer answers as one settled as failed. */
-  private async relay(tx: TxRecord, relayer: Relayer, ahead: boolean): Promise<SafePreparation> {
+  private async relay(tx: SafeTxRecord, relayer: Relayer, ahead: boolean): Promise<SafePreparation> {
     try {
       return await prepareSafeRelay(this.context, tx, relayer.address, { ahead });
     } catch (error) {

@@ -1,7 +1,8 @@
 import { toBeHex } from "ethers";
 import { safeInterface } from "../../safe/safeArtifacts";
 import { safeTxHash } from "../../safe/safeTransaction";
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { SafeTxRecord } from "../../transactions/txRecord";
 import type { WorkerContext } from "../workerContext";
 import { EXECUTION_SUCCESS, cancellationCall, requestCall } from "./relayedSafeTx";
 
@@ -32,7 +33,7 @@ export async function safeNonce(context: WorkerContext, safe: string): Promise<b
  */
 export async function outcomeOfUsedNonce(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: SafeTxRecord,
   nonce: bigint,
 ): Promise<TxOutcome | undefined> {
   const used = BigInt(tx.safeNonce!);

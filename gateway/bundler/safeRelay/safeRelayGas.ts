@@ -1,5 +1,5 @@
 import { revertDataOf } from "../../chains/revertData";
-import type { TxError, TxRecord } from "../../storage/transactionsRepository";
+import type { TxError, SafeTxRecord } from "../../transactions/txRecord";
 import { describeRevert } from "../revertReason";
 import type { WorkerContext } from "../workerContext";
 
@@ -16,7 +16,7 @@ const MULTI_SEND = "0x8d80ff0a";
 /** eth_estimateGas of a relayer call for a Safe request, with a margin, capped; a revert becomes its readable reason. */
 export async function estimateRelayGas(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: SafeTxRecord,
   call: { from: string; to: string; data: string },
 ): Promise<{ limit: bigint } | { failure: TxError }> {
   let gas: bigint;
@@ -42,7 +42,7 @@ const isRevert = (error: unknown): boolean =>
   );
 
 /** The reason as a failure: INSUFFICIENT_BALANCE when a token says so, or the Safe lacks the native coin sent. */
-async function failureOf(context: WorkerContext, tx: TxRecord, reason: string): Promise<TxError> {
+async function failureOf(context: WorkerContext, tx: SafeTxRecord, reason: string): Promise<TxError> {
   const short =
     INSUFFICIENT.test(reason) || (reason === "reverted without a reason" && (await shortOfCoin(context, tx)));
   return short
@@ -51,7 +51,7 @@ async function failureOf(context: WorkerContext, tx: TxRecord, reason: string): 
 }
 
 /** Whether the Safe's native balance is below the native coin the request sends (a transfer or a disperse). */
-async function shortOfCoin(context: WorkerContext, tx: TxRecord): Promise<boolean> {
+async function shortOfCoin(context: WorkerContext, tx: SafeTxRecord): Promise<boolean> {
   const needed = nativeValue(tx);
   if (needed === 0n) return false;
   const balance = BigInt(await context.chain.provider.send("eth_getBalance", [tx.sender, "latest"]));
@@ -59,7 +59,7 @@ async function shortOfCoin(context: WorkerContext, tx: TxRecord): Promise<boolea
 }
 
 /** The native coin a request sends: its call's value, or the sum over a MultiSend batch's entries. */
-export function nativeValue(tx: TxRecord): bigint {
+export function nativeValue(tx: SafeTxRecord): bigint {
   const call = tx.calls[0]!;
   if (!tx.delegatecall) return call.value;
   if (!call.data.toLowerCase().startsWith(MULTI_SEND)) return 0n;

@@ -1,5 +1,6 @@
 import { safeTxHash } from "../../safe/safeTransaction";
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { SafeTxRecord } from "../../transactions/txRecord";
 import { retryLater } from "../retryPolicy";
 import type { WorkerContext } from "../workerContext";
 import { EXECUTION_FAILURE, EXECUTION_SUCCESS, cancellationCall } from "./relayedSafeTx";
@@ -12,7 +13,7 @@ import { SafeUnreadableError, outcomeOfUsedNonce, safeNonce } from "./safeNonce"
  */
 export async function safeOutcomeOfReceipt(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: SafeTxRecord,
   receipt: {
     status: string;
     transactionHash: string;
@@ -61,7 +62,7 @@ export async function safeOutcomeOfReceipt(
  * nonce): a deployment is included if the Safe has code; a Safe transaction is settled by its used nonce (see
  * outcomeOfUsedNonce) or goes back to the queue.
  */
-export async function safeMissingOutcome(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+export async function safeMissingOutcome(context: WorkerContext, tx: SafeTxRecord): Promise<TxOutcome> {
   const { provider } = context.chain;
   if (tx.safeAction === "create") {
     const code = (await provider.send("eth_getCode", [tx.sender, "latest"])) as string;

@@ -1,4 +1,5 @@
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { SafeTxRecord } from "../../transactions/txRecord";
 
 /** A Safe request whose sends, reverted on chain, burned all the gas it reserved: not sent again. */
 export const BUDGET_EXHAUSTED_BY_RETRIES = "BUDGET_EXHAUSTED_BY_RETRIES";
@@ -9,7 +10,7 @@ export const BUDGET_EXHAUSTED_BY_RETRIES = "BUDGET_EXHAUSTED_BY_RETRIES";
  * sends have burned the reservation is closed instead: its Safe nonce is used up by a cancellation (a signed build
  * may still be submitted by anyone until then), and it fails with BUDGET_EXHAUSTED_BY_RETRIES.
  */
-export function chargedSafeOutcome(tx: TxRecord, outcome: TxOutcome, gasUsed: bigint): TxOutcome {
+export function chargedSafeOutcome(tx: SafeTxRecord, outcome: TxOutcome, gasUsed: bigint): TxOutcome {
   const charged = { ...outcome, spentGas: gasUsed };
   const reserved = tx.reservedGas ?? 0n;
   // A reservation of 0 is a request accepted before budgets existed: nothing to exhaust.

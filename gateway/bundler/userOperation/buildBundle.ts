@@ -1,5 +1,6 @@
 import { mapLimit } from "../../userop/mapLimit";
-import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
+import type { BuiltUserOp } from "../../transactions/builtOp";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { Fees } from "../../userop/operationDraft";
 import { buildUserOperations } from "../../userop/userOpBuilder";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../../userop/operationSize";
@@ -23,7 +24,7 @@ const MAX_BUNDLE_GAS = 15_000_000n;
  */
 export async function buildBundle(
   context: WorkerContext,
-  picked: readonly TxRecord[],
+  picked: readonly WalletTxRecord[],
   knownDeployed: Set<string>,
 ): Promise<{ readonly fees: Fees; readonly bundle: SimulatedBundle } | undefined> {
   const { provider } = context.chain;
@@ -59,7 +60,7 @@ export async function buildBundle(
 /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */
 async function deployedWallets(
   context: WorkerContext,
-  txs: readonly TxRecord[],
+  txs: readonly WalletTxRecord[],
   knownDeployed: Set<string>,
 ): Promise<Set<string>> {
   const unknown = [...new Set(txs.map((tx) => tx.sender))].filter((sender) => !knownDeployed.has(sender));

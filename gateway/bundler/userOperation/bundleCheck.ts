@@ -1,6 +1,7 @@
 import { toBeHex } from "ethers";
 import { revertDataOf } from "../../chains/revertData";
-import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
+import type { BuiltUserOp } from "../../transactions/builtOp";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import { type OperationFailure, failureFromReason } from "../../userop/failureCodes";
 import { decodeEntryPointError } from "../../userop/entryPoint";
 import { encodeHandleOps } from "../../userop/opsAbi";
@@ -53,7 +54,7 @@ export async function checkBundle(
   context: WorkerContext,
   relayer: string,
   ops: readonly BuiltUserOp[],
-  picked: readonly TxRecord[],
+  picked: readonly WalletTxRecord[],
 ): Promise<BuiltUserOp[]> {
   const call = (group: readonly BuiltUserOp[]) => {
     const data = encodeHandleOps(

@@ -1,5 +1,6 @@
 import { type JsonRpcProvider, type Log, getAddress, toBeHex } from "ethers";
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import { entryPointInterface, nonceKey, requestNonce, word } from "../../userop/entryPoint";
 import { describeRevert } from "../revertReason";
 
@@ -106,7 +107,7 @@ export function executedOutcome(found: OperationEvent | typeof UNTRACED): TxOutc
 export async function findExecutedOperation(
   provider: JsonRpcProvider,
   entryPoint: string,
-  tx: TxRecord,
+  tx: WalletTxRecord,
 ): Promise<OperationEvent | typeof UNTRACED | undefined> {
   const nonce = requestNonce(tx.id);
   const data = entryPointInterface.encodeFunctionData("getNonce", [tx.sender, nonceKey(nonce)]);

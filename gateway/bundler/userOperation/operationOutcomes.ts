@@ -1,5 +1,7 @@
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { OperationFailure } from "../../userop/failureCodes";
+import { sponsorshipEnd } from "../../userop/sponsorship";
 import { giveUp, nextAttemptAt } from "../retryPolicy";
 import type { WorkerContext } from "../workerContext";
 import { executedOutcome, findExecutedOperation } from "./operationEvents";
@@ -10,7 +12,7 @@ import { executedOutcome, findExecutedOperation } from "./operationEvents";
  */
 export async function outcomeOfFailure(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: WalletTxRecord,
   failure: OperationFailure,
 ): Promise<TxOutcome> {
   if (failure.code === "NONCE_ALREADY_USED") {
@@ -19,15 +21,20 @@ export async function outcomeOfFailure(
   }
   const error = { code: failure.code, message: failure.message };
   // An earlier build of it may still be executed by anyone who saw it, until its sponsorship ends.
-  if (failure.action === "fail") return tx.userOp ? giveUp(context, tx, error) : { status: "failed", error };
+  if (failure.action === "fail")
+    return tx.userOp ? giveUp(context, error, mayRunUntil(tx)) : { status: "failed", error };
   if (tx.attempts + 1 < context.maxAttempts) {
     return { status: "queued", nextAttemptAt: nextAttemptAt(context, tx.attempts + 1), error };
   }
-  return giveUp(context, tx, error);
+  return giveUp(context, error, mayRunUntil(tx));
 }
 
+/** Until when an earlier build of the request could still execute: its sponsorship's end (none if never built). */
+const mayRunUntil = (tx: WalletTxRecord): number | undefined =>
+  tx.userOp ? sponsorshipEnd(tx.userOp.paymasterAndData) : undefined;
+
 /** Closes a request out of attempts whose builds can no longer execute: included if one did, else failed. */
-export async function closeExhausted(context: WorkerContext, tx: TxRecord): Promise<TxOutcome> {
+export async function closeExhausted(context: WorkerContext, tx: WalletTxRecord): Promise<TxOutcome> {
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
   if (executed) return executedOutcome(executed);
   return {
@@ -42,7 +49,7 @@ export async function closeExhausted(context: WorkerContext, tx: TxRecord): Prom
  */
 export async function outcomeOfMissingOperation(
   context: WorkerContext,
-  tx: TxRecord,
+  tx: WalletTxRecord,
   bundleReverted = false,
 ): Promise<TxOutcome> {
   const executed = await findExecutedOperation(context.chain.provider, context.entryPoint, tx);
@@ -52,7 +59,11 @@ export async function outcomeOfMissingOperation(
   // build's simulation charges whichever operation still fails.
   const attempts = bundleReverted ? Math.max(0, tx.attempts - 1) : tx.attempts;
   if (attempts >= context.maxAttempts) {
-    return giveUp(context, tx, { code: "NOT_INCLUDED", message: `not included after ${attempts} attempts` });
+    return giveUp(
+      context,
+      { code: "NOT_INCLUDED", message: `not included after ${attempts} attempts` },
+      mayRunUntil(tx),
+    );
   }
   return {
     status: "queued",

@@ -1,6 +1,7 @@
 import { dataLength } from "ethers";
 import { mapLimit } from "../../userop/mapLimit";
-import type { BuiltUserOp, TxRecord } from "../../storage/transactionsRepository";
+import type { BuiltUserOp } from "../../transactions/builtOp";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import { entryPointInterface } from "../../userop/entryPoint";
 import { operationGas } from "../../userop/operationGas";
 import { checkBundle } from "./bundleCheck";
@@ -12,7 +13,7 @@ const CODE_LOOKUP_CONCURRENCY = 16;
 /** A bundle built and simulated at block `simulatedAt`, about to be signed and broadcast. */
 export interface SimulatedBundle {
   readonly ops: readonly BuiltUserOp[];
-  readonly picked: readonly TxRecord[];
+  readonly picked: readonly WalletTxRecord[];
   readonly simulatedAt: number;
 }
 

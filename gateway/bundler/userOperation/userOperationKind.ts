@@ -1,4 +1,5 @@
-import type { TxOutcome, TxRecord } from "../../storage/transactionsRepository";
+import type { TxOutcome } from "../../transactions/txOutcome";
+import type { WalletTxRecord } from "../../transactions/txRecord";
 import { encodeHandleOps } from "../../userop/opsAbi";
 import type { WorkerContext } from "../workerContext";
 import type { Preparation, Prepared, Relayer, RelayerCall, RelayerReceipt, WorkKind } from "../workKind";
@@ -21,7 +22,7 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
   constructor(private readonly context: WorkerContext) {}
 
   /** Builds, simulates and signs the operations of a bundle (buildBundle). */
-  async prepare(due: readonly TxRecord[], options: { at: number }): Promise<Preparation<SimulatedBundle>> {
+  async prepare(due: readonly WalletTxRecord[], options: { at: number }): Promise<Preparation<SimulatedBundle>> {
     const built = await buildBundle(this.context, due, this.knownDeployed);
     if (!built) return "settled";
     const senders = built.bundle.ops.map((op) => op.userOp.sender);
@@ -40,7 +41,7 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
   }
 
   /** Each operation by its UserOperationEvent in the receipt; one without is looked up by its nonce key. */
-  async outcomesOfReceipt(txs: readonly TxRecord[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>> {
+  async outcomesOfReceipt(txs: readonly WalletTxRecord[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>> {
     const reverted = receipt.status !== "0x1";
     const logs = receipt.logs.map((log) => ({ ...log, blockNumber: Number(log.blockNumber) }));
     const events = operationEvents(logs, this.context.entryPoint);
@@ -55,17 +56,17 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
   }
 
   /** Included if any build of it executed (its nonce key is used), else built again (outcomeOfMissingOperation). */
-  outcomeWhenMissing(tx: TxRecord, bundleReverted: boolean): Promise<TxOutcome> {
+  outcomeWhenMissing(tx: WalletTxRecord, bundleReverted: boolean): Promise<TxOutcome> {
     return outcomeOfMissingOperation(this.context, tx, bundleReverted);
   }
 
   /** Closed: included if a build of it executed, else failed (closeExhausted). */
-  giveUp(tx: TxRecord): Promise<TxOutcome> {
+  giveUp(tx: WalletTxRecord): Promise<TxOutcome> {
     return closeExhausted(this.context, tx);
   }
 
   /** An external bundler carries UserOperations. */
-  withExternalBundler(): "bundler" {
-    return "bundler";
+  withExternalBundler(tx: WalletTxRecord): { userOperation: WalletTxRecord } {
+    return { userOperation: tx };
   }
 }

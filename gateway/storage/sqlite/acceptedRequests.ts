@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
 import type { SpendLimit } from "../../policy/spendLimits";
-import type { NewTx, TxRecord } from "../transactionsRepository";
+import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import { reserveSpend } from "./spendBuckets";
 import { checkSpendLimit } from "./spendLimitCheck";
 import { newTransactionRow, toRecord } from "./transactionRows";

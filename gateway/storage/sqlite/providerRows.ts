@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { jwksUrlRefusal } from "../../auth/jwksUrl";
-import { type ProviderVerification, StoredProviderVerification } from "../providersRepository";
+import { type ProviderVerification, StoredProviderVerification } from "../../identity/providerRegistration";
 import type { AppProvidersTable } from "../schema";
 
 // Rows are written by this code or an older version of it, so they are parsed: an HS256 key holds `sealedSecret`

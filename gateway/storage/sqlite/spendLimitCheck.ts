@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
 import { type SpendLimit, SpendLimitExceededError, whenItFits } from "../../policy/spendLimits";
-import type { NewTx } from "../transactionsRepository";
+import { type NewTx, isSafeTx } from "../../transactions/txRecord";
 import { BUCKET_MS, type SpendKey, windowBuckets, windowSpend } from "./spendBuckets";
 
 /**
@@ -19,7 +19,7 @@ export async function checkSpendLimit(
 ): Promise<void> {
   const since = new Date(now.getTime() - limit.periodSeconds * 1000);
   const key: SpendKey =
-    limit.rule === "userDailyCap"
+    limit.rule === "userDailyCap" && !isSafeTx(tx)
       ? { appId: tx.appId, scope: "user", userId: tx.userId, chain: tx.chain }
       : { appId: tx.appId, scope: "app", userId: "", chain: tx.chain };
   const usedGas = await windowSpend(trx, key, since);

@@ -1,13 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
 import type { DatabaseSchema, DustOrdersTable, DustPricesTable, DustTokensTable } from "../schema";
-import {
-  type DustOrder,
-  DustOrderStateError,
-  type DustPriceSource,
-  type DustRepository,
-  type DustToken,
-} from "../dustRepository";
+import { type DustOrder, type DustPriceSource, type DustToken } from "../../dust/dustModel";
+import { DustOrderStateError, type DustRepository } from "../dustRepository";
 
 const toToken = (row: Selectable<DustTokensTable>): DustToken => ({
   chain: row.chain,

@@ -6,9 +6,9 @@ import {
   type NewOtpCode,
   type OtpLoginState,
   type OtpMark,
-  type OtpRepository,
   type OtpSentSince,
-} from "../otpRepository";
+} from "../../auth/otp/storedCode";
+import { type OtpRepository } from "../otpRepository";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */

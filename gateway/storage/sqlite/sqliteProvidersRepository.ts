@@ -5,13 +5,11 @@ import { NotFoundError } from "../errors";
 import {
   ProviderName,
   type ProviderSummary,
-  ProviderTakenError,
   ProviderVerification,
-  type ProvidersRepository,
   type RegisteredName,
   registrationVerification,
-  type ResealedSecrets,
-} from "../providersRepository";
+} from "../../identity/providerRegistration";
+import { ProviderTakenError, type ProvidersRepository, type ResealedSecrets } from "../providersRepository";
 import type { DatabaseSchema } from "../schema";
 import {
   isOutdated,

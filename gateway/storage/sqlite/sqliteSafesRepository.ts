@@ -1,14 +1,9 @@
 import type { Kysely, Selectable } from "kysely";
 import { z } from "zod";
 import type { DatabaseSchema, SafesTable } from "../schema";
-import {
-  type NewSafe,
-  SafeExistsError,
-  type SafeRecord,
-  type SafesCursor,
-  type SafesRepository,
-} from "../safesRepository";
-import type { NewTx, TxRecord } from "../transactionsRepository";
+import { type NewSafe, type SafeRecord, type SafesCursor } from "../../safe/safeRecord";
+import { SafeExistsError, type SafesRepository } from "../safesRepository";
+import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import type { SpendLimit } from "../../policy/spendLimits";
 import { earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { z } from "zod";
-import { MaintenanceMessage, type Maintenance, type SettingsRepository } from "../settingsRepository";
+import { MaintenanceMessage, type Maintenance } from "../../config/maintenance";
+import { type SettingsRepository } from "../settingsRepository";
 import type { DatabaseSchema } from "../schema";
 
 const MAINTENANCE_KEY = "maintenance";

@@ -7,17 +7,11 @@ import type { GroupCommit } from "./groupCommit";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
-import {
-  type Bundle,
-  type BuiltOp,
-  type BuiltUserOp,
-  type NewBundle,
-  type NewTx,
-  type TransactionsRepository,
-  type TxOutcome,
-  type TxRecord,
-  type TxStatus,
-} from "../transactionsRepository";
+import { type Bundle, type NewBundle } from "../../transactions/bundle";
+import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
+import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
+import { type TransactionsRepository } from "../transactionsRepository";
+import { type TxOutcome } from "../../transactions/txOutcome";
 
 /** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
 const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;

@@ -3,7 +3,8 @@ import type { Selectable } from "kysely";
 import { z } from "zod";
 import type { PackedUserOperation } from "../../userop/packedUserOperation";
 import type { BundlesTable, TransactionsTable } from "../schema";
-import type { Bundle, NewTx, TxRecord } from "../transactionsRepository";
+import type { Bundle } from "../../transactions/bundle";
+import { type NewTx, type TxRecord, isSafeTx } from "../../transactions/txRecord";
 
 /** Rows of `transactions` and `bundles` to domain records and back (JSON columns, bigints as text). */
 
@@ -38,7 +39,7 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
     id: randomUUID(),
     app_id: tx.appId,
     account_type: tx.accountType,
-    user_id: tx.userId,
+    user_id: isSafeTx(tx) ? "" : tx.userId,
     chain: tx.chain,
     sender: tx.sender,
     calls: JSON.stringify(tx.calls.map((c) => ({ to: c.to, value: c.value.toString(), data: c.data }))),
@@ -58,7 +59,7 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
     next_attempt_at: now,
     created_at: now,
     updated_at: now,
-    safe_action: tx.safeAction ?? null,
+    safe_action: isSafeTx(tx) ? tx.safeAction : null,
     safe_tx_hash: null,
     safe_nonce: null,
     reserved_gas: Number(tx.reservedGas ?? 0n),
@@ -67,12 +68,11 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
   };
 }
 
+/** A stored request as its kind's record: a Safe request, or a wallet's (`accountType` tells which). */
 export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
-  return {
+  const common = {
     id: row.id,
     appId: row.app_id,
-    accountType: z.enum(["kernel", "base", "safe"]).parse(row.account_type),
-    userId: row.user_id,
     chain: row.chain,
     sender: row.sender,
     calls: StoredCalls.parse(JSON.parse(row.calls)).map((c) => ({ ...c, value: BigInt(c.value) })),
@@ -80,8 +80,6 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     idempotencyKey: orUndefined(row.idempotency_key),
     requestHash: row.request_hash,
     status: z.enum(["queued", "submitted", "included", "failed"]).parse(row.status),
-    userOp: row.user_op === null ? undefined : parseUserOp(row.user_op),
-    userOpHash: orUndefined(row.user_op_hash),
     bundleId: orUndefined(row.bundle_id),
     transactionHash: orUndefined(row.transaction_hash),
     blockNumber: orUndefined(row.block_number),
@@ -91,14 +89,26 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     nextAttemptAt: row.next_attempt_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    ...(row.safe_action === null
-      ? {}
-      : { safeAction: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).parse(row.safe_action) }),
-    safeTxHash: orUndefined(row.safe_tx_hash),
-    safeNonce: orUndefined(row.safe_nonce),
     reservedGas: BigInt(row.reserved_gas),
     settledGas: row.settled_gas === null ? undefined : BigInt(row.settled_gas),
     spentGas: BigInt(row.spent_gas),
+  };
+  const accountType = z.enum(["kernel", "base", "safe"]).parse(row.account_type);
+  if (accountType === "safe") {
+    return {
+      ...common,
+      accountType,
+      safeAction: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).parse(row.safe_action),
+      safeTxHash: orUndefined(row.safe_tx_hash),
+      safeNonce: orUndefined(row.safe_nonce),
+    };
+  }
+  return {
+    ...common,
+    accountType,
+    userId: row.user_id,
+    userOp: row.user_op === null ? undefined : parseUserOp(row.user_op),
+    userOpHash: orUndefined(row.user_op_hash),
   };
 }
 

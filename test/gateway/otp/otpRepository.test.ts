@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import type { OtpCode } from "../../../gateway/storage/otpRepository";
+import type { OtpCode } from "../../../gateway/auth/otp/storedCode";
 import { openTestStore, type TestStore } from "../storage/builders";
 
 const HASH = "ab".repeat(32);

@@ -6,7 +6,8 @@ import { type UserProofDeps, checkUserProof } from "../../../gateway/auth/userPr
 import { ApiError } from "../../../gateway/errors/apiError";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { openDatabase } from "../../../gateway/storage/database";
-import { ProviderTakenError, type ProviderVerification } from "../../../gateway/storage/providersRepository";
+import { ProviderTakenError } from "../../../gateway/storage/providersRepository";
+import { type ProviderVerification } from "../../../gateway/identity/providerRegistration";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { runAdminCli } from "../../../scripts/admin/cli";
 import {

@@ -2,9 +2,10 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
-import { type NewSafe, SafeExistsError } from "../../../gateway/storage/safesRepository";
+import { type NewSafe } from "../../../gateway/safe/safeRecord";
+import { SafeExistsError } from "../../../gateway/storage/safesRepository";
 import { SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
-import type { NewTx } from "../../../gateway/storage/transactionsRepository";
+import type { NewSafeTx, NewWalletTx } from "../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const SAFE = "0x5AFE000000000000000000000000000000000001";
@@ -23,10 +24,9 @@ async function fresh() {
     proxyFactory: "0x1000000000000000000000000000000000000002",
     fallbackHandler: "0x1000000000000000000000000000000000000003",
   });
-  const newTx = (sender: string, extra: Partial<NewTx> = {}): NewTx => ({
+  const newTx = (sender: string, extra: Partial<NewSafeTx> = {}): NewSafeTx => ({
     appId: app.id,
     accountType: "safe",
-    userId: "",
     chain: "localhost",
     sender,
     calls: [{ to: "0x1000000000000000000000000000000000000002", value: 0n, data: "0x" }],
@@ -37,9 +37,9 @@ async function fresh() {
     reservedGas: 100n,
     ...extra,
   });
-  const walletTx = (sender: string, extra: Partial<NewTx> = {}): NewTx => {
-    const { safeAction: _none, ...tx } = newTx(sender, { accountType: "kernel", userId: "acme:alice", ...extra });
-    return tx;
+  const walletTx = (sender: string, extra: Partial<NewWalletTx> = {}): NewWalletTx => {
+    const { safeAction: _none, ...tx } = newTx(sender);
+    return { ...tx, accountType: "kernel", userId: "acme:alice", ...extra };
   };
   const queued = async () => (await repos.transactions.countByStatus()).map((c) => c.count).reduce((a, b) => a + b, 0);
   return { database, repos, newSafe, newTx, walletTx, queued };

@@ -9,7 +9,7 @@ import type {
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
-import type { NewTx } from "../../../gateway/storage/transactionsRepository";
+import type { NewTx } from "../../../gateway/transactions/txRecord";
 
 const RESERVED = 6_000_000n;
 const DAY: SpendLimit = { rule: "budget", limitGas: 2n * RESERVED + 200_000n, periodSeconds: 86_400 };

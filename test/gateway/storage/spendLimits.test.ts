@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
-import type { NewTx } from "../../../gateway/storage/transactionsRepository";
+import type { NewWalletTx } from "../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const RESERVED = 6_000_000n;
@@ -15,7 +15,7 @@ async function fresh() {
   const repos = createRepositories(database.db, () => now);
   const { app } = await repos.apps.create({ name: "acme" });
   let n = 0;
-  const newTx = (extra: Partial<NewTx> = {}): NewTx => ({
+  const newTx = (extra: Partial<NewWalletTx> = {}): NewWalletTx => ({
     appId: app.id,
     accountType: "kernel",
     userId: "acme:alice",
@@ -28,7 +28,7 @@ async function fresh() {
     reservedGas: RESERVED,
     ...extra,
   });
-  const refusal = (tx: NewTx, limits = [BUDGET]) =>
+  const refusal = (tx: NewWalletTx, limits = [BUDGET]) =>
     repos.transactions.create(tx, limits).then(
       () => undefined,
       (error: unknown) => {

@@ -3,7 +3,8 @@ import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../gatewa
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
 import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
-import type { NewTx, TxOutcome } from "../../../gateway/storage/transactionsRepository";
+import { type NewSafeTx, isSafeRecord } from "../../../gateway/transactions/txRecord";
+import type { TxOutcome } from "../../../gateway/transactions/txOutcome";
 
 const RESERVED = 6_000_000n;
 const BUDGET: SpendLimit = { rule: "budget", limitGas: 100_000_000n, periodSeconds: 3600 };
@@ -18,10 +19,9 @@ async function fresh() {
   const database = await openDatabase(":memory:");
   const repos = createRepositories(database.db, () => new Date());
   const { app } = await repos.apps.create({ name: "acme" });
-  const safeTx = (): NewTx => ({
+  const safeTx = (): NewSafeTx => ({
     appId: app.id,
     accountType: "safe",
-    userId: "safe:0x00000000000000000000000000000000000000aa",
     chain: "localhost",
     sender: "0x00000000000000000000000000000000000000aa",
     calls: [{ to: "0x000000000000000000000000000000000000dEaD", value: 0n, data: "0x" }],
@@ -42,7 +42,9 @@ async function fresh() {
   };
   /** Settles one mined relay of `id` as the bundler does, with the request as stored. */
   const mined = async (id: string, outcome: TxOutcome, gasUsed: bigint) => {
-    const charged = chargedSafeOutcome((await repos.transactions.find(id))!, outcome, gasUsed);
+    const stored = await repos.transactions.find(id);
+    if (!stored || !isSafeRecord(stored)) return expect.fail(`${id} is no stored Safe request`);
+    const charged = chargedSafeOutcome(stored, outcome, gasUsed);
     await repos.transactions.settle(id, charged);
     return charged;
   };

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
-import type { NewTx } from "../../../gateway/storage/transactionsRepository";
+import type { NewWalletTx } from "../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const LATER = new Date("2026-11-22T13:00:00Z");
@@ -11,7 +11,7 @@ async function fresh() {
   const database = await openDatabase(":memory:");
   const repos = createRepositories(database.db, () => now);
   const { app } = await repos.apps.create({ name: "acme" });
-  const newTx = (sender: string, extra: Partial<NewTx> = {}): NewTx => ({
+  const newTx = (sender: string, extra: Partial<NewWalletTx> = {}): NewWalletTx => ({
     appId: app.id,
     accountType: "kernel",
     userId: "acme:alice",
