@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { AppPrincipal, AppTokens } from "./auth/appTokens";
 import type { OtpService } from "./auth/otp/otpService";
 import type { UserTokens } from "./auth/userTokens";
-import { type ChainCapabilitiesTable, chainCapabilities } from "./chains/capabilities";
+import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
 import type { ChainClient } from "./chains/clients";
 import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";

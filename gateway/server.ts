@@ -12,7 +12,7 @@ import { createChainClients, verifyChainIds } from "./chains/clients";
 import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
-import { createCcipGateway } from "./ens/ccipGateway";
+import { createCcipGateway } from "./http/ccipGateway";
 import { createLogger } from "./http/logging";
 import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";

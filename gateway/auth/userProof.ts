@@ -2,7 +2,7 @@ import { ApiError, UnauthorizedError } from "../errors/apiError";
 import type { ChainType } from "../chains/registry";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
 import type { ProviderRegistration } from "../identity/providerRegistration";
-import { jwksUrlRefusal } from "./jwksUrl";
+import { jwksUrlRefusal } from "../identity/jwksUrl";
 import { verifyProviderJwt } from "./providerJwt";
 
 /** The app acting, as its bearer token and registration say. */

@@ -1,5 +1,5 @@
 import { formatEther, formatUnits, getAddress } from "ethers";
-import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
 import { dustChain } from "../services/chainChecks";
 import { type DustOrder, type DustToken, NATIVE_ASSET } from "./dustModel";
 import { type DustRepository } from "../storage/dustRepository";

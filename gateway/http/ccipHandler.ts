@@ -6,7 +6,8 @@ import type { CcipAnswer } from "../ens/ccipService";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
 import type { TrustProxy } from "../config/trustProxy";
-import { clientAddress, ipBucket } from "./clientIp";
+import { ipBucket } from "../auth/addressBuckets";
+import { clientAddress } from "./clientIp";
 
 /** A plain Node request handler. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;

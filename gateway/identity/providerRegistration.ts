@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jwksUrlRefusal } from "../auth/jwksUrl";
+import { jwksUrlRefusal } from "./jwksUrl";
 import { BUILT_IN_PROVIDERS } from "./userId";
 
 /** How an app-owned provider's proofs are verified: the key the app registered. */

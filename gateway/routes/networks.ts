@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { computeAddress } from "ethers";
-import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
 import type { Config } from "../config/schema";
 
 /** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */

@@ -1,4 +1,4 @@
-import type { ChainCapabilities, ChainCapabilitiesTable, SafeService } from "../chains/capabilities";
+import type { ChainCapabilities, ChainCapabilitiesTable, SafeService } from "./chainCapabilities";
 import type { ChainClient } from "../chains/clients";
 import type { ChainInfo } from "../chains/registry";
 import { ApiError } from "../errors/apiError";

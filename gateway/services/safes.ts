@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
-import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { ApiError, NotFoundError } from "../errors/apiError";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
 import type { SafeCall } from "../safe/safeTransaction";

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { TooManyRequestsError } from "../errors/apiError";
-import { ipBucket } from "../http/clientIp";
+import { ipBucket } from "../auth/addressBuckets";
 
 /** How many POST /v1/auth requests one client address may make, and tokens one client id may get, per minute. */
 export interface TokenEndpointLimitSettings {

@@ -1,6 +1,6 @@
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
-import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { InvalidRequestError, NotFoundError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";

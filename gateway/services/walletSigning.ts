@@ -3,7 +3,7 @@ import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
 import { kernelReplaySafeHash } from "../identity/kernelMessage";
 import { wrapErc6492 } from "../identity/erc6492";
-import type { ChainCapabilitiesTable } from "../chains/capabilities";
+import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { ApiError } from "../errors/apiError";
 import { formatUserId } from "../identity/userId";
 import { createAccountCallData } from "../userop/callData";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { jwksUrlRefusal } from "../../gateway/auth/jwksUrl";
+import { jwksUrlRefusal } from "../../gateway/identity/jwksUrl";
 import {
   ProviderName,
   type ProviderVerification,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { JsonRpcProvider, computeAddress } from "ethers";
-import { chainCapabilities } from "../../gateway/chains/capabilities";
+import { chainCapabilities } from "../../gateway/services/chainCapabilities";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { CHAINS } from "../../gateway/chains/registry";
 import { loadConfig } from "../../gateway/config/load";

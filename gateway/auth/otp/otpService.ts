@@ -1,7 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../../config/schema";
-import { ipBucket, networkBucket } from "../../http/clientIp";
-import type { RequestDeadline } from "../../services/requestDeadline";
+import { ipBucket, networkBucket } from "../addressBuckets";
 import type { OtpCode, OtpSentSince } from "./storedCode";
 import type { OtpRepository } from "../../storage/otpRepository";
 import type { SmsSender } from "../sms/smsSender";
@@ -30,13 +29,21 @@ export interface OtpSession {
   readonly user: { readonly id: string; readonly phone: string };
 }
 
+/**
+ * The request's deadline as phone login sees it: each commit point (storing a code, sending it, recording a try) runs
+ * through `commit`, which refuses to begin once the request has answered 503 (services/requestDeadline.ts).
+ */
+export interface CommitDeadline {
+  commit<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /** Phone login (spec §4.5, §4.6): send a code, trade the right code for a user token. */
 export interface OtpService {
   /**
    * Stores and sends a fresh code to `phone`, or neither once `deadline` has passed; throws InvalidPhoneError,
    * OtpCooldownError, OtpRateLimitedError, SmsBudgetExhaustedError, SmsDeliveryFailedError.
    */
-  requestCode(phone: string, clientIp: string | undefined, deadline: RequestDeadline): Promise<{ messageId: string }>;
+  requestCode(phone: string, clientIp: string | undefined, deadline: CommitDeadline): Promise<{ messageId: string }>;
   /**
    * Checks `code` against the phone's unexpired codes, recording the try, unless `deadline` has passed, and issues a
    * user token, bound to `appId` when the app that asked authenticated; throws InvalidOtpError, OtpExpiredError,
@@ -46,7 +53,7 @@ export interface OtpService {
     phone: string,
     code: string,
     clientIp: string | undefined,
-    deadline: RequestDeadline,
+    deadline: CommitDeadline,
     appId?: string,
   ): Promise<OtpSession>;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
-import { jwksUrlRefusal } from "../../auth/jwksUrl";
+import { jwksUrlRefusal } from "../../identity/jwksUrl";
 import { type ProviderVerification, StoredProviderVerification } from "../../identity/providerRegistration";
 import type { AppProvidersTable } from "../schema";
 

@@ -5,7 +5,7 @@ import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from
 import golden from "../../vectors/addresses.json";
 import { loadConfig } from "../../../gateway/config/load";
 import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
-import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
+import { createCcipGateway } from "../../../gateway/http/ccipGateway";
 import type { NodeHandler } from "../../../gateway/http/ccipHandler";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
-import { type NodeHandler, createCcipHandler } from "../http/ccipHandler";
+import { type NodeHandler, createCcipHandler } from "./ccipHandler";
 import type { KnownProviders } from "../services/knownProviders";
-import { createCcipSigner } from "./ccipSigner";
-import { createCcipService } from "./ccipService";
+import { createCcipSigner } from "../ens/ccipSigner";
+import { createCcipService } from "../ens/ccipService";
 
 /**
  * The CCIP-read gateway of the configured ENS domain, or undefined when no signing key is configured

@@ -1,8 +1,8 @@
 import { computeAddress } from "ethers";
 import type { Config } from "../config/schema";
 import { type SafeContracts, safeContractsFor, safeUnavailableReason } from "../safe/safeConfig";
-import type { ChainClient } from "./clients";
-import { CHAINS, type ChainInfo } from "./registry";
+import type { ChainClient } from "../chains/clients";
+import { CHAINS, type ChainInfo } from "../chains/registry";
 
 /** How a chain's UserOperations reach its EntryPoint: the relayer's own bundles, or a bundler's RPC (BUNDLER_URL). */
 export type UserOperationsRoute = "built-in bundler" | "external bundler";
