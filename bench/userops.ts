@@ -205,6 +205,7 @@ async function main(): Promise<void> {
   try {
     // The service's own default, read from its configuration rather than restated here.
     const defaultMaxOps = loadConfig({
+      TEST_DEPLOYMENT: "true",
       AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
       CONTRACT_KERNEL_FACTORY: chain.deployment.contracts.kernelFactory,
       CONTRACT_BASE_FACTORY: chain.deployment.contracts.baseFactory,

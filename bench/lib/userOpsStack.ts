@@ -134,7 +134,14 @@ async function registerApp(databasePath: string): Promise<{ clientId: string; cl
   const database = await openDatabase(databasePath);
   try {
     const { apps } = createRepositories(database.db, () => new Date());
-    const { app, clientSecret } = await apps.create({ name: "userops-bench", testMode: true });
+    const { app, clientSecret } = await apps.create({ name: "userops-bench" });
+    // The bench measures the service, not its guardrails: a rate and budgets no run comes near.
+    const unbounded = 10n ** 24n;
+    await apps.setPolicy(app.id, {
+      rate: { requests: 1_000_000, perSeconds: 1 },
+      budgetGas: unbounded,
+      userDailyCapGas: unbounded,
+    });
     return { clientId: app.clientId, clientSecret };
   } finally {
     await database.close();
