@@ -5,18 +5,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import hre, { ethers } from "hardhat";
-import { Wallet, getAddress, parseEther } from "ethers";
+import { Wallet, parseEther } from "ethers";
 import { chainByName } from "../gateway/chains/registry";
 import { deployIdwallet } from "./deployment/deployIdwallet";
+import { DeploySettingsError, deployRoles } from "./deployment/deploySettings";
 import { DEFAULT_ENS_DOMAIN, ENS_REGISTRY_MAINNET, setDomainResolver } from "./deployment/ensDomain";
-
-/** A comma-separated address list from the environment, or `fallback`. */
-const addressList = (value: string | undefined, fallback: string): string[] =>
-  (value ? value.split(",") : [fallback]).map((a) => getAddress(a.trim()));
 
 async function main(): Promise<void> {
   const [deployer] = await ethers.getSigners();
   if (!deployer) throw new Error("no deployer account: set DEPLOYER_PRIVATE_KEY");
+  // Checked before any transaction: nothing is deployed under roles the operator did not name.
+  const { warnings, ...roles } = deployRoles(process.env, deployer.address);
+  for (const warning of warnings) console.warn(`WARNING: ${warning}`);
   const network = hre.network.name;
   const { chainId } = await ethers.provider.getNetwork();
   const known = chainByName(network);
@@ -26,11 +26,8 @@ async function main(): Promise<void> {
 
   const ensDomain = process.env.ENS_DOMAIN || DEFAULT_ENS_DOMAIN;
   const deployment = await deployIdwallet(deployer, {
-    admin: getAddress(process.env.IDWALLET_ADMIN ?? deployer.address),
+    ...roles,
     ensDomain,
-    walletSigners: addressList(process.env.IDWALLET_WALLET_SIGNERS, deployer.address),
-    sponsorSigners: addressList(process.env.IDWALLET_SPONSOR_SIGNERS, deployer.address),
-    ccipSigners: process.env.CCIP_SIGNERS ? addressList(process.env.CCIP_SIGNERS, deployer.address) : [],
     ccipUrls: process.env.CCIP_GATEWAY_URL
       ? [`${process.env.CCIP_GATEWAY_URL.replace(/\/$/, "")}/ccip/{sender}/{data}.json`]
       : undefined,
@@ -60,6 +57,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(error instanceof DeploySettingsError ? error.message : error);
   process.exitCode = 1;
 });
