@@ -11,3 +11,7 @@ export {
   type SignerReferenceOptions,
   parseSignerReference,
 } from "./signerReference";
+export { type LoadSignerOptions, loadSigner } from "./loadSigner";
+export { DEFAULT_PKCS11_SESSIONS } from "./pkcs11/signer";
+export { acquirePkcs11Module, loadedPkcs11Modules, type Pkcs11Module } from "./pkcs11/module";
+export { SECP256K1_EC_PARAMS, decodeEcPoint, encodeEcPoint } from "./pkcs11/ecKey";
