@@ -1,5 +1,6 @@
+import type { WalletMessageSigner } from "./custody/walletMessageSigner";
+import type { KeyAddresses } from "./custody/serviceKeys";
 import cors from "cors";
-import { SigningKey } from "ethers";
 import express, { type Express } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
@@ -62,6 +63,15 @@ export interface AppDeps {
   readonly dust: DustRepository;
   /** Per-app request counters, shared by every process on the database (the app rate limit). */
   readonly rateWindows: RateWindowsRepository;
+  /**
+   * The custody keys as the API sees them: their addresses, and the wallet signer for EIP-1271 answers (a key in this
+   * process, or the primary's asked over IPC); whether the ENS gateway signs answers.
+   */
+  readonly custody: {
+    readonly addresses: KeyAddresses;
+    readonly walletSigner: WalletMessageSigner | undefined;
+    readonly ccipGateway: boolean;
+  };
   /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
   readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
 }
@@ -121,7 +131,13 @@ export function createApp(deps: AppDeps): Express {
       onResolved: (count) => metrics.resolvedIds.inc(count),
     }),
   );
-  app.use(networksRouter({ config, capabilities }));
+  app.use(
+    networksRouter({
+      config,
+      capabilities,
+      custody: { safeOperator: deps.custody.addresses.safeOperator, ccipGateway: deps.custody.ccipGateway },
+    }),
+  );
   const findApp = (appId: string) => deps.apps.findById(appId);
   const proof = {
     verifyUserToken: (token: string) => deps.userTokens.verify(token),
@@ -137,7 +153,7 @@ export function createApp(deps: AppDeps): Express {
       bodyLimit: config.bodyLimit,
       signing: {
         kernelFactory: config.contracts.kernelFactory,
-        signer: config.walletSignerKey ? new SigningKey(config.walletSignerKey) : undefined,
+        signer: deps.custody.walletSigner,
         capabilities,
         findApp,
         proof,
@@ -204,7 +220,7 @@ export function createApp(deps: AppDeps): Express {
 
 /** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
 const capabilitiesOf = (deps: AppDeps): ChainCapabilitiesTable =>
-  chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains);
+  chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains, deps.custody.addresses);
 
 /** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
 const LAST_TRANSFER_TTL_MS = 60_000;

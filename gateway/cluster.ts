@@ -9,6 +9,9 @@ import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers } from "./bundler/txWorkers";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
+import { createAuditLog } from "./custody/audit";
+import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
+import { openCustody } from "./custody/processCustody";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -37,6 +40,11 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServe
   const server = await startServer(config, {
     logger: logger.child({ worker: cluster.worker?.id }),
     runTxWorkers: false,
+    // No transaction key here: their addresses, and EIP-1271 answers asked of the primary, which holds the keys.
+    custody: remoteCustody(config, process.env, {
+      send: (message) => process.send?.(message),
+      onMessage: (listener) => void process.on("message", listener),
+    }),
     // An accepted request wakes the primary's loop for its chain rather than waiting for the poll.
     waker: createPrimaryWaker(
       process.send && ((message, callback) => process.send!(message, undefined, undefined, callback)),
@@ -57,6 +65,13 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     secrets: createSecretsKeyring(config.secrets),
   });
   await sealStoredSecrets(repositories.providers, logger);
+  const custody = await openCustody(
+    config,
+    createAuditLog(repositories.auditLog, () => new Date()),
+    logger,
+  );
+  // The workers are forked without the key settings: only the primary ever holds a transaction key.
+  handOverEnvironment(process.env, custody.addresses);
   const chains = createChainClients(config);
   // The primary runs the transaction workers: it checks the chains it sends to, as every server does.
   await verifyChainIds(chains);
@@ -65,10 +80,17 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     repository: repositories.transactions,
     clock: () => new Date(),
     logger: logger.child({ component: "primary" }),
+    keys: custody,
     run: config.transactions.worker,
   });
-  // Every worker, a replacement too, may ask for a wake; any other message is the fork's own concern.
-  const onMessage = (_worker: Worker, message: unknown) => void handleWakeMessage(message, txWorkers);
+  // Every worker, a replacement too, may ask for a wake or an EIP-1271 answer; any other message is the fork's own.
+  const onMessage = (worker: Worker, message: unknown) =>
+    handleWakeMessage(message, txWorkers) ||
+    handleWalletMessageRequest(message, {
+      walletMessages: custody.walletMessages,
+      kernelFactory: config.contracts.kernelFactory,
+      reply: (answer) => worker.isConnected() && worker.send(answer),
+    });
   cluster.on("message", onMessage);
   // Workers run the entry file again; under ts-node they need its hook too.
   if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("ts-node"))) {
@@ -100,6 +122,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
       stopping = true;
       cluster.off("message", onMessage);
       await txWorkers.stop();
+      await custody.close();
       for (const chain of chains.values()) chain.provider.destroy();
       await database.close();
       const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);

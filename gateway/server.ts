@@ -10,6 +10,10 @@ import { createUserTokens } from "./auth/userTokens";
 import { createAppTokens } from "./auth/appTokens";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { createSecretsKeyring } from "./crypto/secretsKeyring";
+import { createAuditLog } from "./custody/audit";
+import type { CustodySigner } from "./custody/custodySigner";
+import { type ProcessCustody, openCustody } from "./custody/processCustody";
+import { loadCcipSigner } from "./custody/serviceKeys";
 import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./http/ccipGateway";
@@ -61,15 +65,21 @@ export async function startServer(
     runTxWorkers?: boolean;
     /** Wakes the worker loops after an accepted request (default: those of this process). */
     waker?: WorkerWaker;
+    /** The custody keys as this process has them (default: opened here, every signature logged). */
+    custody?: ProcessCustody;
   } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
   const database = await openDatabase(config.databasePath!);
   let txWorkers: TxWorkers | undefined;
+  let custody: ProcessCustody | undefined;
+  let ccipSigner: CustodySigner | undefined;
   try {
     const repositories = createRepositories(database.db, clock, { secrets: createSecretsKeyring(config.secrets) });
     await sealStoredSecrets(repositories.providers, logger);
+    custody = options.custody ?? (await openCustody(config, createAuditLog(repositories.auditLog, clock), logger));
+    ccipSigner = await loadCcipSigner(config);
     const chains = createChainClients(config);
     await verifyChainIds(chains);
     await verifyEnsResolver(config.ens, config.contracts.kernelFactory, chains);
@@ -92,9 +102,11 @@ export async function startServer(
       repository: repositories.transactions,
       clock,
       logger,
+      keys: custody,
       run: options.runTxWorkers ?? config.transactions.worker,
     });
     const workers = txWorkers;
+    const openedCustody = custody;
     const waker = options.waker ?? workers;
     const userTokens = createUserTokens({
       secret: config.auth.tokenSecret,
@@ -117,6 +129,11 @@ export async function startServer(
       dust: repositories.dust,
       rateWindows: repositories.rateWindows,
       txWorkers: { chains: workers.chains, wake: (chain) => waker.wake(chain) },
+      custody: {
+        addresses: custody.addresses,
+        walletSigner: custody.walletMessages,
+        ccipGateway: ccipSigner !== undefined,
+      },
       userTokens,
       // One OTP service for both ports, so they share its limits.
       otp: createOtpService({
@@ -129,7 +146,7 @@ export async function startServer(
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
     };
     const app = createApp(deps);
-    const ccip = createCcipGateway(config, clock, logger, knownProviders);
+    const ccip = createCcipGateway(config, ccipSigner, clock, logger, knownProviders);
     const server: Server = createServer((req, res) =>
       ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : app(req, res),
     );
@@ -162,12 +179,14 @@ export async function startServer(
         knownProviders.stop();
         await Promise.all([server, authServer, dustServer].map((s) => s && closeServer(s)));
         await workers.stop();
+        await Promise.allSettled([openedCustody.close(), ccipSigner?.close?.()]);
         for (const chain of chains.values()) chain.provider.destroy();
         await database.close();
       },
     };
   } catch (error) {
     await txWorkers?.stop();
+    await Promise.allSettled([custody?.close(), ccipSigner?.close?.()]);
     await database.close();
     throw error;
   }

@@ -1,4 +1,4 @@
-import type { DigestSigner } from "../crypto/digestSigner";
+import type { KeySigner } from "../custody/keySigner";
 import type { Bundle } from "../transactions/bundle";
 import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
 import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
@@ -14,7 +14,7 @@ import { createWorkKinds } from "./workKinds";
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
   /** The relayer's key: sends handleOps and collects the operations' gas refunds. */
-  readonly relayer: DigestSigner;
+  readonly relayer: KeySigner;
   /** A bundle not mined after this long is replaced with bumped fees. */
   readonly stuckAfterMs: number;
   /** Fee increase of a replacement, in percent (nodes require at least 10). */

@@ -1,4 +1,4 @@
-import { createDigestSigner } from "../crypto/digestSigner";
+import type { KeyAddresses, ServiceKeys } from "../custody/serviceKeys";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
 import { rpcErrorMessage } from "../chains/revertData";
@@ -26,15 +26,15 @@ export interface TxWorkers {
   stop(): Promise<void>;
 }
 
-/** Why a chain cannot take transactions, or undefined if it can. */
-export function transactionsUnavailableReason(config: Config, chain: string): string | undefined {
+/** Why a chain cannot take transactions, or undefined if it can; `keys`: the custody keys the deployment has. */
+export function transactionsUnavailableReason(config: Config, chain: string, keys: KeyAddresses): string | undefined {
   const c = config.contracts;
-  if (!config.walletSignerKey) return "WALLET_SIGNER_KEY is not set";
-  if (!config.sponsorSignerKey) return "SPONSOR_SIGNER_KEY is not set";
+  if (!keys.walletSigner) return "WALLET_SIGNER (or WALLET_SIGNER_KEY) is not set";
+  if (!keys.sponsorSigner) return "SPONSOR_SIGNER (or SPONSOR_SIGNER_KEY) is not set";
   if (!c.entryPoint || !c.sponsorPaymaster) return "CONTRACT_ENTRY_POINT and CONTRACT_SPONSOR_PAYMASTER must be set";
   const connection = config.chains[chain];
   if (!connection) return `${chain} has no RPC_URL`;
-  if (!connection.bundlerUrl && !config.relayerKey) return `${chain} has neither a BUNDLER_URL nor a RELAYER_KEY`;
+  if (!connection.bundlerUrl && !keys.relayer) return `${chain} has neither a BUNDLER_URL nor a RELAYER_SIGNER`;
   return undefined;
 }
 
@@ -46,6 +46,11 @@ export function startTxWorkers(
     repository: TransactionsRepository;
     clock: () => Date;
     logger: Logger;
+    /**
+     * The custody keys: their addresses say which chains take transactions; their signers, loaded in this process
+     * when it runs the loops.
+     */
+    keys: Pick<ServiceKeys, "addresses"> & Partial<Pick<ServiceKeys, "signers">>;
     /** Whether this process runs the loops (false: only report which chains take transactions). */
     run: boolean;
   },
@@ -54,9 +59,11 @@ export function startTxWorkers(
   const accepted = new Set<string>();
   const t = config.transactions;
   for (const chain of deps.chains.values()) {
-    if (transactionsUnavailableReason(config, chain.name) !== undefined) continue;
+    if (transactionsUnavailableReason(config, chain.name, deps.keys.addresses) !== undefined) continue;
     accepted.add(chain.name);
     if (!deps.run) continue;
+    const signers = deps.keys.signers;
+    if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
     const context: WorkerContext = {
       chain,
       repository: deps.repository,
@@ -67,15 +74,16 @@ export function startTxWorkers(
       retryDelayMs: t.retryDelayMs,
       clock: deps.clock,
       logger: deps.logger.child({ component: "bundler", chain: chain.name }),
-      ...(config.safe.operatorKey ? { safeOperator: createDigestSigner(config.safe.operatorKey) } : {}),
+      ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
       builder: {
         provider: chain.provider,
+        chain: chain.name,
         chainId: BigInt(chain.chainId),
         entryPoint: config.contracts.entryPoint!,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         paymaster: config.contracts.sponsorPaymaster!,
-        walletSigner: createDigestSigner(config.walletSignerKey!),
-        sponsorSigner: createDigestSigner(config.sponsorSignerKey!),
+        walletSigner: signers.walletSigner,
+        sponsorSigner: signers.sponsorSigner,
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         maxCallGas: BigInt(t.maxCallGas),
         maxPreVerificationGas: BigInt(t.maxPreVerificationGas),
@@ -90,7 +98,7 @@ export function startTxWorkers(
           resendAfterMs: t.stuckAfterSeconds * 1000,
         })
       : new BuiltinBundler(context, {
-          relayer: createDigestSigner(config.relayerKey!),
+          relayer: signers.relayer!,
           stuckAfterMs: t.stuckAfterSeconds * 1000,
           feeBumpPercent: BigInt(t.feeBumpPercent),
         });

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
-import type { DigestSigner } from "../crypto/digestSigner";
+import type { KeySigner } from "../custody/keySigner";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import type { OpBuilderDeps } from "../userop/userOpBuilder";
 
@@ -20,5 +20,5 @@ export interface WorkerContext {
   readonly clock: () => Date;
   readonly logger: Logger;
   /** The operator's owner key of the Safes created here (SAFE_OPERATOR_KEY), if set. */
-  readonly safeOperator?: DigestSigner;
+  readonly safeOperator?: KeySigner;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
+import { CustodySettings, keySettingProblems } from "./custodySettings";
 import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
   ChainConnectionConfig,
@@ -58,6 +59,7 @@ export const ConfigSchema = z
       audience: z.string().min(1).default("idwallet-api"),
     }),
     secrets: SecretsSettings.prefault({}),
+    custody: CustodySettings,
     /** POST /v1/auth requests per client id and per client address (IPv6: per /64) per minute, per process. */
     authLimits: z
       .object({
@@ -212,11 +214,29 @@ export const ConfigSchema = z
       path: ["sms", "provider"],
     },
   )
-  .refine((c) => c.walletSignerKey === undefined || c.contracts.ownerAccount !== undefined, {
-    // The API refuses calls to the owner account (CALL_NOT_ALLOWED) only if it knows where it is.
-    message: "CONTRACT_OWNER_ACCOUNT is required when WALLET_SIGNER_KEY is set",
-    path: ["contracts", "ownerAccount"],
-  });
+  .superRefine((c, ctx) => {
+    const problems = keySettingProblems({
+      custody: c.custody,
+      testDeployment: c.testDeployment,
+      localOnly: Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
+      raw: {
+        walletSigner: c.walletSignerKey,
+        sponsorSigner: c.sponsorSignerKey,
+        relayer: c.relayerKey,
+        safeOperator: c.safe.operatorKey,
+        ccipSigner: c.ens.signerKeys[0],
+      },
+    });
+    for (const { path, message } of problems) ctx.addIssue({ code: "custom", message, path: [...path] });
+  })
+  .refine(
+    (c) => (c.walletSignerKey ?? c.custody.walletSigner) === undefined || c.contracts.ownerAccount !== undefined,
+    {
+      // The API refuses calls to the owner account (CALL_NOT_ALLOWED) only if it knows where it is.
+      message: "CONTRACT_OWNER_ACCOUNT is required when WALLET_SIGNER or WALLET_SIGNER_KEY is set",
+      path: ["contracts", "ownerAccount"],
+    },
+  );
 
 /** Configuration as parsed: frozen, passed in, never imported as a global. */
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;

@@ -36,7 +36,7 @@ export interface CcipServiceOptions {
 
 /** EIP-3668 gateway logic: decode the lookup, map the name to a user id, answer the record, sign, cache. */
 export function createCcipService(options: CcipServiceOptions): {
-  answer(sender: string, callData: string): CcipAnswer;
+  answer(sender: string, callData: string): Promise<CcipAnswer>;
 } {
   // Each answer remembers the version of the named providers it was computed under.
   const cache = new LRUCache<string, CcipAnswer & { readonly namesVersion: number }>({
@@ -46,7 +46,7 @@ export function createCcipService(options: CcipServiceOptions): {
   const resolver = options.resolver?.toLowerCase();
   const now = () => Math.floor(options.clock().getTime() / 1000);
 
-  const compute = (sender: string, callData: string): CcipAnswer => {
+  const compute = async (sender: string, callData: string): Promise<CcipAnswer> => {
     if (!callData.toLowerCase().startsWith(RESOLVE_SELECTOR)) {
       throw new InvalidRequestError("The call data is not resolve(bytes,bytes)", [], "UNSUPPORTED_CALL");
     }
@@ -76,11 +76,11 @@ export function createCcipService(options: CcipServiceOptions): {
       throw new InvalidRequestError("The record call does not decode", [], "INVALID_CALL_DATA");
     }
     const expires = now() + options.ttlSeconds;
-    return { data: options.signer.signResponse(sender, expires, callData, result), expires };
+    return { data: await options.signer.signResponse(sender, expires, callData, result), expires };
   };
 
   return {
-    answer(sender, callData) {
+    async answer(sender, callData) {
       if (!ADDRESS.test(sender)) throw new InvalidRequestError("sender is not an address", [], "INVALID_SENDER");
       if (!isHexString(callData) || callData.length % 2 !== 0) {
         throw new InvalidRequestError("data is not 0x-prefixed hex bytes", [], "INVALID_CALL_DATA");
@@ -96,7 +96,7 @@ export function createCcipService(options: CcipServiceOptions): {
       if (cached && cached.namesVersion === version && cached.expires - options.refreshMarginSeconds > now()) {
         return cached;
       }
-      const fresh = compute(sender, callData);
+      const fresh = await compute(sender, callData);
       cache.set(key, { ...fresh, namesVersion: version });
       return fresh;
     },

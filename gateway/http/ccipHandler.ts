@@ -31,7 +31,7 @@ const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
  * through its middleware. Per-IP rate limit (429 + Retry-After), CORS, Cache-Control up to the expiry.
  */
 export function createCcipHandler(deps: {
-  answer(sender: string, data: string): CcipAnswer;
+  answer(sender: string, data: string): Promise<CcipAnswer>;
   clock: () => Date;
   refreshMarginSeconds: number;
   requestsPerMinute: number;
@@ -61,7 +61,7 @@ export function createCcipHandler(deps: {
       );
     }
     const { sender, data } = req.method === "GET" ? readGetLookup(req) : await readPostLookup(req);
-    const answer = deps.answer(sender, data);
+    const answer = await deps.answer(sender, data);
     const maxAge = Math.max(0, answer.expires - deps.refreshMarginSeconds - Math.floor(deps.clock().getTime() / 1000));
     // One flat header list, as setHeader would have built it: no per-request header object to merge.
     res.writeHead(200, [

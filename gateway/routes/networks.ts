@@ -1,10 +1,14 @@
 import { Router } from "express";
-import { computeAddress } from "ethers";
 import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
 import type { Config } from "../config/schema";
 
 /** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */
-export function networksRouter(deps: { config: Config; capabilities: ChainCapabilitiesTable }): Router {
+export function networksRouter(deps: {
+  config: Config;
+  capabilities: ChainCapabilitiesTable;
+  /** The Safe operator's address, if the deployment has one; whether the ENS gateway signs answers. */
+  custody: { readonly safeOperator: string | undefined; readonly ccipGateway: boolean };
+}): Router {
   const { contracts, chains } = deps.config;
   const networks = [...deps.capabilities.values()].map(({ chain, configured, resolve, safeContracts }) => {
     const connection = chains[chain.name];
@@ -23,7 +27,7 @@ export function networksRouter(deps: { config: Config; capabilities: ChainCapabi
       safeContracts: safeContracts ?? null,
     };
   });
-  const { ens, safe } = deps.config;
+  const { ens } = deps.config;
   // Where names under the domain resolve: the registry of the ENS chain, the resolver, this gateway.
   const body = {
     networks,
@@ -32,10 +36,10 @@ export function networksRouter(deps: { config: Config; capabilities: ChainCapabi
       chain: ens.chain,
       registry: ens.registry ?? null,
       resolver: ens.resolver ?? contracts.ensResolver ?? null,
-      gateway: ens.signerKeys.length > 0,
+      gateway: deps.custody.ccipGateway,
     },
     // The operator's owner key sits on every Safe account; its address lets anyone check a Safe's owners.
-    safeOperator: safe.operatorKey ? computeAddress(safe.operatorKey) : null,
+    safeOperator: deps.custody.safeOperator ?? null,
   };
   return Router().get("/v1/networks", (_req, res) => {
     res.json(body);

@@ -30,11 +30,15 @@ export function safeContractsFor(config: Config, chain: string): SafeContracts |
 }
 
 /** Why Safe accounts cannot be served on a chain (naming the setting to add), or undefined if they can. */
-export function safeUnavailableReason(config: Config, chain: string): string | undefined {
+export function safeUnavailableReason(
+  config: Config,
+  chain: string,
+  keys: { readonly safeOperator?: string; readonly relayer?: string },
+): string | undefined {
   if (!chainByName(chain)?.safe) return `${chain} is not a Safe chain`;
   if (!config.chains[chain]) return `${chain} has no ${envNameOf(["chains", chain, "rpcUrl"])}`;
-  if (!config.safe.operatorKey) return "SAFE_OPERATOR_KEY is not set";
-  if (!config.relayerKey) return "RELAYER_KEY is not set";
+  if (!keys.safeOperator) return "SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_KEY) is not set";
+  if (!keys.relayer) return "RELAYER_SIGNER (or RELAYER_KEY) is not set";
   const merged = mergedContracts(config, chain);
   const missing = FIELDS.filter((field) => !merged[field]);
   if (missing.length === 0) return undefined;

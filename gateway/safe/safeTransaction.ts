@@ -1,5 +1,5 @@
 import { TypedDataEncoder, ZeroAddress, getBytes } from "ethers";
-import type { DigestSigner } from "../crypto/digestSigner";
+import type { KeySigner, SigningContext } from "../custody/keySigner";
 import { safeInterface } from "./safeArtifacts";
 
 /** Safe's Enum.Operation: 0 CALL, 1 DELEGATECALL. */
@@ -45,9 +45,9 @@ export function safeTxHash(chainId: bigint, safe: string, call: SafeCall, nonce:
 }
 
 /** One owner's signature of a safeTxHash as Safe's checkSignatures takes it: 65 bytes r ‖ s ‖ v, v 27/28 (plain ECDSA over the EIP-712 digest, not eth_sign). */
-export function signSafeTx(signer: DigestSigner, hash: string): string {
+export function signSafeTx(signer: KeySigner, hash: string, context: SigningContext): Promise<string> {
   // checkSignatures: v 27/28 means ecrecover(dataHash, v, r, s); v > 30 would mean an eth_sign-prefixed digest.
-  return signer.sign(getBytes(hash));
+  return signer.sign(getBytes(hash), context);
 }
 
 /** Calldata of execTransaction(to, value, data, operation, 0, 0, 0, 0x0, 0x0, signatures). */

@@ -1,5 +1,5 @@
-import { computeAddress } from "ethers";
 import type { Config } from "../config/schema";
+import type { KeyAddresses } from "../custody/serviceKeys";
 import { type SafeContracts, safeContractsFor, safeUnavailableReason } from "../safe/safeConfig";
 import type { ChainClient } from "../chains/clients";
 import { CHAINS, type ChainInfo } from "../chains/registry";
@@ -49,8 +49,9 @@ export function chainCapabilities(
   config: Config,
   clients: ReadonlyMap<string, ChainClient>,
   workerChains: ReadonlySet<string>,
+  keys: KeyAddresses,
 ): ChainCapabilitiesTable {
-  const operator = config.safe.operatorKey ? computeAddress(config.safe.operatorKey) : undefined;
+  const operator = keys.safeOperator;
   const table = new Map<string, ChainCapabilities>();
   for (const chain of CHAINS) {
     const connection = config.chains[chain.name];
@@ -58,7 +59,7 @@ export function chainCapabilities(
     const served = chain.api === "live" && client !== undefined;
     const safeContracts = chain.safe ? safeContractsFor(config, chain.name) : undefined;
     const relayed = workerChains.has(chain.name) && !connection?.bundlerUrl;
-    const safesServed = safeUnavailableReason(config, chain.name) === undefined && relayed;
+    const safesServed = safeUnavailableReason(config, chain.name, keys) === undefined && relayed;
     table.set(
       chain.name,
       Object.freeze({

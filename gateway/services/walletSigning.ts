@@ -1,7 +1,5 @@
-import type { SigningKey } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import { type UserProofDeps, checkUserProof } from "../auth/userProof";
-import { kernelReplaySafeHash } from "../identity/kernelMessage";
 import { wrapErc6492 } from "../identity/erc6492";
 import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { ApiError } from "../errors/apiError";
@@ -11,6 +9,7 @@ import { signingChain } from "./chainChecks";
 import { actingApp, requestUserId } from "./requestChecks";
 import { deriveWalletAddress, walletSalt } from "../identity/walletAddress";
 import type { App } from "../auth/app";
+import type { WalletMessageSigner } from "../custody/walletMessageSigner";
 
 /** A sign request (spec §2.6), with the optional chain the signature is meant for. */
 export interface SignRequest {
@@ -23,8 +22,8 @@ export interface SignRequest {
 /** What signing for a user needs. */
 export interface WalletSigningDeps {
   readonly kernelFactory: string;
-  /** The hot key the owner account accepts; undefined: signing is not configured. */
-  readonly signer: SigningKey | undefined;
+  /** The key the owner account accepts (in this process, or asked of the one that holds it); undefined: none. */
+  readonly signer: WalletMessageSigner | undefined;
   /** What each chain can do here: a signature may name a chain the API serves. */
   readonly capabilities: ChainCapabilitiesTable;
   readonly findApp: (appId: string) => Promise<App | undefined>;
@@ -49,7 +48,11 @@ export async function signForUser(request: SignRequest, principal: AppPrincipal,
   await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, { chainType }, deps.proof);
 
   const accountAddress = deriveWalletAddress(deps.kernelFactory, "kernel", userId);
-  const erc1271Signature = deps.signer.sign(kernelReplaySafeHash(accountAddress, request.hash)).serialized;
+  const erc1271Signature = await deps.signer.signWalletMessage(accountAddress, request.hash, {
+    appId: app.id,
+    userId: formatUserId(userId),
+    ...(request.chain ? { chain: request.chain } : {}),
+  });
   const deployed = client ? (await client.provider.getCode(accountAddress)) !== "0x" : null;
   const factoryCalldata = createAccountCallData(walletSalt("kernel", userId));
   return {

@@ -62,15 +62,12 @@ export async function measure(
   const gasPerOp = SIMULATION_GAS.verification + callLimit + SIMULATION_GAS.paymasterVerification + 300_000n;
   const results = new Array<Measurement | undefined>(drafts.length);
   const recorded = (o: Simulated): Measurement => ("failure" in o ? o : { ...o, callLimit });
-  const simulate = (indexes: readonly number[]) =>
-    runIsolated(
-      indexes.map((i) => simulationOp(drafts[i]!, callLimit, deps)),
-      {
-        run: (ops) => simulateBundle(ops, gasPerOp, deps),
-        nodeAnswers: async () => (await simulateBundle([], gasPerOp, deps)).length === 0,
-        failedAlone: () => ({ failure: SIMULATION_FAILED }),
-      },
-    );
+  const simulate = async (indexes: readonly number[]) =>
+    runIsolated(await Promise.all(indexes.map((i) => simulationOp(drafts[i]!, callLimit, deps))), {
+      run: (ops) => simulateBundle(ops, gasPerOp, deps),
+      nodeAnswers: async () => (await simulateBundle([], gasPerOp, deps)).length === 0,
+      failedAlone: () => ({ failure: SIMULATION_FAILED }),
+    });
   let waiting = drafts.map((_, i) => i);
   while (waiting.length > 0) {
     const skipped: number[] = [];
@@ -127,18 +124,21 @@ const NOT_SIMULATED: OperationFailure = {
  * ago (EXPIRED_SPONSORSHIP_END), so that nobody who sees the simulation call can have it included: handleOps
  * rejects it (AA32), and the wallet signature covers paymasterAndData (the userOpHash), so it serves no other window.
  */
-export const simulationOp = (d: Draft, callLimit: bigint, deps: OpBuilderDeps): PackedUserOperation =>
-  signOperation(
-    {
-      ...d.base,
-      accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
-      preVerificationGas: d.preVerificationGas,
-      gasFees: packGasFees(1n, 1n),
-      paymasterAndData: "0x",
-      signature: "0x",
-    },
-    { ...terms(d, SIMULATION_GAS.paymasterVerification, deps), validUntil: EXPIRED_SPONSORSHIP_END },
-    deps,
+export const simulationOp = async (d: Draft, callLimit: bigint, deps: OpBuilderDeps): Promise<PackedUserOperation> =>
+  (
+    await signOperation(
+      {
+        ...d.base,
+        accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
+        preVerificationGas: d.preVerificationGas,
+        gasFees: packGasFees(1n, 1n),
+        paymasterAndData: "0x",
+        signature: "0x",
+      },
+      { ...terms(d, SIMULATION_GAS.paymasterVerification, deps), validUntil: EXPIRED_SPONSORSHIP_END },
+      d.tx,
+      deps,
+    )
   ).userOp;
 
 /** Drafts in order, cut into runs that fit SIMULATION_BUDGET (their gas and their bytes). */

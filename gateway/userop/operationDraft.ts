@@ -1,5 +1,5 @@
 import type { JsonRpcProvider } from "ethers";
-import type { DigestSigner } from "../crypto/digestSigner";
+import type { KeySigner } from "../custody/keySigner";
 import type { AccountType } from "../identity/walletAddress";
 import type { WalletTxRecord } from "../transactions/txRecord";
 import { type PackedUserOperation, userOperationHash } from "./packedUserOperation";
@@ -15,14 +15,16 @@ export interface Fees {
 /** What building operations for one chain needs. */
 export interface OpBuilderDeps {
   readonly provider: JsonRpcProvider;
+  /** The chain's short name, as the signing log records it. */
+  readonly chain: string;
   readonly chainId: bigint;
   readonly entryPoint: string;
   readonly factories: Readonly<Record<AccountType, string>>;
   readonly paymaster: string;
   /** The owner account's hot key: signs every wallet's operations. */
-  readonly walletSigner: DigestSigner;
+  readonly walletSigner: KeySigner;
   /** A SponsorPaymaster signer: approves gas sponsorship. */
-  readonly sponsorSigner: DigestSigner;
+  readonly sponsorSigner: KeySigner;
   /** How long a sponsorship stays valid. */
   readonly sponsorshipTtlSeconds: number;
   /** The most call gas the paymaster sponsors for one operation; more is refused (CALL_GAS_TOO_HIGH). */
@@ -49,18 +51,25 @@ export const terms = (d: Draft, paymasterVerification: bigint, deps: OpBuilderDe
   validAfter: 0,
 });
 
-/** Attaches the sponsorship and the wallet signature: both EIP-191 signatures by the operator's hot keys. */
-export function signOperation(
+/**
+ * Attaches the sponsorship and the wallet signature: both EIP-191 signatures by the operator's custody keys, each
+ * logged with the request's app and user id.
+ */
+export async function signOperation(
   op: PackedUserOperation,
   sponsorship: SponsorshipTerms,
+  tx: Pick<WalletTxRecord, "appId" | "userId">,
   deps: OpBuilderDeps,
-): { userOp: PackedUserOperation; userOpHash: string } {
+): Promise<{ userOp: PackedUserOperation; userOpHash: string }> {
+  const context = { appId: tx.appId, userId: tx.userId, chain: deps.chain };
   const unsponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship) };
-  const sponsorSignature = deps.sponsorSigner.sign(
+  const sponsorSignature = await deps.sponsorSigner.sign(
     personalDigest(sponsorshipHash(unsponsored, sponsorship, deps.chainId)),
+    { purpose: "sponsorship", ...context },
   );
   const sponsored = { ...op, paymasterAndData: encodePaymasterAndData(sponsorship, sponsorSignature) };
   const userOpHash = userOperationHash(sponsored, deps.entryPoint, deps.chainId);
   // The wallet's owner is the OwnerAccount, which checks its signer's raw signature over the EIP-191 digest.
-  return { userOp: { ...sponsored, signature: deps.walletSigner.sign(personalDigest(userOpHash)) }, userOpHash };
+  const signature = await deps.walletSigner.sign(personalDigest(userOpHash), { purpose: "userOperation", ...context });
+  return { userOp: { ...sponsored, signature }, userOpHash };
 }

@@ -62,7 +62,8 @@ export async function buildUserOperations(
     // Out of gas with more than the sponsored maximum: it needs more than this deployment pays for.
     measured[i] = "failure" in m && m.failure.code === "SIMULATION_OUT_OF_GAS" ? callGasTooHigh(heavyLimit, deps) : m;
   });
-  const byTx = new Map(drafts.map((d, i) => [d.tx.id, finish(d, measured[i]!, fees, deps)]));
+  const finished = await Promise.all(drafts.map((d, i) => finish(d, measured[i]!, fees, deps)));
+  const byTx = new Map(drafts.map((d, i) => [d.tx.id, finished[i]!]));
   return attempts.map((a) => ("failure" in a ? a : byTx.get(a.tx.id)!));
 }
 
@@ -143,14 +144,14 @@ const callGasTooHigh = (gas: bigint, deps: OpBuilderDeps): { failure: OperationF
 });
 
 /** The finished operation: limits from the measurement, the real fees, fresh signatures. */
-function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): BuildResult {
+async function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Promise<BuildResult> {
   if ("failure" in m) return m;
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
   const validationGas = m.preOpGas - d.preVerificationGas;
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
   if (callGasLimit > deps.maxCallGas) return callGasTooHigh(callGasLimit, deps);
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);
-  const signed = signOperation(
+  const signed = await signOperation(
     {
       ...d.base,
       accountGasLimits: packAccountGasLimits(verificationGasLimit, callGasLimit),
@@ -160,6 +161,7 @@ function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Buil
       signature: "0x",
     },
     terms(d, PAYMASTER_VERIFICATION_GAS, deps),
+    d.tx,
     deps,
   );
   return reservationExceeded(d.tx, operationGas(signed.userOp)) ?? { built: { txId: d.tx.id, ...signed } };

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { ContractFactory, Wallet, ZeroAddress, id, parseEther, zeroPadValue, type Signer } from "ethers";
-import { createDigestSigner, type DigestSigner } from "../../gateway/crypto/digestSigner";
+import type { KeySigner } from "../../gateway/custody/keySigner";
+import { testKeySigner } from "../helpers/keySigners";
 import { SAFE_ARTIFACTS } from "../../gateway/safe/safeArtifacts";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../gateway/safe/safeCreation";
 import { encodeExecTransaction, safeTxHash, signSafeTx, type SafeCall } from "../../gateway/safe/safeTransaction";
@@ -36,8 +37,8 @@ async function fixture() {
     multiSend.getAddress(),
   ]);
 
-  const owner = createDigestSigner(Wallet.createRandom().privateKey);
-  const coOwner = createDigestSigner(Wallet.createRandom().privateKey);
+  const owner = testKeySigner(Wallet.createRandom().privateKey);
+  const coOwner = testKeySigner(Wallet.createRandom().privateKey);
   const owners = [owner.address, coOwner.address];
   const initializer = safeInitializer(owners, handlerAddress);
   const safeAddress = predictSafeAddress(factoryAddress, singletonAddress, initializer, SALT_NONCE);
@@ -51,8 +52,10 @@ async function fixture() {
 
   const nonce = (): Promise<bigint> => safe.getFunction("nonce")();
   /** Signs `call` with `signer` at the Safe's current nonce and has the relayer execute it. */
-  const exec = async (call: SafeCall, signer: DigestSigner = owner) => {
-    const signature = signSafeTx(signer, safeTxHash(chainId, safeAddress, call, await nonce()));
+  const exec = async (call: SafeCall, signer: KeySigner = owner) => {
+    const signature = await signSafeTx(signer, safeTxHash(chainId, safeAddress, call, await nonce()), {
+      purpose: "safeTransaction",
+    });
     return relayer.sendTransaction({ to: safeAddress, data: encodeExecTransaction(call, signature) });
   };
 
@@ -131,7 +134,7 @@ describe("Safe 1.5.0 encoding", () => {
     await expect(f.exec(erc20, f.coOwner)).to.changeTokenBalances(f.token, [f.safeAddress, f.bob], [-300n, 300n]);
     expect(await f.nonce()).to.equal(2n);
 
-    const stranger = createDigestSigner(Wallet.createRandom().privateKey);
+    const stranger = testKeySigner(Wallet.createRandom().privateKey);
     await expect(f.exec(erc20, stranger)).to.be.revertedWith("GS026");
     // Replaying an executed transaction: its signature was over an earlier nonce, so it recovers no owner.
     await expect(f.relayer.sendTransaction({ to: f.safeAddress, data: nativeTx.data })).to.be.revertedWith("GS026");

@@ -1,3 +1,4 @@
+import { rawKeyAddresses } from "../helpers/keySigners";
 import { expect } from "chai";
 import { JsonRpcProvider, computeAddress } from "ethers";
 import { chainCapabilities } from "../../gateway/services/chainCapabilities";
@@ -43,10 +44,12 @@ const clientsOf = (names: readonly string[]): Map<string, ChainClient> =>
 describe("chain capabilities: what each chain can do, decided once", () => {
   const configured = ["localhost", "matic", "arb1", "eth", "linea"];
   // matic runs no worker (as if a setting its worker needs were missing); the others do.
+  const config = loadConfig(ENV);
   const table = chainCapabilities(
-    loadConfig(ENV),
+    config,
     clientsOf(configured),
     new Set(["localhost", "arb1", "eth", "linea"]),
+    rawKeyAddresses(config),
   );
   const row = (name: string) => {
     const { chain, sign, dust, safes, ...rest } = table.get(name)!;
@@ -109,10 +112,12 @@ describe("chain capabilities: what each chain can do, decided once", () => {
   });
 
   it("without the operator key no chain serves Safes, though the contracts are still reported", () => {
+    const bareConfig = loadConfig({ ...ENV, SAFE_OPERATOR_KEY: "" });
     const bare = chainCapabilities(
-      loadConfig({ ...ENV, SAFE_OPERATOR_KEY: "" }),
+      bareConfig,
       clientsOf(configured),
       new Set(["localhost"]),
+      rawKeyAddresses(bareConfig),
     );
     expect(bare.get("localhost")!.safes).to.equal(undefined);
     expect(bare.get("localhost")!.safeContracts).to.deep.equal(SAFE_CONTRACTS);

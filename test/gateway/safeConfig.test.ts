@@ -1,3 +1,4 @@
+import { rawKeyAddresses } from "../helpers/keySigners";
 import { expect } from "chai";
 import { loadConfig } from "../../gateway/config/load";
 import { safeUnavailableReason } from "../../gateway/safe/safeConfig";
@@ -22,8 +23,10 @@ const SERVED = {
   CONTRACT_SAFE_MULTISEND_CALL_ONLY: "0x7CE5B0cc8Bb8946F756C8E94280B4c2C9c9d3525",
 };
 
-const reason = (env: Record<string, string>, chain = "matic") =>
-  safeUnavailableReason(loadConfig({ ...SERVED, ...env }), chain);
+const reason = (env: Record<string, string>, chain = "matic") => {
+  const config = loadConfig({ ...SERVED, ...env });
+  return safeUnavailableReason(config, chain, rawKeyAddresses(config));
+};
 
 describe("safeUnavailableReason", () => {
   it("serves a Safe chain that has everything", () => {
@@ -35,8 +38,8 @@ describe("safeUnavailableReason", () => {
     expect(reason({}, "nowhere")).to.equal("nowhere is not a Safe chain");
     expect(reason({ RPC_URL_ARB1: "http://arb1.test" }, "arb1")).to.equal(undefined);
     expect(reason({}, "maticmum")).to.equal("maticmum has no RPC_URL_MATICMUM");
-    expect(reason({ SAFE_OPERATOR_KEY: "" })).to.equal("SAFE_OPERATOR_KEY is not set");
-    expect(reason({ RELAYER_KEY: "" })).to.equal("RELAYER_KEY is not set");
+    expect(reason({ SAFE_OPERATOR_KEY: "" })).to.equal("SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_KEY) is not set");
+    expect(reason({ RELAYER_KEY: "" })).to.equal("RELAYER_SIGNER (or RELAYER_KEY) is not set");
     expect(reason({ CONTRACT_SAFE_PROXY_FACTORY: "", CONTRACT_SAFE_MULTISEND_CALL_ONLY: "" })).to.equal(
       "matic has no Safe contract address: set CONTRACT_SAFE_PROXY_FACTORY or CONTRACT_SAFE_PROXY_FACTORY_MATIC, " +
         "CONTRACT_SAFE_MULTISEND_CALL_ONLY or CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATIC",

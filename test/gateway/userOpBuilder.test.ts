@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import type { JsonRpcProvider } from "ethers";
-import { createDigestSigner } from "../../gateway/crypto/digestSigner";
+import { testKeySigner } from "../helpers/keySigners";
 import { formatUserId } from "../../gateway/identity/userId";
 import type { WalletTxRecord } from "../../gateway/transactions/txRecord";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/userop/userOpBuilder";
@@ -22,12 +22,13 @@ async function fixture() {
   const deps: OpBuilderDeps = {
     // Hardhat's provider answers `send` like a JSON-RPC provider.
     provider: ethers.provider as unknown as JsonRpcProvider,
+    chain: "hardhat",
     chainId: deployed.chainId,
     entryPoint: c.entryPoint,
     factories: { kernel: c.kernelFactory, base: c.baseFactory },
     paymaster: c.sponsorPaymaster,
-    walletSigner: createDigestSigner(devKey(1)),
-    sponsorSigner: createDigestSigner(devKey(2)),
+    walletSigner: testKeySigner(devKey(1)),
+    sponsorSigner: testKeySigner(devKey(2)),
     sponsorshipTtlSeconds: 600,
     maxCallGas: 5_000_000n,
     maxPreVerificationGas: 1_000_000n,
@@ -173,13 +174,13 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
     const badWallet = await buildUserOperation(
       tx,
       { deployed: false, fees: FEES },
-      { ...deps, walletSigner: createDigestSigner(devKey(7)) },
+      { ...deps, walletSigner: testKeySigner(devKey(7)) },
     );
     expect("failure" in badWallet && badWallet.failure.code).to.equal("WALLET_SIGNATURE_INVALID");
     const badSponsor = await buildUserOperation(
       tx,
       { deployed: false, fees: FEES },
-      { ...deps, sponsorSigner: createDigestSigner(devKey(7)) },
+      { ...deps, sponsorSigner: testKeySigner(devKey(7)) },
     );
     expect("failure" in badSponsor && badSponsor.failure.code).to.equal("SPONSOR_SIGNATURE_INVALID");
   });

@@ -14,6 +14,7 @@ import {
 } from "ethers";
 import { artifacts } from "hardhat";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
+import { testKeySigner } from "../helpers/keySigners";
 import { operationEvents } from "../../gateway/bundler/userOperation/operationEvents";
 import { signRelayerTransaction } from "../../gateway/bundler/builtin/relayerTransaction";
 import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
@@ -204,7 +205,7 @@ describe("Bundle ABI coding fast paths (equal to ethers' coder)", () => {
 describe("Relayer transaction signing fast path", () => {
   it("makes the same signed EIP-1559 transaction and hash as ethers' Wallet, for small and large call data", async () => {
     const wallet = Wallet.createRandom();
-    const signer = createDigestSigner(wallet.privateKey);
+    const signer = testKeySigner(wallet.privateKey);
     for (const [i, size] of [0, 1, 55, 56, 300, 40_000].entries()) {
       const fields = {
         chainId: [1, 31337, 8453][i % 3]!,
@@ -216,7 +217,7 @@ describe("Relayer transaction signing fast path", () => {
         value: i === 2 ? 10n ** 18n : 0n,
         data: hexlify(randomBytes(size)),
       };
-      const { rawTx, txHash } = signRelayerTransaction(signer, fields);
+      const { rawTx, txHash } = await signRelayerTransaction(signer, fields, "hardhat");
       expect(rawTx).to.equal(await wallet.signTransaction({ ...fields, type: 2 }));
       expect(txHash).to.equal(keccak256(rawTx));
     }

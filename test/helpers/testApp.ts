@@ -1,6 +1,8 @@
 import pino, { type Logger } from "pino";
 import golden from "../vectors/addresses.json";
 import { createApp } from "../../gateway/app";
+import { createAuditLog } from "../../gateway/custody/audit";
+import { testCustody } from "./keySigners";
 import { createAppTokens } from "../../gateway/auth/appTokens";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { loadConfig } from "../../gateway/config/load";
@@ -141,6 +143,10 @@ export function buildTestApp(
     dust: deferred(served.then((r) => r.dust)),
     rateWindows: deferred(served.then((r) => r.rateWindows)),
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
+    custody: testCustody(
+      config,
+      createAuditLog(deferred(served.then((r) => r.auditLog)), () => clock),
+    ),
   });
   return {
     app,

@@ -1,4 +1,4 @@
-import type { DigestSigner } from "../../crypto/digestSigner";
+import type { KeySigner } from "../../custody/keySigner";
 import type { Bundle } from "../../transactions/bundle";
 import type { Fees } from "../../userop/operationDraft";
 import type { WorkerContext } from "../workerContext";
@@ -18,20 +18,24 @@ export async function relayerNonce(context: WorkerContext, relayer: string): Pro
  */
 export async function recordBundle(
   context: WorkerContext,
-  relayer: DigestSigner,
+  relayer: KeySigner,
   call: RelayerCall,
   fees: Fees,
   nonce: number,
 ): Promise<Bundle> {
-  const { rawTx, txHash } = signRelayerTransaction(relayer, {
-    chainId: context.chain.chainId,
-    nonce,
-    to: call.to,
-    data: call.data,
-    value: 0n,
-    gasLimit: call.gasLimit,
-    ...fees,
-  });
+  const { rawTx, txHash } = await signRelayerTransaction(
+    relayer,
+    {
+      chainId: context.chain.chainId,
+      nonce,
+      to: call.to,
+      data: call.data,
+      value: 0n,
+      gasLimit: call.gasLimit,
+      ...fees,
+    },
+    context.chain.name,
+  );
   return context.repository.recordBundle(
     { chain: context.chain.name, relayer: relayer.address, nonce, txHash, rawTx, ...fees },
     call.ops,

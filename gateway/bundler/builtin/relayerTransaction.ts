@@ -1,5 +1,5 @@
 import { Transaction } from "ethers";
-import type { DigestSigner } from "../../crypto/digestSigner";
+import type { KeySigner } from "../../custody/keySigner";
 import { keccak256Bytes } from "../../identity/keccak";
 import { hexToBytes } from "../../userop/words";
 
@@ -61,13 +61,14 @@ const TYPE_2 = Buffer.from([0x02]);
  * bindings, since a bundle's call data runs to tens of kilobytes and ethers' serializer and JavaScript keccak
  * spend ~30 ms on it. Returns the signed bytes and the transaction hash. Tests compare it with ethers.
  */
-export function signRelayerTransaction(
-  signer: DigestSigner,
+export async function signRelayerTransaction(
+  signer: KeySigner,
   fields: RelayerTransactionFields,
-): { rawTx: string; txHash: string } {
+  chain: string,
+): Promise<{ rawTx: string; txHash: string }> {
   const items = payload(fields);
   const digest = keccak256Bytes(Buffer.concat([TYPE_2, rlpList(items)]));
-  const signature = hexToBytes(signer.sign(digest));
+  const signature = hexToBytes(await signer.sign(digest, { purpose: "relayerTransaction", chain }));
   const yParity = BigInt(signature[64]! - 27);
   const r = BigInt(`0x${signature.subarray(0, 32).toString("hex")}`);
   const s = BigInt(`0x${signature.subarray(32, 64).toString("hex")}`);

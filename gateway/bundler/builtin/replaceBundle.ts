@@ -1,4 +1,4 @@
-import type { DigestSigner } from "../../crypto/digestSigner";
+import type { KeySigner } from "../../custody/keySigner";
 import type { Bundle } from "../../transactions/bundle";
 import { bumpedFees, currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";
@@ -11,7 +11,7 @@ import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
  */
 export async function replaceBundle(
   context: WorkerContext,
-  relayer: DigestSigner,
+  relayer: KeySigner,
   bundle: Bundle,
   feeBumpPercent: bigint,
 ): Promise<Bundle> {
@@ -21,7 +21,7 @@ export async function replaceBundle(
       : undefined;
   if (!fees) return bundle;
   const previous = relayerFieldsOf(bundle.rawTx);
-  const { rawTx, txHash } = signRelayerTransaction(relayer, { ...previous, ...fees });
+  const { rawTx, txHash } = await signRelayerTransaction(relayer, { ...previous, ...fees }, context.chain.name);
   const replaced = await context.repository.replaceBundleTx(bundle.id, { txHash, rawTx, ...fees });
   context.logger.warn({ bundle: bundle.id, tx: replaced.txHashes.at(-1) }, "bundle stuck; replaced with higher fees");
   return replaced;

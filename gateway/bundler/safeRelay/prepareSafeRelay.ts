@@ -60,11 +60,12 @@ export async function prepareSafeRelay(
     live = BigInt(tx.safeNonce) === nonce;
   }
   const call = requestCall(tx);
-  const sign = (safeCall: SafeCall): { hash: string; data: string } => {
+  const signing = { purpose: "safeTransaction", appId: tx.appId, chain: context.chain.name } as const;
+  const sign = async (safeCall: SafeCall): Promise<{ hash: string; data: string }> => {
     const hash = safeTxHash(BigInt(context.chain.chainId), tx.sender, safeCall, nonce);
-    return { hash, data: encodeExecTransaction(safeCall, signSafeTx(operator, hash)) };
+    return { hash, data: encodeExecTransaction(safeCall, await signSafeTx(operator, hash, signing)) };
   };
-  const attempt = sign(call);
+  const attempt = await sign(call);
   const gas = giveUp
     ? { failure: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` } }
     : await estimateRelayGas(context, tx, { from: relayer, to: tx.sender, data: attempt.data });
@@ -75,7 +76,7 @@ export async function prepareSafeRelay(
   if (options.ahead && !giveUp) return { later: true };
   if (!live) return { outcome: failed(gas.failure) };
   // An earlier build at this nonce may still be submitted by anyone: use the nonce up before failing.
-  const cancel = sign(cancellationCall(tx.sender));
+  const cancel = await sign(cancellationCall(tx.sender));
   const cancelGas = await estimateRelayGas(context, tx, { from: relayer, to: tx.sender, data: cancel.data });
   if (!("limit" in cancelGas)) return { outcome: retryLater(context, tx, gas.failure) };
   return {

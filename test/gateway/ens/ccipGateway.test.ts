@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { testCustodySigner } from "../../helpers/keySigners";
 import request from "supertest";
 import type { TrustProxy } from "../../../gateway/config/trustProxy";
 import pino from "pino";
@@ -34,7 +35,7 @@ const T0 = new Date("2026-11-22T12:00:00Z");
 function gateway(options: { requestsPerMinute?: number; resolver?: string; trustProxy?: TrustProxy } = {}) {
   let clock = T0;
   let signatures = 0;
-  const real = createCcipSigner(KEY.privateKey);
+  const real = createCcipSigner(testCustodySigner(KEY.privateKey));
   const signer: CcipSigner = {
     address: real.address,
     signResponse: (...args) => {

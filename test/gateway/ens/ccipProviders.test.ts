@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { testCustodySigner } from "../../helpers/keySigners";
 import request from "supertest";
 import pino from "pino";
 import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from "ethers";
@@ -76,7 +77,13 @@ describe("CCIP-read gateway: names of app-owned providers", () => {
         ens: { signerKeys: [KEY.privateKey], domain: "idwallet.eth" },
       },
     );
-    gateway = createCcipGateway(config, () => new Date(), pino({ level: "silent" }), providers)!;
+    gateway = createCcipGateway(
+      config,
+      testCustodySigner(KEY.privateKey),
+      () => new Date(),
+      pino({ level: "silent" }),
+      providers,
+    )!;
   });
 
   afterEach(async () => {

@@ -6,6 +6,8 @@ import { sql } from "kysely";
 import pino from "pino";
 import golden from "../../vectors/addresses.json";
 import { createApp } from "../../../gateway/app";
+import { createAuditLog } from "../../../gateway/custody/audit";
+import { testCustody } from "../../helpers/keySigners";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../../gateway/auth/userTokens";
@@ -81,6 +83,7 @@ export async function buildStorageFaultApp() {
     dust: repositories.dust,
     rateWindows: repositories.rateWindows,
     txWorkers: { chains: new Set(["localhost"]), wake: () => undefined },
+    custody: testCustody(config, createAuditLog(repositories.auditLog, clock)),
   });
   const { app: registered } = await repositories.apps.create({ name: "storage faults", testMode: true });
   await repositories.providers.register(

@@ -1,3 +1,4 @@
+import { testCustodySigner } from "../../helpers/keySigners";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Wallet } from "ethers";
@@ -82,7 +83,9 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
     txChains: [CHAIN],
     logger,
   });
-  const ccip = createCcipGateway(built.config, () => TEST_NOW, logger, built.knownProviders);
+  const [ccipKey] = built.config.ens.signerKeys;
+  const ccipSigner = ccipKey === undefined ? undefined : testCustodySigner(ccipKey);
+  const ccip = createCcipGateway(built.config, ccipSigner, () => TEST_NOW, logger, built.knownProviders);
   const server: Server = createServer((req, res) =>
     ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : built.app(req, res),
   );

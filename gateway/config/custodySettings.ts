@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { flag } from "./settingTypes";
+
+/**
+ * Where one custody key is: `pkcs11:token=…;object=…?…` (RFC 7512: a key in an HSM), `keystore:<path>?password-file=…`
+ * (an encrypted Web3 Secret Storage file), or `env` (the raw key in the setting's `_KEY` variable; development only).
+ * Parsed fully when the key is loaded (custody/serviceKeys.ts); checked here for its scheme.
+ */
+export const KeyReferenceSetting = z
+  .string()
+  .trim()
+  .refine(
+    (v) => v === "env" || v.startsWith("pkcs11:") || v.startsWith("keystore:"),
+    "pkcs11:<RFC 7512 URI>, keystore:<path>?password-file=<path>, or env",
+  );
+
+/** The custody keys' references and how raw keys are treated (README "Keys and custody"). */
+export const CustodySettings = z
+  .object({
+    /** WALLET_SIGNER: the owner account's signer, which signs every wallet's operations and EIP-1271 answers. */
+    walletSigner: KeyReferenceSetting.optional(),
+    /** SPONSOR_SIGNER: a SponsorPaymaster signer. */
+    sponsorSigner: KeyReferenceSetting.optional(),
+    /** RELAYER_SIGNER: the built-in bundler's sender. */
+    relayer: KeyReferenceSetting.optional(),
+    /** SAFE_OPERATOR_SIGNER: the operator's owner key on every Safe the service creates. */
+    safeOperator: KeyReferenceSetting.optional(),
+    /** CCIP_SIGNER: signs the ENS gateway's answers (the only key HTTP worker processes hold). */
+    ccipSigner: KeyReferenceSetting.optional(),
+    /** PKCS11_MODULE: the PKCS#11 library a `pkcs11:` reference without module-path loads. */
+    pkcs11Module: z.string().min(1).optional(),
+    /** RAW_KEYS_ALLOWED: raw keys in the environment on a deployment that serves real chains (warned about). */
+    rawKeysAllowed: flag.default(false),
+  })
+  .prefault({});
+/** See {@link CustodySettings}. */
+export type CustodySettings = z.infer<typeof CustodySettings>;
+
+/** Each custody key's reference setting, its raw-key setting, and where both sit in the configuration. */
+export const CUSTODY_KEYS = [
+  { key: "walletSigner", reference: "WALLET_SIGNER", raw: "WALLET_SIGNER_KEY", rawPath: ["walletSignerKey"] },
+  { key: "sponsorSigner", reference: "SPONSOR_SIGNER", raw: "SPONSOR_SIGNER_KEY", rawPath: ["sponsorSignerKey"] },
+  { key: "relayer", reference: "RELAYER_SIGNER", raw: "RELAYER_KEY", rawPath: ["relayerKey"] },
+  {
+    key: "safeOperator",
+    reference: "SAFE_OPERATOR_SIGNER",
+    raw: "SAFE_OPERATOR_KEY",
+    rawPath: ["safe", "operatorKey"],
+  },
+  { key: "ccipSigner", reference: "CCIP_SIGNER", raw: "CCIP_SIGNER_KEYS", rawPath: ["ens", "signerKeys"] },
+] as const;
+/** A custody key of the service. */
+export type CustodyKey = (typeof CUSTODY_KEYS)[number]["key"];
+
+/** What the key checks read of the configuration. */
+interface KeySettings {
+  readonly custody: CustodySettings;
+  readonly testDeployment: boolean;
+  /** Whether only local chains are configured (the local stack). */
+  readonly localOnly: boolean;
+  /** The raw key of each custody key, if its `_KEY` setting is set. */
+  readonly raw: Readonly<Record<CustodyKey, string | undefined>>;
+}
+
+/**
+ * Problems of the key settings, each with the setting it names: a reference and a raw key for one key (the raw key
+ * would still sit in the environment beside the HSM's), `env` without its raw key, and raw keys on a deployment that
+ * serves real chains, unless it is a test deployment or RAW_KEYS_ALLOWED says the operator knows.
+ */
+export function keySettingProblems(settings: KeySettings): { path: readonly string[]; message: string }[] {
+  const problems: { path: readonly string[]; message: string }[] = [];
+  const rawInUse: { name: string; path: readonly string[] }[] = [];
+  for (const { key, reference, raw, rawPath } of CUSTODY_KEYS) {
+    const value = settings.custody[key];
+    const rawKey = settings.raw[key];
+    if (value !== undefined && value !== "env" && rawKey !== undefined) {
+      problems.push({
+        path: rawPath,
+        message: `${reference} names a key in custody; remove ${raw} from the environment, where it is a copy anyone who reads it holds`,
+      });
+    }
+    if (value === "env" && rawKey === undefined)
+      problems.push({ path: rawPath, message: `${reference}=env needs ${raw}` });
+    if ((value === undefined || value === "env") && rawKey !== undefined) rawInUse.push({ name: raw, path: rawPath });
+  }
+  if (rawInUse.length > 0 && !settings.localOnly && !settings.testDeployment && !settings.custody.rawKeysAllowed) {
+    problems.push({
+      path: rawInUse[0]!.path,
+      message: `raw keys in the environment (${rawInUse.map((r) => r.name).join(", ")}) are for development: put them in an HSM (pkcs11:) or a keystore, or set RAW_KEYS_ALLOWED=true to run with them anyway`,
+    });
+  }
+  return problems;
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { isAddress } from "ethers";
+import { z } from "zod";
+import { CUSTODY_KEYS } from "../config/custodySettings";
+import type { Config } from "../config/schema";
+import { parseUserId } from "../identity/userId";
+import { deriveWalletAddress } from "../identity/walletAddress";
+import type { ProcessCustody } from "./processCustody";
+import type { KeyAddresses } from "./serviceKeys";
+import type { WalletMessageSigner } from "./walletMessageSigner";
+
+/** Where a cluster's primary tells its HTTP workers the transaction keys' addresses (an internal variable). */
+export const CUSTODY_ADDRESSES_ENV = "IDWALLET_CUSTODY_ADDRESSES";
+
+/** The transaction keys' settings (raw keys and references, which may carry a PIN): HTTP workers never get them. */
+export const TRANSACTION_KEY_ENV: readonly string[] = CUSTODY_KEYS.filter((k) => k.key !== "ccipSigner").flatMap(
+  (k) => [k.reference, k.raw],
+);
+
+const Addresses = z
+  .object({
+    walletSigner: z.string().refine(isAddress),
+    sponsorSigner: z.string().refine(isAddress),
+    relayer: z.string().refine(isAddress),
+    safeOperator: z.string().refine(isAddress),
+  })
+  .partial()
+  .strict();
+
+/**
+ * In the primary, before it forks: removes every transaction key setting from `env` (the workers inherit it) and
+ * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one.
+ */
+export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): void {
+  for (const name of TRANSACTION_KEY_ENV) delete env[name];
+  env[CUSTODY_ADDRESSES_ENV] = JSON.stringify(addresses);
+}
+
+const SignRequest = z.object({
+  type: z.literal("idwallet:sign-wallet-message"),
+  id: z.string(),
+  account: z.string(),
+  hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  context: z.object({ appId: z.string(), userId: z.string(), chain: z.string().optional() }),
+});
+const SignAnswer = z.object({
+  type: z.literal("idwallet:wallet-message-signed"),
+  id: z.string(),
+  signature: z.string().optional(),
+  error: z.string().optional(),
+});
+type SignAnswer = z.infer<typeof SignAnswer>;
+
+/**
+ * In an HTTP worker: the custody it has, which is no key. The addresses come from the primary; an EIP-1271 answer is
+ * asked of the primary (`send` is `process.send`, answers arrive through `onMessage`). Refuses to start with a key
+ * in its configuration: one given in CONFIG_FILE would reach every worker.
+ */
+export function remoteCustody(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  channel: { send: (message: unknown) => void; onMessage: (listener: (message: unknown) => void) => void },
+): ProcessCustody {
+  const inConfig = [
+    config.walletSignerKey && "WALLET_SIGNER_KEY",
+    config.sponsorSignerKey && "SPONSOR_SIGNER_KEY",
+    config.relayerKey && "RELAYER_KEY",
+    config.safe.operatorKey && "SAFE_OPERATOR_KEY",
+    ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator"] as const).map(
+      (key) => config.custody[key] !== undefined && key,
+    ),
+  ].filter(Boolean);
+  if (inConfig.length > 0) {
+    throw new Error(`with WORKERS > 1, keys belong in the environment, not CONFIG_FILE: ${inConfig.join(", ")}`);
+  }
+  const addresses = Addresses.parse(JSON.parse(env[CUSTODY_ADDRESSES_ENV] ?? "{}"));
+  const waiting = new Map<string, { resolve: (signature: string) => void; reject: (error: Error) => void }>();
+  channel.onMessage((message) => {
+    const answer = SignAnswer.safeParse(message);
+    if (!answer.success) return;
+    const pending = waiting.get(answer.data.id);
+    if (!pending) return;
+    waiting.delete(answer.data.id);
+    if (answer.data.signature) pending.resolve(answer.data.signature);
+    else pending.reject(new Error(`the primary did not sign: ${answer.data.error ?? "no reason given"}`));
+  });
+  const walletSigner = addresses.walletSigner;
+  const walletMessages: WalletMessageSigner | undefined =
+    walletSigner === undefined
+      ? undefined
+      : {
+          address: walletSigner,
+          signWalletMessage: (account, hash, context) =>
+            new Promise<string>((resolve, reject) => {
+              const id = randomUUID();
+              waiting.set(id, { resolve, reject });
+              channel.send({ type: "idwallet:sign-wallet-message", id, account, hash, context });
+            }),
+        };
+  return { addresses, walletMessages, close: async () => undefined };
+}
+
+/**
+ * In the primary: answers a worker's request for an EIP-1271 signature. The wallet is derived again from the user id,
+ * and only its replay-safe hash is signed, so a worker cannot have the primary sign a UserOperation or another wallet's
+ * message under a user id it names. Returns false for any other message (it is someone else's).
+ */
+export function handleWalletMessageRequest(
+  message: unknown,
+  deps: { walletMessages: WalletMessageSigner | undefined; kernelFactory: string; reply: (answer: SignAnswer) => void },
+): boolean {
+  const request = SignRequest.safeParse(message);
+  if (!request.success) return false;
+  const { id, account, hash, context } = request.data;
+  const answer = (fields: Pick<SignAnswer, "signature" | "error">) =>
+    deps.reply({ type: "idwallet:wallet-message-signed", id, ...fields });
+  const signer = deps.walletMessages;
+  if (!signer) {
+    answer({ error: "no wallet signer" });
+    return true;
+  }
+  let wallet: string;
+  try {
+    wallet = deriveWalletAddress(deps.kernelFactory, "kernel", parseUserId(context.userId));
+  } catch {
+    answer({ error: "not a user id" });
+    return true;
+  }
+  if (wallet.toLowerCase() !== account.toLowerCase()) {
+    answer({ error: "the account is not the user id's wallet" });
+    return true;
+  }
+  signer.signWalletMessage(wallet, hash, context).then(
+    (signature) => answer({ signature }),
+    (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
+  );
+  return true;
+}

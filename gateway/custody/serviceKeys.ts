@@ -1,0 +1,98 @@
+import type { Logger } from "pino";
+import { CUSTODY_KEYS, type CustodyKey } from "../config/custodySettings";
+import type { Config } from "../config/schema";
+import type { CustodySigner } from "./custodySigner";
+import { type KeySigner, type SignatureLog, auditedSigner } from "./keySigner";
+import { type LoadSignerOptions, loadSigner } from "./loadSigner";
+import { type SignerReference, parseSignerReference } from "./signerReference";
+
+/** The custody keys that sign transactions and EIP-1271 answers (every signature logged); the CCIP signer is apart. */
+export type TransactionKey = Exclude<CustodyKey, "ccipSigner">;
+const TRANSACTION_KEYS: readonly TransactionKey[] = ["walletSigner", "sponsorSigner", "relayer", "safeOperator"];
+
+/** The address of each transaction key the deployment has: what the API needs to know of them, without the keys. */
+export type KeyAddresses = Readonly<Partial<Record<TransactionKey, string>>>;
+
+/** The transaction keys, loaded (in the process that runs the transaction workers), each signature logged. */
+export interface ServiceKeys {
+  readonly signers: Readonly<Partial<Record<TransactionKey, KeySigner>>>;
+  readonly addresses: KeyAddresses;
+  /** Releases the keys (token sessions); signing afterwards fails. */
+  close(): Promise<void>;
+}
+
+/** Where a custody key is, from its reference setting (or its raw `_KEY` setting); undefined if it has none. */
+export function keyReference(config: Config, key: CustodyKey): SignerReference | undefined {
+  const { reference, raw } = CUSTODY_KEYS.find((entry) => entry.key === key)!;
+  const value = config.custody[key];
+  const options = { pkcs11Module: config.custody.pkcs11Module };
+  if (value !== undefined && value !== "env") return parseSignerReference(reference, value, options);
+  const rawKey = rawKeyOf(config, key);
+  return rawKey === undefined ? undefined : parseSignerReference(raw, rawKey, options);
+}
+
+function rawKeyOf(config: Config, key: CustodyKey): string | undefined {
+  switch (key) {
+    case "walletSigner":
+      return config.walletSignerKey;
+    case "sponsorSigner":
+      return config.sponsorSignerKey;
+    case "relayer":
+      return config.relayerKey;
+    case "safeOperator":
+      return config.safe.operatorKey;
+    case "ccipSigner":
+      return config.ens.signerKeys[0];
+  }
+}
+
+/** Which transaction keys are configured (not loaded): for deciding what a chain can do before keys are opened. */
+export const configuredKeys = (config: Config): ReadonlySet<TransactionKey> =>
+  new Set(TRANSACTION_KEYS.filter((key) => config.custody[key] !== undefined || rawKeyOf(config, key) !== undefined));
+
+/**
+ * Opens every configured transaction key (a token logged in, a keystore decrypted), each behind the signing log. Raw
+ * keys a deployment serving real chains runs with (RAW_KEYS_ALLOWED) are warned about, loudly, once per key.
+ */
+export async function loadServiceKeys(
+  config: Config,
+  log: SignatureLog,
+  logger: Logger,
+  options: LoadSignerOptions = {},
+): Promise<ServiceKeys> {
+  const opened: CustodySigner[] = [];
+  const signers: Partial<Record<TransactionKey, KeySigner>> = {};
+  try {
+    for (const key of TRANSACTION_KEYS) {
+      const reference = keyReference(config, key);
+      if (!reference) continue;
+      if (reference.kind === "env" && config.custody.rawKeysAllowed) {
+        logger.warn(
+          { setting: reference.setting },
+          "RAW KEY IN THE ENVIRONMENT: anyone who can read this process's environment holds it; put it in an HSM",
+        );
+      }
+      const signer = await loadSigner(reference, options);
+      opened.push(signer);
+      signers[key] = auditedSigner(signer, log);
+    }
+  } catch (error) {
+    await Promise.allSettled(opened.map((signer) => signer.close?.()));
+    throw error;
+  }
+  const addresses = Object.fromEntries(Object.entries(signers).map(([key, signer]) => [key, signer.address]));
+  return {
+    signers,
+    addresses,
+    close: async () => void (await Promise.allSettled(opened.map((signer) => signer.close?.()))),
+  };
+}
+
+/** The CCIP gateway's signer (CCIP_SIGNER, or the first of CCIP_SIGNER_KEYS), opened; undefined if none is set. */
+export async function loadCcipSigner(
+  config: Config,
+  options: LoadSignerOptions = {},
+): Promise<CustodySigner | undefined> {
+  const reference = keyReference(config, "ccipSigner");
+  return reference ? loadSigner(reference, options) : undefined;
+}
