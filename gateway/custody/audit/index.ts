@@ -16,3 +16,4 @@ export {
   chainAuditRows,
   verifyAuditChain,
 } from "./auditChain";
+export { type AuditLog, createAuditLog } from "./auditLog";
