@@ -15,3 +15,15 @@ export { type LoadSignerOptions, loadSigner } from "./loadSigner";
 export { DEFAULT_PKCS11_SESSIONS } from "./pkcs11/signer";
 export { acquirePkcs11Module, loadedPkcs11Modules, type Pkcs11Module } from "./pkcs11/module";
 export { SECP256K1_EC_PARAMS, decodeEcPoint, encodeEcPoint } from "./pkcs11/ecKey";
+// The audit log every custody signature is appended to before it leaves the process.
+export {
+  type AuditChainVerdict,
+  type AuditLog,
+  AuditRow,
+  GENESIS_HASH,
+  SignatureAuditEntry,
+  SignaturePurpose,
+  auditRowHash,
+  createAuditLog,
+  verifyAuditChain,
+} from "./audit";

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { SecretsKeyring } from "../crypto/secretsKeyring";
 import type { AppsRepository } from "./appsRepository";
+import type { AuditLogRepository } from "./auditLogRepository";
 import type { DustRepository } from "./dustRepository";
 import type { OtpRepository } from "./otpRepository";
 import type { ProvidersRepository } from "./providersRepository";
@@ -9,6 +10,7 @@ import type { SafesRepository } from "./safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "./settingsRepository";
 import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
+import { SqliteAuditLogRepository } from "./sqlite/sqliteAuditLogRepository";
 import { GroupCommit } from "./sqlite/groupCommit";
 import { SqliteDustRepository } from "./sqlite/sqliteDustRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
@@ -29,6 +31,7 @@ export interface Repositories {
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
   readonly rateWindows: RateWindowsRepository;
+  readonly auditLog: AuditLogRepository;
 }
 
 /**
@@ -51,5 +54,6 @@ export function createRepositories(
     safes: new SqliteSafesRepository(db, clock, commits),
     dust: new SqliteDustRepository(db, clock),
     rateWindows: new SqliteRateWindowsRepository(db),
+    auditLog: new SqliteAuditLogRepository(db),
   };
 }

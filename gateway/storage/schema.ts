@@ -201,6 +201,28 @@ export interface SpendBucketsTable {
   settled_gas: number;
 }
 
+/** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
+export interface SignatureAuditTable {
+  /** From 1, never reused (AUTOINCREMENT); rows are read in this order. */
+  seq: number;
+  /** ISO-8601. */
+  at: string;
+  purpose: string;
+  /** EIP-55. */
+  signer: string;
+  /** Lower-case 0x hex, 32 bytes. */
+  digest: string;
+  /** Lower-case 0x hex, 65 bytes (r ‖ s ‖ v). */
+  signature: string;
+  app_id: string | null;
+  user_id: string | null;
+  chain: string | null;
+  /** The hash of the row before (the genesis hash, 0x and 64 zeros, for the first). */
+  prev_hash: string;
+  /** SHA-256 of prev_hash and the row (custody/audit/auditRowHash.ts). */
+  hash: string;
+}
+
 /** Whose spend a bucket sums. */
 export type SpendScope = "app" | "user";
 
@@ -218,4 +240,5 @@ export interface DatabaseSchema {
   dust_tokens: DustTokensTable;
   dust_prices: DustPricesTable;
   dust_orders: DustOrdersTable;
+  signature_audit: SignatureAuditTable;
 }

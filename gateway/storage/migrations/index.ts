@@ -13,6 +13,7 @@ import * as m010 from "./010_spend_buckets";
 import * as m011 from "./011_provider_disabled";
 import * as m012 from "./012_otp_backoff";
 import * as m013 from "./013_app_secret_rotation";
+import * as m014 from "./014_signature_audit";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -32,6 +33,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "011_provider_disabled": m011,
   "012_otp_backoff": m012,
   "013_app_secret_rotation": m013,
+  "014_signature_audit": m014,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

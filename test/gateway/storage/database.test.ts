@@ -45,7 +45,10 @@ describe("storage: openDatabase", () => {
         "otp_codes",
         "safes",
         "settings",
+        "signature_audit",
         "spend_buckets",
+        // SQLite's own: the highest seq signature_audit gave out (AUTOINCREMENT, migration 014).
+        "sqlite_sequence",
         "transactions",
       ]);
       expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));

@@ -1,0 +1,85 @@
+import { auditRowHash } from "./auditRowHash";
+import { type AuditRow, GENESIS_HASH, MalformedAuditRowError, SignatureAuditEntry } from "./signatureAudit";
+
+/** A row's place and hash: where a stretch of the chain starts from. */
+export interface AuditChainLink {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** Before the first row of the log. */
+export const AUDIT_LOG_START: AuditChainLink = Object.freeze({ seq: 0, hash: GENESIS_HASH });
+
+/** What verifying the chain found: intact (`head` the last row's hash) or broken at a row, and why. */
+export type AuditChainVerdict =
+  | { readonly ok: true; readonly count: number; readonly head: string | undefined }
+  | { readonly ok: false; readonly count: number; readonly brokenAt: number; readonly reason: string };
+
+/**
+ * The rows `entries` become appended at `at` after the row whose hash is `prevHash`: seqs from `firstSeq` in order,
+ * each linked to the one before.
+ */
+export function chainAuditRows(
+  prevHash: string,
+  firstSeq: number,
+  entries: readonly SignatureAuditEntry[],
+  at: Date,
+): AuditRow[] {
+  const time = at.toISOString();
+  let previous = prevHash;
+  return entries.map((entry, i) => {
+    // Only a well-formed, canonical entry is stored: the log never writes a row it would refuse to read back.
+    const content = { ...SignatureAuditEntry.parse(entry), seq: firstSeq + i, at: time };
+    const hash = auditRowHash(previous, content);
+    const row = { ...content, prevHash: previous, hash };
+    previous = hash;
+    return row;
+  });
+}
+
+/**
+ * Checks the hash chain over `rows` (in seq order, as the log reads them): each row must follow the one before (seq
+ * one higher; a gap is a deleted row, a step back an inserted or reordered one), name its hash as `prevHash`, and hash
+ * to its own `hash` (else it was edited). Reports the first row that fails, and how many passed before it. A row the
+ * source throws MalformedAuditRowError for breaks the chain there too. `from` is the row the first one follows: the
+ * log's start by default.
+ *
+ * Only a rewrite of the tail escapes it: whoever can write the database can delete the last rows, or rewrite the
+ * chain from some row on with hashes recomputed (the scheme is no secret). Only a head hash recorded elsewhere catches
+ * that: record `head` (which `audit verify` prints) outside the database, and check that a later log still has it.
+ */
+export async function verifyAuditChain(
+  rows: AsyncIterable<AuditRow> | Iterable<AuditRow>,
+  from: AuditChainLink = AUDIT_LOG_START,
+): Promise<AuditChainVerdict> {
+  let count = 0;
+  let expectedSeq = from.seq + 1;
+  let prevHash = from.hash;
+  const broken = (seq: number, reason: string): AuditChainVerdict => ({ ok: false, count, brokenAt: seq, reason });
+  try {
+    for await (const row of rows) {
+      if (row.seq > expectedSeq) {
+        const missing =
+          row.seq - expectedSeq === 1 ? `row ${expectedSeq} is` : `rows ${expectedSeq} to ${row.seq - 1} are`;
+        return broken(row.seq, `${missing} missing here: deleted or moved`);
+      }
+      if (row.seq < expectedSeq) {
+        return broken(row.seq, `seq ${row.seq} comes after ${expectedSeq - 1}: a row was inserted or moved`);
+      }
+      if (row.prevHash !== prevHash) {
+        const before = expectedSeq === 1 ? "the genesis hash" : `row ${expectedSeq - 1}'s hash`;
+        return broken(row.seq, `its prevHash is not ${before}: the row before it was changed, removed or replaced`);
+      }
+      if (auditRowHash(row.prevHash, row) !== row.hash) {
+        return broken(row.seq, "the row does not hash to its hash: it was changed");
+      }
+      prevHash = row.hash;
+      expectedSeq += 1;
+      count += 1;
+    }
+  } catch (error) {
+    if (error instanceof MalformedAuditRowError) return broken(error.seq, `the row is malformed (${error.reason})`);
+    throw error;
+  }
+  return { ok: true, count, head: count === 0 ? undefined : prevHash };
+}

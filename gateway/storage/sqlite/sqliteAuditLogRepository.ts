@@ -1,0 +1,105 @@
+import { sql, type Insertable, type Kysely, type Selectable } from "kysely";
+import { chainAuditRows } from "../../custody/audit/auditChain";
+import {
+  AuditRow,
+  GENESIS_HASH,
+  MalformedAuditRowError,
+  type SignatureAuditEntry,
+} from "../../custody/audit/signatureAudit";
+import type { AuditLogRepository } from "../auditLogRepository";
+import type { DatabaseSchema, SignatureAuditTable } from "../schema";
+
+/** Rows read per query when reading the log through. */
+const PAGE_SIZE = 1000;
+
+/** A stored row as an AuditRow, parsed (conventions 4); MalformedAuditRowError if it is not one. */
+function toAuditRow(row: Selectable<SignatureAuditTable>): AuditRow {
+  const parsed = AuditRow.safeParse({
+    seq: row.seq,
+    at: row.at,
+    purpose: row.purpose,
+    signer: row.signer,
+    digest: row.digest,
+    signature: row.signature,
+    ...(row.app_id !== null && { appId: row.app_id }),
+    ...(row.user_id !== null && { userId: row.user_id }),
+    ...(row.chain !== null && { chain: row.chain }),
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  });
+  if (parsed.success) return parsed.data;
+  const reason = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+  throw new MalformedAuditRowError(row.seq, reason);
+}
+
+const toStored = (row: AuditRow): Insertable<SignatureAuditTable> => ({
+  seq: row.seq,
+  at: row.at,
+  purpose: row.purpose,
+  signer: row.signer,
+  digest: row.digest,
+  signature: row.signature,
+  app_id: row.appId ?? null,
+  user_id: row.userId ?? null,
+  chain: row.chain ?? null,
+  prev_hash: row.prevHash,
+  hash: row.hash,
+});
+
+/** AuditLogRepository over SQLite: `signature_audit`, appended under the write lock. */
+export class SqliteAuditLogRepository implements AuditLogRepository {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  append(entries: readonly SignatureAuditEntry[], at: Date): Promise<AuditRow[]> {
+    if (entries.length === 0) return Promise.resolve([]);
+    // The driver begins every transaction immediate: the newest row is read under the write lock, so no other
+    // process can append between that read and these inserts.
+    return this.db.transaction().execute(async (trx) => {
+      const newest = await trx
+        .selectFrom("signature_audit")
+        .select(["seq", "hash"])
+        .orderBy("seq", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      // The highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
+      const given = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'signature_audit'`.execute(
+        trx,
+      );
+      const lastSeq = Math.max(newest?.seq ?? 0, given.rows[0]?.seq ?? 0);
+      const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at);
+      for (const row of rows) await trx.insertInto("signature_audit").values(toStored(row)).execute();
+      return rows;
+    });
+  }
+
+  async *rows(options: { readonly afterSeq?: number } = {}): AsyncGenerator<AuditRow> {
+    // Up to the newest row now: a log appended to while it is read still ends.
+    const newest = await this.db.selectFrom("signature_audit").select("seq").orderBy("seq", "desc").limit(1).execute();
+    const last = newest[0]?.seq ?? 0;
+    let after = options.afterSeq ?? 0;
+    for (;;) {
+      const page = await this.db
+        .selectFrom("signature_audit")
+        .selectAll()
+        .where("seq", ">", after)
+        .where("seq", "<=", last)
+        .orderBy("seq")
+        .limit(PAGE_SIZE)
+        .execute();
+      // Parsed one at a time, so the rows before a malformed one are read before it throws.
+      for (const row of page) yield toAuditRow(row);
+      if (page.length < PAGE_SIZE) return;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+
+  async head(): Promise<AuditRow | undefined> {
+    const row = await this.db
+      .selectFrom("signature_audit")
+      .selectAll()
+      .orderBy("seq", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row && toAuditRow(row);
+  }
+}
