@@ -1,7 +1,5 @@
+import type { SignatureAuditEntry, SignaturePurpose } from "./audit/signatureAudit";
 import type { CustodySigner } from "./custodySigner";
-
-/** What a custody key signs: a wallet's operation, its sponsorship, a wallet's EIP-1271 answer, a Safe or relayer transaction. */
-export type SignaturePurpose = "userOperation" | "sponsorship" | "eip1271" | "safeTransaction" | "relayerTransaction";
 
 /** Why a digest is signed and for whom: what the signing log records with it. */
 export interface SigningContext {
@@ -13,14 +11,9 @@ export interface SigningContext {
 }
 
 /** One signature as the signing log records it. */
-export interface SignatureRecord extends SigningContext {
-  readonly signer: string;
-  /** 0x-hex of the 32-byte digest. */
-  readonly digest: string;
-  readonly signature: string;
-}
+export type SignatureRecord = SignatureAuditEntry;
 
-/** Where signatures are recorded; resolves once the record is durable. */
+/** Where signatures are recorded (the audit log); resolves once the record is durable. */
 export interface SignatureLog {
   record(entry: SignatureRecord): Promise<void>;
 }
