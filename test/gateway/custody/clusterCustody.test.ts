@@ -1,0 +1,98 @@
+import { expect } from "chai";
+import { Wallet } from "ethers";
+import { loadConfig } from "../../../gateway/config/load";
+import {
+  CUSTODY_ADDRESSES_ENV,
+  TRANSACTION_KEY_ENV,
+  handOverEnvironment,
+  handleWalletMessageRequest,
+  remoteCustody,
+} from "../../../gateway/custody/clusterCustody";
+import type { SignatureRecord } from "../../../gateway/custody/keySigner";
+import { localWalletMessageSigner } from "../../../gateway/custody/walletMessageSigner";
+import { kernelReplaySafeHash } from "../../../gateway/identity/kernelMessage";
+import { parseUserId } from "../../../gateway/identity/userId";
+import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";
+import { testKeySigner } from "../../helpers/keySigners";
+
+const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const ENV = {
+  AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
+  CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
+  CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
+  TEST_DEPLOYMENT: "true",
+};
+const HASH = `0x${"ab".repeat(32)}`;
+const ALICE = "tel:14155550100";
+const aliceWallet = deriveWalletAddress(ENV.CONTRACT_KERNEL_FACTORY, "kernel", parseUserId(ALICE));
+
+/** A worker's custody wired to a primary holding KEY, through the real message handlers on both ends. */
+function workerAndPrimary(records: SignatureRecord[]) {
+  const env: NodeJS.ProcessEnv = { WALLET_SIGNER_KEY: KEY, RELAYER_SIGNER: "pkcs11:token=t;object=o?pin-value=1234" };
+  const primary = localWalletMessageSigner(testKeySigner(KEY, records));
+  handOverEnvironment(env, { walletSigner: primary.address });
+  let toWorker: (message: unknown) => void = () => undefined;
+  const worker = remoteCustody(loadConfig(ENV), env, {
+    send: (message) =>
+      handleWalletMessageRequest(structuredClone(message), {
+        walletMessages: primary,
+        kernelFactory: ENV.CONTRACT_KERNEL_FACTORY,
+        reply: (answer) => toWorker(structuredClone(answer)),
+      }),
+    onMessage: (listener) => void (toWorker = listener),
+  });
+  return { env, worker, primary };
+}
+
+describe("custody in a cluster: HTTP workers hold no transaction key", () => {
+  it("forks workers without any transaction key setting, only the keys' addresses", () => {
+    const { env, primary } = workerAndPrimary([]);
+    expect(Object.keys(env)).to.deep.equal([CUSTODY_ADDRESSES_ENV]);
+    expect(JSON.parse(env[CUSTODY_ADDRESSES_ENV]!)).to.deep.equal({ walletSigner: primary.address });
+    expect(TRANSACTION_KEY_ENV).to.include.members(["WALLET_SIGNER_KEY", "SAFE_OPERATOR_SIGNER", "RELAYER_KEY"]);
+    expect(TRANSACTION_KEY_ENV).not.to.include("CCIP_SIGNER_KEYS");
+  });
+
+  it("answers a worker's EIP-1271 request with the key's signature of the wallet's replay-safe hash, logged", async () => {
+    const records: SignatureRecord[] = [];
+    const { worker, primary } = workerAndPrimary(records);
+    expect(worker.signers).to.equal(undefined);
+    expect(worker.addresses).to.deep.equal({ walletSigner: primary.address });
+    const signature = await worker.walletMessages!.signWalletMessage(aliceWallet, HASH, {
+      appId: "app",
+      userId: ALICE,
+    });
+    const digest = kernelReplaySafeHash(aliceWallet, HASH);
+    expect(new Wallet(KEY).signingKey.sign(digest).serialized).to.equal(signature);
+    expect(records.map((r) => [r.purpose, r.userId, r.digest])).to.deep.equal([["eip1271", ALICE, digest]]);
+  });
+
+  it("refuses, as the primary, to sign for a wallet that is not the user id's (a compromised worker)", async () => {
+    const records: SignatureRecord[] = [];
+    const { worker } = workerAndPrimary(records);
+    const other = deriveWalletAddress(ENV.CONTRACT_KERNEL_FACTORY, "kernel", parseUserId("tel:14155550199"));
+    const refused = await worker
+      .walletMessages!.signWalletMessage(other, HASH, { appId: "app", userId: ALICE })
+      .catch((e: Error) => e);
+    expect(refused).to.be.instanceOf(Error).with.property("message").that.includes("not the user id's wallet");
+    const notAnId = await worker
+      .walletMessages!.signWalletMessage(aliceWallet, HASH, { appId: "app", userId: "nobody" })
+      .catch((e: Error) => e);
+    expect(notAnId).to.be.instanceOf(Error).with.property("message").that.includes("not a user id");
+    expect(records).to.deep.equal([]);
+  });
+
+  it("leaves other messages to their handlers, and refuses to run a worker whose CONFIG_FILE holds a key", () => {
+    const deps = { walletMessages: undefined, kernelFactory: ENV.CONTRACT_KERNEL_FACTORY, reply: () => undefined };
+    expect(handleWalletMessageRequest({ type: "wake", chain: "localhost" }, deps)).to.equal(false);
+    expect(handleWalletMessageRequest({ type: "idwallet:sign-wallet-message", id: "x" }, deps)).to.equal(false);
+    const channel = { send: () => undefined, onMessage: () => undefined };
+    expect(() =>
+      remoteCustody(
+        loadConfig({ ...ENV, CONTRACT_OWNER_ACCOUNT: ENV.CONTRACT_BASE_FACTORY }, { walletSignerKey: KEY }),
+        {},
+        channel,
+      ),
+    ).to.throw("with WORKERS > 1, keys belong in the environment, not CONFIG_FILE: WALLET_SIGNER_KEY");
+  });
+});
