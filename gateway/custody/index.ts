@@ -26,4 +26,5 @@ export {
   auditRowHash,
   createAuditLog,
   verifyAuditChain,
+  verifyAuditLog,
 } from "./audit";

@@ -15,4 +15,6 @@ export interface AuditLogRepository {
   rows(options?: { readonly afterSeq?: number }): AsyncIterable<AuditRow>;
   /** The newest row, if any. */
   head(): Promise<AuditRow | undefined>;
+  /** The highest seq ever given out, a deleted row's included (0 before the first append). */
+  highestSeq(): Promise<number>;
 }

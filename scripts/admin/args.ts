@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ProviderName, type ProviderVerification } from "../../gateway/identity/providerRegistration";
 import { AppName } from "../../gateway/auth/app";
 import { MaintenanceMessage } from "../../gateway/config/maintenance";
+import { AUDIT_OPTIONS, AUDIT_USAGE, type AuditCommand, type AuditOptions, parseAuditCommand } from "./auditArgs";
 import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import { PROVIDER_OPTIONS, type ProviderOptions, providerVerification } from "./providerArgs";
 import { UsageError, issues } from "./usageError";
@@ -42,6 +43,7 @@ ${POLICY_USAGE}
   maintenance off
   maintenance status
 ${DUST_USAGE}
+${AUDIT_USAGE}
 
 Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.
 HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
@@ -68,7 +70,8 @@ export type AdminCommand =
   | { readonly kind: "maintenance on"; readonly message?: string }
   | { readonly kind: "maintenance off" }
   | { readonly kind: "maintenance status" }
-  | { readonly kind: "dust"; readonly command: DustCommand };
+  | { readonly kind: "dust"; readonly command: DustCommand }
+  | { readonly kind: "audit"; readonly command: AuditCommand };
 
 /** The outcome of reading the command line: a command and database path, or what was wrong with it. */
 export type ParsedAdminArgs =
@@ -90,6 +93,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         ...PROVIDER_OPTIONS,
         ...DUST_OPTIONS,
         ...POLICY_OPTIONS,
+        ...AUDIT_OPTIONS,
       },
     });
   } catch (error) {
@@ -113,6 +117,8 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     const policyStray = (Object.keys(POLICY_OPTIONS) as (keyof PolicyOptions)[]).find((o) => values[o] !== undefined);
     if (policyStray && command.kind !== "apps policy")
       throw new UsageError(`option --${policyStray} applies only to apps policy`);
+    if (values.after !== undefined && command.kind !== "audit")
+      throw new UsageError("option --after applies only to audit export");
     if (values.message !== undefined && command.kind !== "maintenance on") {
       throw new UsageError("option --message applies only to maintenance on");
     }
@@ -125,10 +131,11 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
 
 function toCommand(
   positionals: string[],
-  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions & PolicyOptions,
+  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions & PolicyOptions & AuditOptions,
 ): AdminCommand {
   const [group, action, ...rest] = positionals;
   if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
+  if (group === "audit") return { kind: "audit", command: parseAuditCommand(action, rest, values) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
     if (rest.length !== count) throw new UsageError(`"${line}" takes ${count} argument(s), got ${rest.length}`);

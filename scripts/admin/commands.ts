@@ -8,6 +8,7 @@ import { DustUsageError } from "./dustArgs";
 import { PolicyUsageError, changedPolicy } from "./policyArgs";
 import { formatRate } from "../../gateway/policy/policySettings";
 import { runDustCommand } from "./dustCommands";
+import { runAuditCommand } from "./auditCommands";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -15,8 +16,8 @@ export interface AdminOutput {
   err(text: string): void;
 }
 
-/** Process exit codes of the admin CLI. */
-export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+/** Process exit codes of the admin CLI: `failed` when `audit verify` finds the chain broken. */
+export const EXIT = { ok: 0, notFound: 1, failed: 1, usage: 2 } as const;
 
 const SECRET_WARNING =
   "Store this client secret now: it is shown only this once and is not stored (only its hash is). " +
@@ -68,6 +69,9 @@ export async function runAdminCommand(
   clock: () => Date = () => new Date(),
 ): Promise<number> {
   try {
+    if (command.kind === "audit") {
+      return (await runAuditCommand(command.command, repos.auditLog, output)) ? EXIT.ok : EXIT.failed;
+    }
     if (command.kind === "dust") await runDustCommand(command.command, repos.dust, output, clock, formatTable);
     else await execute(command, repos, output);
     return EXIT.ok;
@@ -88,7 +92,7 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: Exclude<AdminCommand, { kind: "dust" }>,
+  command: Exclude<AdminCommand, { kind: "dust" | "audit" }>,
   { apps, settings, providers }: Repositories,
   output: AdminOutput,
 ): Promise<void> {

@@ -17,3 +17,4 @@ export {
   verifyAuditChain,
 } from "./auditChain";
 export { type AuditLog, createAuditLog } from "./auditLog";
+export { verifyAuditLog } from "./verifyAuditLog";

@@ -46,6 +46,12 @@ const toStored = (row: AuditRow): Insertable<SignatureAuditTable> => ({
   hash: row.hash,
 });
 
+/** The highest seq AUTOINCREMENT gave out (SQLite keeps it in sqlite_sequence), 0 if none. */
+async function seqGivenOut(db: Kysely<DatabaseSchema>): Promise<number> {
+  const given = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'signature_audit'`.execute(db);
+  return given.rows[0]?.seq ?? 0;
+}
+
 /** AuditLogRepository over SQLite: `signature_audit`, appended under the write lock. */
 export class SqliteAuditLogRepository implements AuditLogRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
@@ -61,11 +67,8 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
         .orderBy("seq", "desc")
         .limit(1)
         .executeTakeFirst();
-      // The highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
-      const given = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'signature_audit'`.execute(
-        trx,
-      );
-      const lastSeq = Math.max(newest?.seq ?? 0, given.rows[0]?.seq ?? 0);
+      // Past the highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
+      const lastSeq = Math.max(newest?.seq ?? 0, await seqGivenOut(trx));
       const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at);
       for (const row of rows) await trx.insertInto("signature_audit").values(toStored(row)).execute();
       return rows;
@@ -101,5 +104,10 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       .limit(1)
       .executeTakeFirst();
     return row && toAuditRow(row);
+  }
+
+  async highestSeq(): Promise<number> {
+    const newest = await this.db.selectFrom("signature_audit").select("seq").orderBy("seq", "desc").limit(1).execute();
+    return Math.max(newest[0]?.seq ?? 0, await seqGivenOut(this.db));
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { sql } from "kysely";
-import { type AuditRow, verifyAuditChain } from "../../../gateway/custody/audit";
+import { type AuditRow, verifyAuditChain, verifyAuditLog } from "../../../gateway/custody/audit";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../gateway/storage/repositories";
 import { auditEntries, auditEntry, tamperWith } from "../custody/auditBuilders";
@@ -47,6 +47,8 @@ describe("storage: signature audit log repository (a database file)", () => {
     expect(await verifyAuditChain(repos.auditLog.rows())).to.deep.equal({ ok: true, count: 5, head: second[1]!.hash });
     expect(await repos.auditLog.append([], T0)).to.deep.equal([]);
     expect((await repos.auditLog.head())?.seq).to.equal(5);
+    expect(await repos.auditLog.highestSeq()).to.equal(5);
+    expect(await verifyAuditLog(repos.auditLog)).to.deep.include({ ok: true, count: 5 });
   });
 
   it("stores an absent app, user or chain as NULL and an empty one as '', and reads each back as it was", async () => {
@@ -97,7 +99,15 @@ describe("storage: signature audit log repository (a database file)", () => {
   it("the attacker deletes the newest row: its seq is never given out again, so the next append shows the gap", async () => {
     await repos.auditLog.append(auditEntries(5), T0);
     tamperWith(file, (db) => db.prepare("delete from signature_audit where seq = 5").run());
+    // The chain of the rows left holds; the log still remembers giving seq 5 out.
     expect(await verifyAuditChain(repos.auditLog.rows())).to.deep.include({ ok: true, count: 4 });
+    expect(await repos.auditLog.highestSeq()).to.equal(5);
+    expect(await verifyAuditLog(repos.auditLog)).to.deep.equal({
+      ok: false,
+      count: 4,
+      brokenAt: 5,
+      reason: "row 5 is missing from the end: deleted (seq 5 was given out)",
+    });
     const [next] = await repos.auditLog.append([auditEntry(6)], T0);
     expect(next!.seq).to.equal(6);
     expect(await verifyAuditChain(repos.auditLog.rows())).to.deep.equal({
