@@ -71,6 +71,25 @@ export interface SoftHsmToken {
   readonly keys: readonly SoftHsmKey[];
 }
 
+/** A file path as a PKCS#11 URI query value: percent-encoded, its slashes kept (RFC 7512 §2.3, RFC 3986 pchar). */
+const encodePath = (value: string): string => encodeURIComponent(value).replace(/%2F/g, "/");
+
+/**
+ * The signer reference of a key in a token (RFC 7512): `pkcs11:token=<token>;object=<key>?module-path=…&pin-source=
+ * file:<PIN file>`, as a key setting (WALLET_SIGNER, …) takes it.
+ */
+export function pkcs11KeyReference(key: {
+  token: string;
+  object: string;
+  modulePath: string;
+  pinFile: string;
+}): string {
+  return (
+    `pkcs11:token=${encodeURIComponent(key.token)};object=${encodeURIComponent(key.object)}` +
+    `?module-path=${encodePath(key.modulePath)}&pin-source=file:${encodePath(key.pinFile)}`
+  );
+}
+
 /** `dir`/softhsm2.conf, keeping the tokens in `dir`/tokens (both made if missing); returns the file's path. */
 export function writeSoftHsmConfig(dir: string): string {
   const tokens = path.resolve(dir, "tokens");
