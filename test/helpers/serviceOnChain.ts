@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Wallet, parseEther } from "ethers";
+import { Wallet, computeAddress, parseEther } from "ethers";
 import { createAppTokens } from "../../gateway/auth/appTokens";
 import { createUserTokens } from "../../gateway/auth/userTokens";
 import { openDatabase } from "../../gateway/storage/database";
@@ -10,6 +10,7 @@ import { type Deployment, deployIdwallet } from "../../scripts/deployment/deploy
 import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { deploySafeContracts } from "../../scripts/deployment/deploySafe";
+import { DEFAULT_ENS_DOMAIN, deployTestEnsDomain } from "../../scripts/deployment/ensDomain";
 import { installMulticall3 } from "../../scripts/localStack/multicall3";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
@@ -18,6 +19,11 @@ const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 export interface ServiceOnChainOptions {
   /** Runs first, on the empty chain: e.g. an outsider deploying some of our contracts ahead of the operator. */
   readonly beforeDeploy?: (chain: ChainNode) => Promise<void>;
+  /**
+   * Also an ENS domain as on the local stack: the resolver accepts the CCIP signer (dev key 3), a test registry points
+   * idwallet.eth at it, and the service's settings name them (the test points the resolver's URLs at the service).
+   */
+  readonly ens?: boolean;
 }
 
 /**
@@ -29,16 +35,37 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
   const chain: ChainNode = await startChainNode("127.0.0.1", 0);
   await options.beforeDeploy?.(chain);
   const admin = await chain.provider.getSigner(0);
-  const relayer = new Wallet(devKey(4));
+  // The local stack's dev keys, each in the same role.
+  const keys = {
+    walletSigner: devKey(1),
+    sponsorSigner: devKey(2),
+    relayer: devKey(4),
+    safeOperator: devKey(5),
+    ...(options.ens ? { ccipSigner: devKey(3) } : {}),
+  };
+  const relayer = new Wallet(keys.relayer);
   const deployment: Deployment = await deployIdwallet(admin, {
     admin: await admin.getAddress(),
-    walletSigners: [new Wallet(devKey(1)).address],
-    sponsorSigners: [new Wallet(devKey(2)).address],
+    walletSigners: [computeAddress(keys.walletSigner)],
+    sponsorSigners: [computeAddress(keys.sponsorSigner)],
+    ...(keys.ccipSigner ? { ccipSigners: [computeAddress(keys.ccipSigner)] } : {}),
     paymasterDeposit: parseEther("10"),
   });
   const safe = await deploySafeContracts(admin);
   // As on the local stack: placed without a transaction, so no deployment above moves.
   await installMulticall3(chain.provider);
+  const c = deployment.contracts;
+  const ensRegistry = options.ens ? await deployTestEnsDomain(admin, DEFAULT_ENS_DOMAIN, c.ensResolver) : undefined;
+  const ensEnv: Record<string, string> =
+    ensRegistry && keys.ccipSigner
+      ? {
+          ENS_CHAIN: "localhost",
+          ENS_REGISTRY: ensRegistry,
+          ENS_RESOLVER: c.ensResolver,
+          CONTRACT_ENS_RESOLVER: c.ensResolver,
+          CCIP_SIGNER_KEYS: keys.ccipSigner,
+        }
+      : {};
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-crash-"));
   const databasePath = path.join(dataDir, "idwallet.sqlite");
   const database = await openDatabase(databasePath);
@@ -52,7 +79,6 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     await createAppTokens({ secret: SECRET, issuer: "idwallet", audience: "idwallet-api", clock }).issue(app)
   ).token;
   const userTokens = createUserTokens({ secret: SECRET, issuer: "idwallet", clock, ttlSeconds: 3600 });
-  const c = deployment.contracts;
   const env = (rpcUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
     AUTH_TOKEN_SECRET: SECRET,
     DATA_DIR: dataDir,
@@ -65,15 +91,16 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     CONTRACT_KERNEL_FACTORY: c.kernelFactory,
     CONTRACT_BASE_FACTORY: c.baseFactory,
     CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
-    WALLET_SIGNER_KEY: devKey(1),
-    SPONSOR_SIGNER_KEY: devKey(2),
-    RELAYER_KEY: relayer.privateKey,
+    WALLET_SIGNER_KEY: keys.walletSigner,
+    SPONSOR_SIGNER_KEY: keys.sponsorSigner,
+    RELAYER_KEY: keys.relayer,
     TX_POLL_INTERVAL_MS: "50",
-    SAFE_OPERATOR_KEY: devKey(5),
+    SAFE_OPERATOR_KEY: keys.safeOperator,
     CONTRACT_SAFE_SINGLETON: safe.singleton,
     CONTRACT_SAFE_PROXY_FACTORY: safe.proxyFactory,
     CONTRACT_SAFE_FALLBACK_HANDLER: safe.fallbackHandler,
     CONTRACT_SAFE_MULTISEND_CALL_ONLY: safe.multiSendCallOnly,
+    ...ensEnv,
     ...extra,
   });
   return {
@@ -81,6 +108,11 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     deployment,
     safe,
     relayer: relayer.address,
+    /** The private key of each custody key the service's settings hold (dev keys: tests import them elsewhere). */
+    keys,
+    /** The test ENS registry, when asked for. */
+    ensRegistry,
+    databasePath,
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
     userToken: async (userId: string) => (await userTokens.issue(userId)).token,

@@ -5,6 +5,7 @@ import path from "node:path";
 /** The service's own entry file (gateway/main.ts) running in a child process. */
 export interface ServiceProcess {
   readonly url: string;
+  readonly pid: number;
   /** SIGKILL: the process dies at once, wherever it is, as in a crash or an OOM kill. */
   kill(): Promise<void>;
   /** SIGTERM and wait. */
@@ -58,5 +59,5 @@ export async function startServiceProcess(env: Readonly<Record<string, string>>)
     await exited;
     process.removeListener("exit", killOnExit);
   };
-  return { url, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
+  return { url, pid: child.pid!, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
 }
