@@ -1,9 +1,17 @@
 /**
  * `npm start`: the one-command local stack. Chain on 127.0.0.1:8545, API on 127.0.0.1:3000, data under
- * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR. Ctrl-C stops everything.
+ * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR. IDWALLET_HSM=1 keeps the dev keys in a SoftHSM2 token
+ * under the data directory (made once) and has the service sign through PKCS#11. Ctrl-C stops everything.
  */
 import { startLocalStack } from "./localStack/startLocalStack";
 import { banner } from "./localStack/banner";
+
+/** IDWALLET_HSM: 1 or true for HSM mode; unset, empty, 0 or false for raw keys. */
+function hsmMode(value: string | undefined): boolean {
+  if (value === undefined || ["", "0", "false"].includes(value)) return false;
+  if (["1", "true"].includes(value)) return true;
+  throw new Error(`IDWALLET_HSM must be 1 or 0, not "${value}"`);
+}
 
 async function main(): Promise<void> {
   const env = process.env;
@@ -12,6 +20,7 @@ async function main(): Promise<void> {
     rpcPort: Number(env.DEV_RPC_PORT ?? 8545),
     apiPort: Number(env.PORT ?? 3000),
     dataDir: env.DATA_DIR ?? "data",
+    hsm: hsmMode(env.IDWALLET_HSM),
     env,
   });
   console.log(banner(stack));

@@ -1,4 +1,4 @@
-import { Interface, computeAddress, parseEther } from "ethers";
+import { Interface, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
 import { DEMO_PROVIDER } from "./demoApp";
@@ -17,10 +17,21 @@ export function demoTransaction(stack: LocalStack) {
   return { userId: DEMO_USER, chain: "localhost", to: [stack.demoTokens.erc20], value: ["0"], data: [data], auth: "" };
 }
 
+/** Where the custody keys are: this process, or (HSM mode) a SoftHSM2 token. */
+function custodyLines(stack: LocalStack): string {
+  const { addresses, hsm } = stack.custody;
+  const where = hsm
+    ? `in the SoftHSM2 token "${hsm.token}" (HSM mode, IDWALLET_HSM=1): the service
+    signs through PKCS#11 and holds no raw key. Token in ${hsm.dir} (SOFTHSM2_CONF=${hsm.configPath})`
+    : "raw, in this process (IDWALLET_HSM=1 keeps them in a SoftHSM2 token)";
+  return `  Custody keys: Hardhat dev accounts 1-5, ${where}
+    wallet signer ${addresses.walletSigner}   sponsor signer ${addresses.sponsorSigner}
+    relayer       ${addresses.relayer}   CCIP signer    ${addresses.ccipSigner}`;
+}
+
 /** The start-up banner: where everything is, the demo credentials, and curl commands that work as printed. */
 export function banner(stack: LocalStack): string {
   const c = stack.deployment.contracts;
-  const operatorKey = stack.config.safe.operatorKey;
   const api = stack.apiUrl;
   return `
 idwallet local stack is running
@@ -47,7 +58,9 @@ idwallet local stack is running
     SafeProxyFactory             ${stack.safe.proxyFactory}
     CompatibilityFallbackHandler ${stack.safe.fallbackHandler}
     MultiSendCallOnly            ${stack.safe.multiSendCallOnly}
-    Operator (owner of every Safe account) ${operatorKey ? computeAddress(operatorKey) : "not set"}
+    Operator (owner of every Safe account) ${stack.custody.addresses.safeOperator}
+
+${custodyLines(stack)}
 
   ENS names under ${stack.ens.domain}, e.g. alice.github.${stack.ens.domain}, 15551234567.tel.${stack.ens.domain},
   alice.at.example.com.email.${stack.ens.domain}. Point a wallet at the chain RPC with the ENS registry above, or (from this directory):

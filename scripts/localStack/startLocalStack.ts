@@ -1,7 +1,8 @@
 import path from "node:path";
-import { computeAddress, id, parseEther, parseUnits } from "ethers";
+import { id, parseEther, parseUnits } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
+import type { CustodyKey } from "../../gateway/config/custodySettings";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
@@ -12,7 +13,7 @@ import { IdwalletResolver__factory, TestPriceFeed__factory } from "../../typecha
 import { startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { prepareDemoDust } from "./demoDust";
-import { devKey } from "./devKeys";
+import { type DevCustody, prepareDevCustody } from "./devCustody";
 import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
 import { installMulticall3 } from "./multicall3";
@@ -23,6 +24,8 @@ export interface LocalStackOptions {
   readonly rpcPort: number;
   readonly apiPort: number;
   readonly dataDir: string;
+  /** HSM mode: the dev keys in a SoftHSM2 token under `<dataDir>/softhsm`, the service signing through PKCS#11. */
+  readonly hsm?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
 }
@@ -40,19 +43,16 @@ export interface LocalStack {
   readonly demoTokens: DemoTokens;
   /** What the dust-order interface reads: Multicall3 at its canonical address, a test ETH/USD feed (8 decimals). */
   readonly dust: { readonly multicall3: string; readonly ethUsdFeed: string };
+  /** Each custody key's address, and in HSM mode the token's directory and label. */
+  readonly custody: {
+    readonly addresses: Readonly<Record<CustodyKey, string>>;
+    readonly hsm?: { readonly dir: string; readonly token: string; readonly configPath: string };
+  };
   close(): Promise<void>;
 }
 
-/**
- * Hardhat's first dev accounts: admin/deployer, wallet signer, sponsor signer, CCIP-read signer, relayer,
- * Safe operator (an owner of every Safe account).
- */
+/** Hardhat's first dev account: the admin and deployer (the custody keys are the next five, devCustody.ts). */
 const DEV_ADMIN = 0;
-const DEV_WALLET_SIGNER = 1;
-const DEV_SPONSOR_SIGNER = 2;
-const DEV_CCIP_SIGNER = 3;
-const DEV_RELAYER = 4;
-const DEV_SAFE_OPERATOR = 5;
 
 /** Salt of the local test price feed: fixed, so it sits at the same address on every start. */
 const DUST_SALT = id("idwallet:dust:v1");
@@ -64,17 +64,19 @@ const DUST_SALT = id("idwallet:dust:v1");
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const chain = await startChainNode(options.host, options.rpcPort);
   let server: RunningServer | undefined;
+  let custody: DevCustody | undefined;
   try {
     const accounts = await chain.provider.listAccounts();
     const admin = accounts[DEV_ADMIN]!;
-    const ccipKey = devKey(DEV_CCIP_SIGNER);
+    custody = await prepareDevCustody(options.dataDir, options.hsm ?? false);
+    const { addresses, rawKeys: raw } = custody;
     const ensDomain = options.env?.ENS_DOMAIN || DEFAULT_ENS_DOMAIN;
     const deployment = await deployIdwallet(admin, {
       admin: admin.address,
       ensDomain,
-      walletSigners: [accounts[DEV_WALLET_SIGNER]!.address],
-      sponsorSigners: [accounts[DEV_SPONSOR_SIGNER]!.address],
-      ccipSigners: [computeAddress(ccipKey)],
+      walletSigners: [addresses.walletSigner],
+      sponsorSigners: [addresses.sponsorSigner],
+      ccipSigners: [addresses.ccipSigner],
       paymasterDeposit: parseEther("100"),
     });
     const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.ensResolver);
@@ -97,11 +99,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.env?.SECRETS_KEY ? {} : { secrets: { key: secrets.secretsKey } }),
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
-      walletSignerKey: devKey(DEV_WALLET_SIGNER),
-      sponsorSignerKey: devKey(DEV_SPONSOR_SIGNER),
-      relayerKey: devKey(DEV_RELAYER),
+      // Raw dev keys, or (HSM mode) none: each key setting then names the key in the token.
+      walletSignerKey: raw?.walletSigner,
+      sponsorSignerKey: raw?.sponsorSigner,
+      relayerKey: raw?.relayer,
+      custody: custody.hsm?.references ?? {},
       // Global, as on a real deployment: a chain's own CONTRACT_SAFE_*_LOCALHOST setting still wins.
-      safe: { operatorKey: devKey(DEV_SAFE_OPERATOR), contracts: safe },
+      safe: { operatorKey: raw?.safeOperator, contracts: safe },
       // The dust interface shows the local chain's wallets unless DUST_CHAIN says otherwise.
       dust: { chain: options.env?.DUST_CHAIN || "localhost" },
       ens: {
@@ -109,7 +113,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         chain: "localhost",
         registry: ensRegistry,
         resolver: deployment.contracts.ensResolver,
-        signerKeys: [ccipKey],
+        signerKeys: raw ? [raw.ccipSigner] : [],
       },
     });
     const demoApp = await prepareDemoApp(config);
@@ -119,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     server = await startServer(config, { logger: options.logger });
     const running = server;
+    const opened = custody;
     // The gateway's URL is known only now that the API listens.
     const resolver = IdwalletResolver__factory.connect(deployment.contracts.ensResolver, admin);
     await (await resolver.setUrls([`${running.url}/ccip/{sender}/{data}.json`])).wait();
@@ -132,13 +137,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ens: { domain: ensDomain, registry: ensRegistry },
       demoTokens,
       dust: { multicall3, ethUsdFeed: ethUsdFeed.address },
+      custody: {
+        addresses,
+        ...(opened.hsm
+          ? { hsm: { dir: opened.hsm.dir, token: opened.hsm.token.token, configPath: opened.hsm.token.configPath } }
+          : {}),
+      },
       close: async () => {
         await running.close();
+        opened.release();
         await chain.close();
       },
     };
   } catch (error) {
     await server?.close();
+    custody?.release();
     await chain.close();
     throw error;
   }
