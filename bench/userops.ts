@@ -11,15 +11,21 @@
  *   USEROPS_BUNDLED=1000 USEROPS_UNBUNDLED=200   requests measured per scenario
  *   USEROPS_RATE=500 USEROPS_CONCURRENCY=32      offered requests/s, most POSTs in flight
  *   WORKERS=1                                    service processes (the transaction worker runs in one of them)
+ *   USEROPS_KEYS=process                         where the service's keys are: `process` (raw keys in its
+ *                                                environment) or `hsm` (a SoftHSM2 token, signed through PKCS#11)
  *   USEROPS_RPC_TRACE=1                          also time the service's chain calls by method, per scenario
  *   BENCH_CPU_PROF=<dir>                         also write V8 CPU profiles of the service children to <dir>
  *
  * Exits non-zero if anything fails: a request refused, failed or not included with success, or the chain's
  * bundles not carrying exactly the requests. A target that is not met is reported, not an error.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createUserTokens } from "../gateway/auth/userTokens";
 import { loadConfig } from "../gateway/config/load";
 import { canonicalUserId } from "../gateway/identity/userId";
+import { type CustodyToken, createCustodyToken } from "../scripts/softhsm/custodyToken";
 import { TestTarget__factory } from "../typechain-types";
 import { machineLine } from "./lib/benchOptions";
 import { chainBundles } from "./lib/userOpsChain";
@@ -52,6 +58,8 @@ const UNBUNDLED_OPS = envInt("USEROPS_UNBUNDLED", 200);
 const RATE = envInt("USEROPS_RATE", 500);
 const CONCURRENCY = envInt("USEROPS_CONCURRENCY", 32);
 const WORKERS = envInt("WORKERS", 1);
+const KEYS = process.env.USEROPS_KEYS || "process";
+if (KEYS !== "process" && KEYS !== "hsm") throw new Error("USEROPS_KEYS must be process or hsm");
 const POLLERS = 8;
 /**
  * Distinct wallets; requests go round-robin over them, so a wallet's next request is this many requests later:
@@ -199,8 +207,13 @@ async function main(): Promise<void> {
   const phases: Phase[] = [];
   let trace: RpcTrace | undefined;
   let service: UserOpsService | undefined;
+  const tokenDir = KEYS === "hsm" ? mkdtempSync(path.join(tmpdir(), "idwallet-userops-hsm-")) : undefined;
+  const removeToken = () => tokenDir && rmSync(tokenDir, { recursive: true, force: true });
   const stopOnSignal = () =>
-    void Promise.allSettled([service?.stop(), trace?.close(), chain.close()]).finally(() => process.exit(130));
+    void Promise.allSettled([service?.stop(), trace?.close(), chain.close()]).finally(() => {
+      removeToken();
+      process.exit(130);
+    });
   process.once("SIGINT", stopOnSignal);
   try {
     // The service's own default, read from its configuration rather than restated here.
@@ -211,7 +224,16 @@ async function main(): Promise<void> {
       CONTRACT_BASE_FACTORY: chain.deployment.contracts.baseFactory,
     }).transactions.maxOpsPerBundle;
     if (process.env.USEROPS_RPC_TRACE === "1") trace = await startRpcTrace(chain.node.rpcUrl);
-    const options: ServiceOptions = { nodeArgs: PROFILE_ARGS, ...(trace ? { rpcUrl: trace.url } : {}) };
+    // Both services of the run sign with the same token, made once.
+    const token: CustodyToken | undefined =
+      tokenDir === undefined
+        ? undefined
+        : await createCustodyToken({ dir: tokenDir, token: "userops-bench", keys: chain.keys });
+    const options: ServiceOptions = {
+      nodeArgs: PROFILE_ARGS,
+      ...(trace ? { rpcUrl: trace.url } : {}),
+      ...(token ? { token } : {}),
+    };
     const requests = new Requests(chain.target);
 
     service = await startUserOpsService(chain, { WORKERS: String(WORKERS) }, options);
@@ -232,6 +254,7 @@ async function main(): Promise<void> {
     await service?.stop();
     await trace?.close();
     await chain.close();
+    removeToken();
   }
 
   const [bundled, unbundled] = phases as [Phase, Phase];
@@ -244,7 +267,7 @@ async function main(): Promise<void> {
       machineLine(),
       "",
       `Fresh in-process Hardhat chain (automine); the service in a child process (${WORKERS} process(es), built-in ` +
-        `bundler, default settings but TX_MAX_OPS_PER_BUNDLE); POST /v1/kernel/tx offered at ${int(RATE)} ` +
+        `bundler, default settings but TX_MAX_OPS_PER_BUNDLE; ${KEYS === "hsm" ? "every key in a SoftHSM2 token, signed through PKCS#11" : "raw keys in its environment, signed in the process"}); POST /v1/kernel/tx offered at ${int(RATE)} ` +
         `requests/s with at most ${CONCURRENCY} in flight, each one call of TestTarget.record (value 0) from an ` +
         `already deployed wallet, ${USERS} distinct tel: users in turn; GET ?wait=true until final. Every request ` +
         "ended included with success, and the relayer's handleOps transactions carry exactly the requests. " +

@@ -12,6 +12,7 @@ import { devKey } from "../../scripts/localStack/devKeys";
 import { type Deployment, deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
+import { type CustodyToken, withTokenKeys } from "../../scripts/softhsm/custodyToken";
 import { TestTarget__factory } from "../../typechain-types";
 import { type ServerChild, startServerChild } from "./serverChild";
 
@@ -33,6 +34,8 @@ export interface UserOpsChain {
   readonly target: string;
   /** The relayer's address: it sends every handleOps bundle. */
   readonly relayer: string;
+  /** The private keys the deployment trusts for each transaction key (dev keys, for a token to import). */
+  readonly keys: { readonly walletSigner: string; readonly sponsorSigner: string; readonly relayer: string };
   close(): Promise<void>;
 }
 
@@ -55,6 +58,11 @@ export async function startUserOpsChain(): Promise<UserOpsChain> {
       deployment,
       target: await target.getAddress(),
       relayer: computeAddress(devKey(DEV_RELAYER)),
+      keys: {
+        walletSigner: devKey(DEV_WALLET_SIGNER),
+        sponsorSigner: devKey(DEV_SPONSOR_SIGNER),
+        relayer: devKey(DEV_RELAYER),
+      },
       close: () => node.close(),
     };
   } catch (error) {
@@ -76,6 +84,8 @@ export interface ServiceOptions {
   readonly nodeArgs?: readonly string[];
   /** The chain's RPC URL as the service sees it (a tracing proxy), instead of the chain's own. */
   readonly rpcUrl?: string;
+  /** Sign with the keys in this SoftHSM2 token (PKCS#11) instead of raw keys in the service's environment. */
+  readonly token?: CustodyToken;
 }
 
 /**
@@ -94,23 +104,24 @@ export async function startUserOpsService(
   try {
     const credentials = await registerApp(databasePath);
     const c = chain.deployment.contracts;
+    const settings: Record<string, string> = {
+      DATABASE_PATH: databasePath,
+      AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+      AUTH_ISSUER: BENCH_TOKEN_ISSUER,
+      RPC_URL_LOCALHOST: options.rpcUrl ?? chain.node.rpcUrl,
+      CONTRACT_ENTRY_POINT: c.entryPoint,
+      CONTRACT_OWNER_ACCOUNT: c.ownerAccount,
+      CONTRACT_KERNEL_FACTORY: c.kernelFactory,
+      CONTRACT_BASE_FACTORY: c.baseFactory,
+      CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
+      CONTRACT_ENS_RESOLVER: c.ensResolver,
+      WALLET_SIGNER_KEY: chain.keys.walletSigner,
+      SPONSOR_SIGNER_KEY: chain.keys.sponsorSigner,
+      RELAYER_KEY: chain.keys.relayer,
+      ...env,
+    };
     server = await startServerChild(
-      {
-        DATABASE_PATH: databasePath,
-        AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
-        AUTH_ISSUER: BENCH_TOKEN_ISSUER,
-        RPC_URL_LOCALHOST: options.rpcUrl ?? chain.node.rpcUrl,
-        CONTRACT_ENTRY_POINT: c.entryPoint,
-        CONTRACT_OWNER_ACCOUNT: c.ownerAccount,
-        CONTRACT_KERNEL_FACTORY: c.kernelFactory,
-        CONTRACT_BASE_FACTORY: c.baseFactory,
-        CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
-        CONTRACT_ENS_RESOLVER: c.ensResolver,
-        WALLET_SIGNER_KEY: devKey(DEV_WALLET_SIGNER),
-        SPONSOR_SIGNER_KEY: devKey(DEV_SPONSOR_SIGNER),
-        RELAYER_KEY: devKey(DEV_RELAYER),
-        ...env,
-      },
+      options.token ? withTokenKeys(settings, options.token) : settings,
       options.nodeArgs,
     );
     const running = server;
