@@ -25,6 +25,8 @@ export const CustodySettings = z
     relayer: KeyReferenceSetting.optional(),
     /** SAFE_OPERATOR_SIGNER: the operator's owner key on every Safe the service creates. */
     safeOperator: KeyReferenceSetting.optional(),
+    /** SAFE_OPERATOR_PREVIOUS_SIGNER: while rotating the operator, the key being replaced (README "Keys and custody"). */
+    previousSafeOperator: KeyReferenceSetting.optional(),
     /** CCIP_SIGNER: signs the ENS gateway's answers (the only key HTTP worker processes hold). */
     ccipSigner: KeyReferenceSetting.optional(),
     /** PKCS11_MODULE: the PKCS#11 library a `pkcs11:` reference without module-path loads. */
@@ -46,6 +48,12 @@ export const CUSTODY_KEYS = [
     reference: "SAFE_OPERATOR_SIGNER",
     raw: "SAFE_OPERATOR_KEY",
     rawPath: ["safe", "operatorKey"],
+  },
+  {
+    key: "previousSafeOperator",
+    reference: "SAFE_OPERATOR_PREVIOUS_SIGNER",
+    raw: "SAFE_OPERATOR_PREVIOUS_KEY",
+    rawPath: ["safe", "previousOperatorKey"],
   },
   { key: "ccipSigner", reference: "CCIP_SIGNER", raw: "CCIP_SIGNER_KEYS", rawPath: ["ens", "signerKeys"] },
 ] as const;

@@ -135,6 +135,8 @@ export const ConfigSchema = z
       .object({
         /** The operator's owner key, added to every Safe account the service creates. */
         operatorKey: PrivateKey.optional(),
+        /** While rotating the operator: the key being replaced, which still signs for the Safes it owns. */
+        previousOperatorKey: PrivateKey.optional(),
         /** Addresses for every Safe chain that has none of its own. */
         contracts: SafeContractsConfig.prefault({}),
         /** Per chain: addresses that win over the global ones, field by field. */
@@ -224,6 +226,7 @@ export const ConfigSchema = z
         sponsorSigner: c.sponsorSignerKey,
         relayer: c.relayerKey,
         safeOperator: c.safe.operatorKey,
+        previousSafeOperator: c.safe.previousOperatorKey,
         ccipSigner: c.ens.signerKeys[0],
       },
     });

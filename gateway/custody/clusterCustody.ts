@@ -23,6 +23,7 @@ const Addresses = z
     sponsorSigner: z.string().refine(isAddress),
     relayer: z.string().refine(isAddress),
     safeOperator: z.string().refine(isAddress),
+    previousSafeOperator: z.string().refine(isAddress),
   })
   .partial()
   .strict();
@@ -66,7 +67,8 @@ export function remoteCustody(
     config.sponsorSignerKey && "SPONSOR_SIGNER_KEY",
     config.relayerKey && "RELAYER_KEY",
     config.safe.operatorKey && "SAFE_OPERATOR_KEY",
-    ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator"] as const).map(
+    config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_KEY",
+    ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator", "previousSafeOperator"] as const).map(
       (key) => config.custody[key] !== undefined && key,
     ),
   ].filter(Boolean);

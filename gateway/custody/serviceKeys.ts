@@ -8,7 +8,13 @@ import { type SignerReference, parseSignerReference } from "./signerReference";
 
 /** The custody keys that sign transactions and EIP-1271 answers (every signature logged); the CCIP signer is apart. */
 export type TransactionKey = Exclude<CustodyKey, "ccipSigner">;
-const TRANSACTION_KEYS: readonly TransactionKey[] = ["walletSigner", "sponsorSigner", "relayer", "safeOperator"];
+const TRANSACTION_KEYS: readonly TransactionKey[] = [
+  "walletSigner",
+  "sponsorSigner",
+  "relayer",
+  "safeOperator",
+  "previousSafeOperator",
+];
 
 /** The address of each transaction key the deployment has: what the API needs to know of them, without the keys. */
 export type KeyAddresses = Readonly<Partial<Record<TransactionKey, string>>>;
@@ -41,6 +47,8 @@ function rawKeyOf(config: Config, key: CustodyKey): string | undefined {
       return config.relayerKey;
     case "safeOperator":
       return config.safe.operatorKey;
+    case "previousSafeOperator":
+      return config.safe.previousOperatorKey;
     case "ccipSigner":
       return config.ens.signerKeys[0];
   }

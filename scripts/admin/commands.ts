@@ -72,7 +72,7 @@ export async function runAdminCommand(
 ): Promise<number> {
   try {
     if (command.kind === "keys") {
-      await runKeysCommand(command.command, repos.transactions, env, output, clock);
+      await runKeysCommand(command.command, repos, env, output, clock);
       return EXIT.ok;
     }
     if (command.kind === "audit") {

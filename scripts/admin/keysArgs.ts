@@ -10,27 +10,36 @@ export const KEYS_USAGE = `  keys add-wallet-signer <chain> <address>
                                      stop an old wallet signer key (OwnerAccount.removeSigner), refused while a request
                                      in flight on the chain carries an operation it signed. Both read RPC_URL_<CHAIN>
                                      and CONTRACT_OWNER_ACCOUNT, and send with ADMIN_PRIVATE_KEY (the owner account's
-                                     admin) or print the transaction for the admin to send`;
+                                     admin) or print the transaction for the admin to send
+  keys rotate-safe-operator <chain> <old address> <new address>
+                                     swap the operator's owner key on every Safe the service created on the chain
+                                     (run the service with SAFE_OPERATOR_SIGNER the new key and
+                                     SAFE_OPERATOR_PREVIOUS_SIGNER the old): queues one swapOwner Safe transaction per
+                                     Safe, sent by the relayer; run it again until nothing is pending (it records the
+                                     Safes swapped); reads RPC_URL_<CHAIN>`;
 
 /** One key command, validated. */
-export interface KeysCommand {
-  readonly kind: "add-wallet-signer" | "retire-wallet-signer";
-  readonly chain: string;
-  readonly signer: string;
-}
+export type KeysCommand =
+  | { readonly kind: "add-wallet-signer" | "retire-wallet-signer"; readonly chain: string; readonly signer: string }
+  | { readonly kind: "rotate-safe-operator"; readonly chain: string; readonly previous: string; readonly next: string };
 
 /** Reads `keys <action> <chain> <address>` into a command. */
 export function parseKeysCommand(action: string | undefined, rest: readonly string[]): KeysCommand {
-  if (action !== "add-wallet-signer" && action !== "retire-wallet-signer") {
+  if (action !== "add-wallet-signer" && action !== "retire-wallet-signer" && action !== "rotate-safe-operator") {
     throw new UsageError(
       action === undefined
-        ? '"keys" needs add-wallet-signer or retire-wallet-signer'
+        ? '"keys" needs add-wallet-signer, retire-wallet-signer or rotate-safe-operator'
         : `unknown command "keys ${action}"`,
     );
   }
-  if (rest.length !== 2) throw new UsageError(`"keys ${action}" takes 2 argument(s), got ${rest.length}`);
-  const [chain = "", signer = ""] = rest;
+  const count = action === "rotate-safe-operator" ? 3 : 2;
+  if (rest.length !== count) throw new UsageError(`"keys ${action}" takes ${count} argument(s), got ${rest.length}`);
+  const [chain = "", ...addresses] = rest;
   if (!chainByName(chain)) throw new UsageError(`unknown chain "${chain}"`);
-  if (!isAddress(signer)) throw new UsageError(`"${signer}" is not an address`);
-  return { kind: action, chain, signer: getAddress(signer) };
+  const bad = addresses.find((address) => !isAddress(address));
+  if (bad !== undefined) throw new UsageError(`"${bad}" is not an address`);
+  const [first = "", second = ""] = addresses.map((address) => getAddress(address));
+  if (action !== "rotate-safe-operator") return { kind: action, chain, signer: first };
+  if (first === second) throw new UsageError("the old and new operator are the same address");
+  return { kind: action, chain, previous: first, next: second };
 }

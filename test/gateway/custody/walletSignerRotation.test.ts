@@ -57,7 +57,12 @@ describe("wallet signer rotation: what retiring a key would strand", () => {
         return (error as Error).message;
       }
     };
-    expect(refusal(undefined, [])).to.equal('"keys" needs add-wallet-signer or retire-wallet-signer');
+    expect(refusal(undefined, [])).to.equal(
+      '"keys" needs add-wallet-signer, retire-wallet-signer or rotate-safe-operator',
+    );
+    expect(refusal("rotate-safe-operator", ["localhost", OLD.address, OLD.address])).to.equal(
+      "the old and new operator are the same address",
+    );
     expect(refusal("remove", [])).to.equal('unknown command "keys remove"');
     expect(refusal("add-wallet-signer", ["localhost"])).to.equal('"keys add-wallet-signer" takes 2 argument(s), got 1');
     expect(refusal("add-wallet-signer", ["nochain", OLD.address])).to.equal('unknown chain "nochain"');
