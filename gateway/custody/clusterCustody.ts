@@ -29,11 +29,14 @@ const Addresses = z
 
 /**
  * In the primary, before it forks: removes every transaction key setting from `env` (the workers inherit it) and
- * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one.
+ * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one. Returns the
+ * settings it removed.
  */
-export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): void {
-  for (const name of TRANSACTION_KEY_ENV) delete env[name];
+export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): string[] {
+  const removed = TRANSACTION_KEY_ENV.filter((name) => env[name] !== undefined);
+  for (const name of removed) delete env[name];
   env[CUSTODY_ADDRESSES_ENV] = JSON.stringify(addresses);
+  return removed;
 }
 
 const SignRequest = z.object({
