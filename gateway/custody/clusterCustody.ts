@@ -3,7 +3,7 @@ import { isAddress } from "ethers";
 import { z } from "zod";
 import { CUSTODY_KEYS } from "../config/custodySettings";
 import type { Config } from "../config/schema";
-import { parseUserId } from "../identity/userId";
+import { formatUserId, parseUserId } from "../identity/userId";
 import { deriveWalletAddress } from "../identity/walletAddress";
 import type { ProcessCustody } from "./processCustody";
 import type { KeyAddresses } from "./serviceKeys";
@@ -106,7 +106,7 @@ export function remoteCustody(
 /**
  * In the primary: answers a worker's request for an EIP-1271 signature. The wallet is derived again from the user id,
  * and only its replay-safe hash is signed, so a worker cannot have the primary sign a UserOperation or another wallet's
- * message under a user id it names. Returns false for any other message (it is someone else's).
+ * message under a user id it names; the log records that id in its canonical form. Returns false for any other message (it is someone else's).
  */
 export function handleWalletMessageRequest(
   message: unknown,
@@ -123,8 +123,11 @@ export function handleWalletMessageRequest(
     return true;
   }
   let wallet: string;
+  let userId: string;
   try {
-    wallet = deriveWalletAddress(deps.kernelFactory, "kernel", parseUserId(context.userId));
+    const parsed = parseUserId(context.userId);
+    wallet = deriveWalletAddress(deps.kernelFactory, "kernel", parsed);
+    userId = formatUserId(parsed);
   } catch {
     answer({ error: "not a user id" });
     return true;
@@ -133,7 +136,8 @@ export function handleWalletMessageRequest(
     answer({ error: "the account is not the user id's wallet" });
     return true;
   }
-  signer.signWalletMessage(wallet, hash, context).then(
+  // Logged under the canonical id the wallet was derived from, whatever spelling the worker sent.
+  signer.signWalletMessage(wallet, hash, { ...context, userId }).then(
     (signature) => answer({ signature }),
     (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
   );
