@@ -61,7 +61,7 @@ describe("HTTP workers hold no custody key (e2e: WORKERS=2 with raw keys; the at
   const keySettingsIn = (pid: number) =>
     environEntries(pid).filter((entry) => {
       const name = entry.slice(0, entry.indexOf("="));
-      return KEY_SETTINGS.includes(name) || name.endsWith("_SIGNER");
+      return KEY_SETTINGS.includes(name) || (name.endsWith("_SIGNER") && name !== "CCIP_SIGNER");
     });
   /** The keys whose values an attacker finds anywhere in the process's start-up environment. */
   const keyValuesIn = (pid: number) => {
