@@ -1,7 +1,5 @@
 import BetterSqlite3 from "better-sqlite3";
 import { expect } from "chai";
-import { spawn } from "node:child_process";
-import path from "node:path";
 import {
   Interface,
   type Result,
@@ -32,46 +30,16 @@ import {
   startClusterService,
   until,
 } from "../helpers/clusterService";
+import { type ExportedRow, admin } from "../helpers/adminCli";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { tamperWith } from "../gateway/custody/auditBuilders";
 
-const ROOT = path.join(__dirname, "..", "..");
 const USER = "tel:14155552671";
 const SAFE = new Interface([
   "function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)",
   "event ExecutionSuccess(bytes32 indexed txHash, uint256 payment)",
 ]);
-
-/** A row as `audit export` prints it. */
-interface ExportedRow {
-  seq: number;
-  at: string;
-  purpose: string;
-  signer: string;
-  digest: string;
-  signature: string;
-  appId?: string;
-  userId?: string;
-  chain?: string;
-  prevHash: string;
-  hash: string;
-}
-
-/** `npm run admin -- --db <the service's database> <args>`, as the operator runs it. */
-function admin(database: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "--silent", "admin", "--", "--db", database, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject).on("close", (code) => resolve({ code, out, err }));
-  });
-}
 
 describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit verify and export on its database)", function () {
   this.timeout(180_000);
