@@ -14,10 +14,20 @@ import { installMulticall3 } from "../../scripts/localStack/multicall3";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
+/** The service's transaction keys (private keys, 0x-hex). */
+export interface ServiceKeys {
+  readonly walletSigner: string;
+  readonly sponsorSigner: string;
+  readonly relayer: string;
+  readonly safeOperator: string;
+}
+
 /** What a test may do to the fresh chain before the operator deploys idwallet on it. */
 export interface ServiceOnChainOptions {
   /** Runs first, on the empty chain: e.g. an outsider deploying some of our contracts ahead of the operator. */
   readonly beforeDeploy?: (chain: ChainNode) => Promise<void>;
+  /** Keys of the test's own instead of Hardhat's dev accounts (the relayer's is funded). */
+  readonly keys?: ServiceKeys;
 }
 
 /**
@@ -29,11 +39,18 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
   const chain: ChainNode = await startChainNode("127.0.0.1", 0);
   await options.beforeDeploy?.(chain);
   const admin = await chain.provider.getSigner(0);
-  const relayer = new Wallet(devKey(4));
+  const keys: ServiceKeys = options.keys ?? {
+    walletSigner: devKey(1),
+    sponsorSigner: devKey(2),
+    relayer: devKey(4),
+    safeOperator: devKey(5),
+  };
+  const relayer = new Wallet(keys.relayer);
+  if (options.keys) await (await admin.sendTransaction({ to: relayer.address, value: parseEther("100") })).wait();
   const deployment: Deployment = await deployIdwallet(admin, {
     admin: await admin.getAddress(),
-    walletSigners: [new Wallet(devKey(1)).address],
-    sponsorSigners: [new Wallet(devKey(2)).address],
+    walletSigners: [new Wallet(keys.walletSigner).address],
+    sponsorSigners: [new Wallet(keys.sponsorSigner).address],
     paymasterDeposit: parseEther("10"),
   });
   const safe = await deploySafeContracts(admin);
@@ -65,11 +82,11 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     CONTRACT_KERNEL_FACTORY: c.kernelFactory,
     CONTRACT_BASE_FACTORY: c.baseFactory,
     CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
-    WALLET_SIGNER_KEY: devKey(1),
-    SPONSOR_SIGNER_KEY: devKey(2),
-    RELAYER_KEY: relayer.privateKey,
+    WALLET_SIGNER_KEY: keys.walletSigner,
+    SPONSOR_SIGNER_KEY: keys.sponsorSigner,
+    RELAYER_KEY: keys.relayer,
     TX_POLL_INTERVAL_MS: "50",
-    SAFE_OPERATOR_KEY: devKey(5),
+    SAFE_OPERATOR_KEY: keys.safeOperator,
     CONTRACT_SAFE_SINGLETON: safe.singleton,
     CONTRACT_SAFE_PROXY_FACTORY: safe.proxyFactory,
     CONTRACT_SAFE_FALLBACK_HANDLER: safe.fallbackHandler,
@@ -81,6 +98,9 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     deployment,
     safe,
     relayer: relayer.address,
+    /** The service's database file (the admin CLI's --db). */
+    databasePath,
+    appId: app.id,
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
     userToken: async (userId: string) => (await userTokens.issue(userId)).token,
