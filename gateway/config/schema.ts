@@ -220,6 +220,7 @@ export const ConfigSchema = z
     const problems = keySettingProblems({
       custody: c.custody,
       testDeployment: c.testDeployment,
+      workers: c.workers,
       localOnly: Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
       raw: {
         walletSigner: c.walletSignerKey,
