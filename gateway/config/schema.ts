@@ -221,7 +221,9 @@ export const ConfigSchema = z
       custody: c.custody,
       testDeployment: c.testDeployment,
       workers: c.workers,
-      localOnly: Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
+      // Not a deployment without chains: its EIP-1271 answers (no chain named) and ENS answers hold on real chains.
+      localOnly:
+        Object.keys(c.chains).length > 0 && Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
       raw: {
         walletSigner: c.walletSignerKey,
         sponsorSigner: c.sponsorSignerKey,

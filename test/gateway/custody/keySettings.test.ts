@@ -46,6 +46,13 @@ describe("custody key settings", () => {
     ).to.equal(undefined);
   });
 
+  it("refuses raw keys on a deployment with no chain at all: its EIP-1271 and ENS answers hold on every real chain", () => {
+    const signingOnly = { ...PRODUCTION, RPC_URL_MATIC: "", WALLET_SIGNER_KEY: KEY };
+    expect(refusal(signingOnly)).to.include("WALLET_SIGNER_KEY: raw keys in the environment (WALLET_SIGNER_KEY)");
+    expect(refusal({ ...signingOnly, RAW_KEYS_ALLOWED: "true" })).to.equal(undefined);
+    expect(refusal({ ...signingOnly, TEST_DEPLOYMENT: "true" })).to.equal(undefined);
+  });
+
   it("takes a key in custody on a real chain, and refuses it beside a raw copy of the same key", () => {
     expect(refusal({ ...PRODUCTION, WALLET_SIGNER: PKCS11 })).to.equal(undefined);
     expect(
