@@ -154,13 +154,26 @@ function setPath(target: Record<string, unknown>, keys: readonly string[], value
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
-    return parsed as Record<string, unknown>;
+    text = readFileSync(file, "utf8");
   } catch (error) {
     throw new ConfigError(`CONFIG_FILE ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // Only the position: V8's message quotes the text around it, which may be a key or a PIN.
+    const position = /at position (\d+)/.exec((error as Error).message)?.[1];
+    throw new ConfigError(
+      `CONFIG_FILE ${file}: not valid JSON${position === undefined ? "" : ` (at position ${position})`}`,
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`CONFIG_FILE ${file}: not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** Settings renamed since an earlier release: the old name and the new one. */

@@ -220,7 +220,10 @@ export const ConfigSchema = z
     const problems = keySettingProblems({
       custody: c.custody,
       testDeployment: c.testDeployment,
-      localOnly: Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
+      workers: c.workers,
+      // Not a deployment without chains: its EIP-1271 answers (no chain named) and ENS answers hold on real chains.
+      localOnly:
+        Object.keys(c.chains).length > 0 && Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
       raw: {
         walletSigner: c.walletSignerKey,
         sponsorSigner: c.sponsorSignerKey,

@@ -8,7 +8,8 @@ export const KEYS_USAGE = `  keys add-wallet-signer <chain> <address>
                                      the old one: then restart the service with it as WALLET_SIGNER
   keys retire-wallet-signer <chain> <address>
                                      stop an old wallet signer key (OwnerAccount.removeSigner), refused while a request
-                                     in flight on the chain carries an operation it signed. Both read RPC_URL_<CHAIN>
+                                     in flight on the chain carries an operation it signed, or while the service still
+                                     signs with it (the signing log's latest wallet signature). Both read RPC_URL_<CHAIN>
                                      and CONTRACT_OWNER_ACCOUNT, and send with ADMIN_PRIVATE_KEY (the owner account's
                                      admin) or print the transaction for the admin to send
   keys rotate-safe-operator <chain> <old address> <new address>

@@ -1,5 +1,6 @@
 import { JsonRpcProvider, Wallet, getAddress, isAddress } from "ethers";
 import { strandedBy } from "../../gateway/custody/walletSignerRotation";
+import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import type { TransactionsRepository } from "../../gateway/storage/transactionsRepository";
 import { OwnerAccount__factory } from "../../typechain-types";
@@ -28,7 +29,7 @@ function rpcUrlOf(chain: string, env: NodeJS.ProcessEnv): string {
 /** Runs one key command against the chain and the database. */
 export async function runKeysCommand(
   command: KeysCommand,
-  repos: Pick<Repositories, "transactions" | "safes">,
+  repos: Pick<Repositories, "transactions" | "safes" | "auditLog">,
   env: NodeJS.ProcessEnv,
   output: Output,
   clock: () => Date,
@@ -46,7 +47,7 @@ export async function runKeysCommand(
         output.err(`the operator owns these no more (their owners removed it): ${done.lost.join(", ")}`);
       return;
     }
-    await changeWalletSigner(command, provider, repos.transactions, env, output, clock);
+    await changeWalletSigner(command, provider, repos, env, output, clock);
   } finally {
     provider.destroy();
   }
@@ -61,7 +62,7 @@ export async function runKeysCommand(
 async function changeWalletSigner(
   command: Extract<KeysCommand, { signer: string }>,
   provider: JsonRpcProvider,
-  transactions: Pick<TransactionsRepository, "built">,
+  repos: { transactions: Pick<TransactionsRepository, "built">; auditLog: Pick<AuditLogRepository, "newestOf"> },
   env: NodeJS.ProcessEnv,
   output: Output,
   clock: () => Date,
@@ -75,12 +76,21 @@ async function changeWalletSigner(
     if (isSigner) return output.out(`${command.signer} already signs for the wallets on ${command.chain}`);
   } else {
     if (!isSigner) return output.out(`${command.signer} does not sign for the wallets on ${command.chain}`);
-    const stranded = strandedBy(await transactions.built(command.chain), command.signer, clock());
+    const stranded = strandedBy(await repos.transactions.built(command.chain), command.signer, clock());
     if (stranded.length > 0) {
       throw new KeysCommandError(
         `${stranded.length} request(s) in flight on ${command.chain} carry an operation ${command.signer} signed ` +
           `(${stranded.map((tx) => tx.id).join(", ")}); run the service with the new WALLET_SIGNER and retry once ` +
           "they are included or built again",
+      );
+    }
+    // The service's wallet key is the one its latest wallet signature names. Removing it (the only signer, or the old
+    // one before the restart on the new) would have every wallet refuse the service's signatures from then on.
+    const latest = await repos.auditLog.newestOf(["userOperation", "eip1271"]);
+    if (latest !== undefined && getAddress(latest.signer) === command.signer) {
+      throw new KeysCommandError(
+        `the service still signs with ${command.signer} (its latest wallet signature, audit row ${latest.seq} at ` +
+          `${latest.at}); restart it with the new WALLET_SIGNER and retry once it has signed with that key`,
       );
     }
   }

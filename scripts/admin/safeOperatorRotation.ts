@@ -7,6 +7,13 @@ import type { TransactionsRepository } from "../../gateway/storage/transactionsR
 /** The head of a Safe's owner list (OwnerManager.SENTINEL_OWNERS): the "previous owner" of its first owner. */
 const SENTINEL_OWNERS = "0x0000000000000000000000000000000000000001";
 
+/**
+ * How the swap requests' Idempotency-Keys begin. The swap is a request of the Safe's app, and idempotency keys are
+ * scoped to the app: so the key holds spaces, which no Idempotency-Key header can (1 to 255 visible ASCII characters),
+ * or the app could take the key first with a request of its own, which every run would then take for the swap.
+ */
+const ROTATION_KEY = "rotate-operator";
+
 /** Swap requests one Safe may be given across runs before the command stops queueing more and reports it. */
 const MAX_SWAP_REQUESTS = 5;
 
@@ -59,10 +66,12 @@ export async function rotateSafeOperator(
       next,
     ]);
     // One swap per Safe and new operator: running the command again finds it rather than queueing another; after a
-    // failed one, the next key names it, so a run queues one new swap, and the one after finds that.
-    let key = `rotate-operator:${safe.address}:${next}`;
+    // failed one, the next key names it, so a run queues one new swap, and the one after finds that. The key is one
+    // no app can send (see ROTATION_KEY): the swap is queued as a request of the Safe's app.
+    let key = `${ROTATION_KEY} ${safe.address} ${next}`;
     let record;
     for (let attempt = 0; attempt < MAX_SWAP_REQUESTS; attempt++) {
+      const hash = requestHash(["safe-rotate-operator", chain, safe.address, previous, next, key]);
       ({ record } = await deps.transactions.create({
         appId: safe.appId,
         accountType: "safe",
@@ -71,12 +80,13 @@ export async function rotateSafeOperator(
         calls: [{ to: safe.address, value: 0n, data }],
         delegatecall: false,
         idempotencyKey: key,
-        requestHash: requestHash(["safe-rotate-operator", chain, safe.address, previous, next, key]),
+        requestHash: hash,
         safeAction: "custom",
         reservedGas: 0n,
       }));
+      if (record.requestHash !== hash) throw new Error(`${safe.address}: the key ${key} holds another request`);
       if (record.status !== "failed") break;
-      key = `rotate-operator:${safe.address}:${next}:after:${record.id}`;
+      key = `${ROTATION_KEY} ${safe.address} ${next} after ${record.id}`;
     }
     if (record!.status === "failed") failed.push(safe.address);
     else pending.push(record!.id);

@@ -1,5 +1,10 @@
 import { expect } from "chai";
-import { Wallet, id } from "ethers";
+import { Wallet, getBytes, id } from "ethers";
+import { createAuditLog } from "../../gateway/custody/audit";
+import { createEnvKeySigner } from "../../gateway/custody/envKey";
+import { auditedSigner } from "../../gateway/custody/keySigner";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { devKey } from "../../scripts/localStack/devKeys";
@@ -55,6 +60,24 @@ describe("Wallet signer rotation (e2e: the owner key of every wallet replaced, n
   after(async () => {
     await Promise.all(running.splice(0).map((service) => service.kill()));
     await setup.chain.close();
+  });
+
+  it("refuses to retire the key the service still signs with (the only signer, or before the restart on the new one)", async () => {
+    // The service signed an EIP-1271 answer with the old key, as its signing log shows.
+    const database = await openDatabase(setup.env(setup.chain.rpcUrl).DATABASE_PATH!);
+    try {
+      const log = createAuditLog(createRepositories(database.db, () => new Date()).auditLog, () => new Date());
+      const key = auditedSigner(createEnvKeySigner(devKey(1), "the old key"), log);
+      await key.sign(getBytes(id("signed by the running service")), { purpose: "eip1271", userId: ALICE });
+    } finally {
+      await database.close();
+    }
+    const owner = OwnerAccount__factory.connect(setup.deployment.contracts.ownerAccount, setup.chain.provider);
+    const oldSigner = new Wallet(devKey(1)).address;
+    const refused = await keys("retire-wallet-signer", "localhost", oldSigner);
+    expect(refused.code).to.equal(1);
+    expect(refused.text).to.include(`the service still signs with ${oldSigner}`);
+    expect(await owner.isSigner(oldSigner)).to.equal(true);
   });
 
   it("adds the new key, restarts on it with requests in flight, retires the old key once they are done", async () => {
