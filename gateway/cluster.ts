@@ -12,6 +12,7 @@ import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 import { createAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
 import { openCustody } from "./custody/processCustody";
+import { eraseStartupEnvironment } from "./custody/startupEnvironment";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -58,6 +59,22 @@ async function startWorker(config: Config, logger: Logger): Promise<RunningServe
   return server;
 }
 
+/**
+ * The key settings, gone from `process.env`, are still in the environment block this process started with, which a
+ * worker reads in /proc/<primary>/environ: erased there too, or warned about where that cannot be done.
+ */
+function eraseFromStartupEnvironment(settings: readonly string[], logger: Logger): void {
+  if (settings.length === 0) return;
+  try {
+    eraseStartupEnvironment(settings);
+  } catch (error) {
+    logger.warn(
+      { settings, err: error },
+      "the key settings stay readable in this process's start-up environment (/proc/<pid>/environ) to its workers",
+    );
+  }
+}
+
 async function startPrimary(config: Config, logger: Logger): Promise<RunningServer> {
   // Migrations, and sealing stored secrets, run once, here, before any worker opens the database.
   const database = await openDatabase(config.databasePath!);
@@ -71,7 +88,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     logger,
   );
   // The workers are forked without the key settings: only the primary ever holds a transaction key.
-  handOverEnvironment(process.env, custody.addresses);
+  eraseFromStartupEnvironment(handOverEnvironment(process.env, custody.addresses), logger);
   const chains = createChainClients(config);
   // The primary runs the transaction workers: it checks the chains it sends to, as every server does.
   await verifyChainIds(chains);

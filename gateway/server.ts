@@ -13,7 +13,7 @@ import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import { createAuditLog } from "./custody/audit";
 import type { CustodySigner } from "./custody/custodySigner";
 import { type ProcessCustody, openCustody } from "./custody/processCustody";
-import { loadCcipSigner } from "./custody/serviceKeys";
+import { checkCcipSignerApart, loadCcipSigner } from "./custody/serviceKeys";
 import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./http/ccipGateway";
@@ -80,6 +80,7 @@ export async function startServer(
     await sealStoredSecrets(repositories.providers, logger);
     custody = options.custody ?? (await openCustody(config, createAuditLog(repositories.auditLog, clock), logger));
     ccipSigner = await loadCcipSigner(config);
+    checkCcipSignerApart(custody.addresses, ccipSigner?.address);
     const chains = createChainClients(config);
     await verifyChainIds(chains);
     await verifyEnsResolver(config.ens, config.contracts.kernelFactory, chains);

@@ -75,6 +75,7 @@ export function startTxWorkers(
       clock: deps.clock,
       logger: deps.logger.child({ component: "bundler", chain: chain.name }),
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
+      ...(signers.previousSafeOperator ? { previousSafeOperator: signers.previousSafeOperator } : {}),
       builder: {
         provider: chain.provider,
         chain: chain.name,

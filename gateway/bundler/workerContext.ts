@@ -21,4 +21,6 @@ export interface WorkerContext {
   readonly logger: Logger;
   /** The operator's owner key of the Safes created here (SAFE_OPERATOR_KEY), if set. */
   readonly safeOperator?: KeySigner;
+  /** While the operator rotates: the key being replaced, which signs for the Safes it still owns. */
+  readonly previousSafeOperator?: KeySigner;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parsePkcs11Uri } from "../custody/pkcs11Uri";
 import { flag } from "./settingTypes";
 
 /**
@@ -25,6 +26,8 @@ export const CustodySettings = z
     relayer: KeyReferenceSetting.optional(),
     /** SAFE_OPERATOR_SIGNER: the operator's owner key on every Safe the service creates. */
     safeOperator: KeyReferenceSetting.optional(),
+    /** SAFE_OPERATOR_PREVIOUS_SIGNER: while rotating the operator, the key being replaced (README "Keys and custody"). */
+    previousSafeOperator: KeyReferenceSetting.optional(),
     /** CCIP_SIGNER: signs the ENS gateway's answers (the only key HTTP worker processes hold). */
     ccipSigner: KeyReferenceSetting.optional(),
     /** PKCS11_MODULE: the PKCS#11 library a `pkcs11:` reference without module-path loads. */
@@ -47,6 +50,12 @@ export const CUSTODY_KEYS = [
     raw: "SAFE_OPERATOR_KEY",
     rawPath: ["safe", "operatorKey"],
   },
+  {
+    key: "previousSafeOperator",
+    reference: "SAFE_OPERATOR_PREVIOUS_SIGNER",
+    raw: "SAFE_OPERATOR_PREVIOUS_KEY",
+    rawPath: ["safe", "previousOperatorKey"],
+  },
   { key: "ccipSigner", reference: "CCIP_SIGNER", raw: "CCIP_SIGNER_KEYS", rawPath: ["ens", "signerKeys"] },
 ] as const;
 /** A custody key of the service. */
@@ -56,6 +65,8 @@ export type CustodyKey = (typeof CUSTODY_KEYS)[number]["key"];
 interface KeySettings {
   readonly custody: CustodySettings;
   readonly testDeployment: boolean;
+  /** Service processes (WORKERS): above 1, HTTP workers hold the CCIP signer and no other key. */
+  readonly workers: number;
   /** Whether only local chains are configured (the local stack). */
   readonly localOnly: boolean;
   /** The raw key of each custody key, if its `_KEY` setting is set. */
@@ -83,6 +94,18 @@ export function keySettingProblems(settings: KeySettings): { path: readonly stri
       problems.push({ path: rawPath, message: `${reference}=env needs ${raw}` });
     if ((value === undefined || value === "env") && rawKey !== undefined) rawInUse.push({ name: raw, path: rawPath });
   }
+  const ccipToken = pkcs11Token(settings.custody.ccipSigner, settings.custody.pkcs11Module);
+  const sharing = CUSTODY_KEYS.find(
+    ({ key }) =>
+      key !== "ccipSigner" && pkcs11Token(settings.custody[key], settings.custody.pkcs11Module) === ccipToken,
+  );
+  if (settings.workers > 1 && ccipToken !== undefined && sharing !== undefined) {
+    // PKCS#11 login is per token: the PIN an HTTP worker logs in to the CCIP signer's token with opens every key on it.
+    problems.push({
+      path: ["custody", "ccipSigner"],
+      message: `with WORKERS > 1, put the CCIP signer on a token of its own: every HTTP worker logs in to its token, which holds ${sharing.reference}'s key too`,
+    });
+  }
   if (rawInUse.length > 0 && !settings.localOnly && !settings.testDeployment && !settings.custody.rawKeysAllowed) {
     problems.push({
       path: rawInUse[0]!.path,
@@ -90,4 +113,11 @@ export function keySettingProblems(settings: KeySettings): { path: readonly stri
     });
   }
   return problems;
+}
+
+/** The PKCS#11 module and token label a `pkcs11:` reference names, as one string; undefined for any other reference. */
+function pkcs11Token(reference: string | undefined, defaultModule: string | undefined): string | undefined {
+  const parsed = reference === undefined ? undefined : parsePkcs11Uri(reference);
+  if (!parsed?.ok) return undefined;
+  return JSON.stringify([parsed.uri.query.get("module-path") ?? defaultModule, parsed.uri.path.get("token")]);
 }

@@ -78,10 +78,12 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["SPONSOR_SIGNER_KEY", ["sponsorSignerKey"]],
   ["RELAYER_KEY", ["relayerKey"]],
   ["SAFE_OPERATOR_KEY", ["safe", "operatorKey"]],
+  ["SAFE_OPERATOR_PREVIOUS_KEY", ["safe", "previousOperatorKey"]],
   ["WALLET_SIGNER", ["custody", "walletSigner"]],
   ["SPONSOR_SIGNER", ["custody", "sponsorSigner"]],
   ["RELAYER_SIGNER", ["custody", "relayer"]],
   ["SAFE_OPERATOR_SIGNER", ["custody", "safeOperator"]],
+  ["SAFE_OPERATOR_PREVIOUS_SIGNER", ["custody", "previousSafeOperator"]],
   ["CCIP_SIGNER", ["custody", "ccipSigner"]],
   ["PKCS11_MODULE", ["custody", "pkcs11Module"]],
   ["RAW_KEYS_ALLOWED", ["custody", "rawKeysAllowed"]],
@@ -152,13 +154,26 @@ function setPath(target: Record<string, unknown>, keys: readonly string[], value
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
-    return parsed as Record<string, unknown>;
+    text = readFileSync(file, "utf8");
   } catch (error) {
     throw new ConfigError(`CONFIG_FILE ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // Only the position: V8's message quotes the text around it, which may be a key or a PIN.
+    const position = /at position (\d+)/.exec((error as Error).message)?.[1];
+    throw new ConfigError(
+      `CONFIG_FILE ${file}: not valid JSON${position === undefined ? "" : ` (at position ${position})`}`,
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`CONFIG_FILE ${file}: not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** Settings renamed since an earlier release: the old name and the new one. */

@@ -135,6 +135,8 @@ export const ConfigSchema = z
       .object({
         /** The operator's owner key, added to every Safe account the service creates. */
         operatorKey: PrivateKey.optional(),
+        /** While rotating the operator: the key being replaced, which still signs for the Safes it owns. */
+        previousOperatorKey: PrivateKey.optional(),
         /** Addresses for every Safe chain that has none of its own. */
         contracts: SafeContractsConfig.prefault({}),
         /** Per chain: addresses that win over the global ones, field by field. */
@@ -218,12 +220,16 @@ export const ConfigSchema = z
     const problems = keySettingProblems({
       custody: c.custody,
       testDeployment: c.testDeployment,
-      localOnly: Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
+      workers: c.workers,
+      // Not a deployment without chains: its EIP-1271 answers (no chain named) and ENS answers hold on real chains.
+      localOnly:
+        Object.keys(c.chains).length > 0 && Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
       raw: {
         walletSigner: c.walletSignerKey,
         sponsorSigner: c.sponsorSignerKey,
         relayer: c.relayerKey,
         safeOperator: c.safe.operatorKey,
+        previousSafeOperator: c.safe.previousOperatorKey,
         ccipSigner: c.ens.signerKeys[0],
       },
     });

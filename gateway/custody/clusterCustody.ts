@@ -3,7 +3,7 @@ import { isAddress } from "ethers";
 import { z } from "zod";
 import { CUSTODY_KEYS } from "../config/custodySettings";
 import type { Config } from "../config/schema";
-import { parseUserId } from "../identity/userId";
+import { formatUserId, parseUserId } from "../identity/userId";
 import { deriveWalletAddress } from "../identity/walletAddress";
 import type { ProcessCustody } from "./processCustody";
 import type { KeyAddresses } from "./serviceKeys";
@@ -23,17 +23,21 @@ const Addresses = z
     sponsorSigner: z.string().refine(isAddress),
     relayer: z.string().refine(isAddress),
     safeOperator: z.string().refine(isAddress),
+    previousSafeOperator: z.string().refine(isAddress),
   })
   .partial()
   .strict();
 
 /**
  * In the primary, before it forks: removes every transaction key setting from `env` (the workers inherit it) and
- * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one.
+ * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one. Returns the
+ * settings it removed.
  */
-export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): void {
-  for (const name of TRANSACTION_KEY_ENV) delete env[name];
+export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): string[] {
+  const removed = TRANSACTION_KEY_ENV.filter((name) => env[name] !== undefined);
+  for (const name of removed) delete env[name];
   env[CUSTODY_ADDRESSES_ENV] = JSON.stringify(addresses);
+  return removed;
 }
 
 const SignRequest = z.object({
@@ -66,7 +70,8 @@ export function remoteCustody(
     config.sponsorSignerKey && "SPONSOR_SIGNER_KEY",
     config.relayerKey && "RELAYER_KEY",
     config.safe.operatorKey && "SAFE_OPERATOR_KEY",
-    ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator"] as const).map(
+    config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_KEY",
+    ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator", "previousSafeOperator"] as const).map(
       (key) => config.custody[key] !== undefined && key,
     ),
   ].filter(Boolean);
@@ -103,7 +108,7 @@ export function remoteCustody(
 /**
  * In the primary: answers a worker's request for an EIP-1271 signature. The wallet is derived again from the user id,
  * and only its replay-safe hash is signed, so a worker cannot have the primary sign a UserOperation or another wallet's
- * message under a user id it names. Returns false for any other message (it is someone else's).
+ * message under a user id it names; the log records that id in its canonical form. Returns false for any other message (it is someone else's).
  */
 export function handleWalletMessageRequest(
   message: unknown,
@@ -120,8 +125,11 @@ export function handleWalletMessageRequest(
     return true;
   }
   let wallet: string;
+  let userId: string;
   try {
-    wallet = deriveWalletAddress(deps.kernelFactory, "kernel", parseUserId(context.userId));
+    const parsed = parseUserId(context.userId);
+    wallet = deriveWalletAddress(deps.kernelFactory, "kernel", parsed);
+    userId = formatUserId(parsed);
   } catch {
     answer({ error: "not a user id" });
     return true;
@@ -130,7 +138,8 @@ export function handleWalletMessageRequest(
     answer({ error: "the account is not the user id's wallet" });
     return true;
   }
-  signer.signWalletMessage(wallet, hash, context).then(
+  // Logged under the canonical id the wallet was derived from, whatever spelling the worker sent.
+  signer.signWalletMessage(wallet, hash, { ...context, userId }).then(
     (signature) => answer({ signature }),
     (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
   );

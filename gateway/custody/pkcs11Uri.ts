@@ -13,6 +13,37 @@ export type Pkcs11UriResult =
 
 const SCHEME = "pkcs11:";
 
+/** RFC 7512 §2.3's attribute names. */
+const RFC7512_NAMES = new Set([
+  "id",
+  "library-description",
+  "library-manufacturer",
+  "library-version",
+  "manufacturer",
+  "model",
+  "object",
+  "serial",
+  "slot-description",
+  "slot-id",
+  "slot-manufacturer",
+  "token",
+  "type",
+  "module-name",
+  "module-path",
+  "pin-source",
+  "pin-value",
+]);
+
+/** What a reason calls an attribute, the hint for the one mistake that makes unknown names. */
+export const UNENCODED_HINT = "a & or ; in a value is written %26 or %3B";
+
+/**
+ * `"name"` for an RFC 7512 attribute name, else undefined: any other name is not quoted, since it may be the tail of a
+ * PIN whose `&` or `;` was not percent-encoded.
+ */
+export const quotedAttribute = (name: string): string | undefined =>
+  RFC7512_NAMES.has(name) ? `"${name}"` : undefined;
+
 /** Splits `a=1;b=2` into a map; refuses an empty or nameless attribute, a repeated one, a bad escape. */
 function attributes(text: string, separator: string, part: string): Map<string, string> | string {
   const found = new Map<string, string>();
@@ -25,13 +56,19 @@ function attributes(text: string, separator: string, part: string): Map<string, 
         ? `an empty ${part} attribute (doubled "${separator}")`
         : `a ${part} attribute without a name`;
     }
-    if (equals < 0) return `the ${part} attribute "${name}" has no value (${name}=…)`;
+    const quoted = quotedAttribute(name);
+    if (equals < 0) {
+      return quoted
+        ? `the ${part} attribute ${quoted} has no value (${name}=…)`
+        : `a ${part} attribute has no value (${UNENCODED_HINT})`;
+    }
     // RFC 7512 §2.3: an attribute must not be repeated.
-    if (found.has(name)) return `the attribute "${name}" is repeated`;
+    if (found.has(name))
+      return quoted ? `the attribute ${quoted} is repeated` : `an attribute is repeated (${UNENCODED_HINT})`;
     try {
       found.set(name, decodeURIComponent(attribute.slice(equals + 1)));
     } catch {
-      return `the attribute "${name}" has an invalid percent-encoding`;
+      return `${quoted ? `the attribute ${quoted}` : "an attribute"} has an invalid percent-encoding`;
     }
   }
   return found;
@@ -47,7 +84,13 @@ export function parsePkcs11Uri(text: string): Pkcs11UriResult {
   const query = attributes(question < 0 ? "" : rest.slice(question + 1), "&", "query");
   if (typeof query === "string") return { ok: false, reason: query };
   const both = [...path.keys()].find((name) => query.has(name));
-  if (both) return { ok: false, reason: `the attribute "${both}" is repeated` };
+  if (both) {
+    const quoted = quotedAttribute(both);
+    return {
+      ok: false,
+      reason: quoted ? `the attribute ${quoted} is repeated` : `an attribute is repeated (${UNENCODED_HINT})`,
+    };
+  }
   return { ok: true, uri: { path, query } };
 }
 

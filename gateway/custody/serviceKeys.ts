@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { CUSTODY_KEYS, type CustodyKey } from "../config/custodySettings";
 import type { Config } from "../config/schema";
+import { CustodyError } from "./custodyError";
 import type { CustodySigner } from "./custodySigner";
 import { type KeySigner, type SignatureLog, auditedSigner } from "./keySigner";
 import { type LoadSignerOptions, loadSigner } from "./loadSigner";
@@ -8,7 +9,13 @@ import { type SignerReference, parseSignerReference } from "./signerReference";
 
 /** The custody keys that sign transactions and EIP-1271 answers (every signature logged); the CCIP signer is apart. */
 export type TransactionKey = Exclude<CustodyKey, "ccipSigner">;
-const TRANSACTION_KEYS: readonly TransactionKey[] = ["walletSigner", "sponsorSigner", "relayer", "safeOperator"];
+const TRANSACTION_KEYS: readonly TransactionKey[] = [
+  "walletSigner",
+  "sponsorSigner",
+  "relayer",
+  "safeOperator",
+  "previousSafeOperator",
+];
 
 /** The address of each transaction key the deployment has: what the API needs to know of them, without the keys. */
 export type KeyAddresses = Readonly<Partial<Record<TransactionKey, string>>>;
@@ -41,6 +48,8 @@ function rawKeyOf(config: Config, key: CustodyKey): string | undefined {
       return config.relayerKey;
     case "safeOperator":
       return config.safe.operatorKey;
+    case "previousSafeOperator":
+      return config.safe.previousOperatorKey;
     case "ccipSigner":
       return config.ens.signerKeys[0];
   }
@@ -95,4 +104,17 @@ export async function loadCcipSigner(
 ): Promise<CustodySigner | undefined> {
   const reference = keyReference(config, "ccipSigner");
   return reference ? loadSigner(reference, options) : undefined;
+}
+
+/**
+ * Throws when the CCIP signer is one of the transaction keys (the same key under two settings): every HTTP worker of a
+ * cluster holds the CCIP signer, and its signatures are not logged (design §1.6, §1.8).
+ */
+export function checkCcipSignerApart(addresses: KeyAddresses, ccipSigner: string | undefined): void {
+  const same = TRANSACTION_KEYS.find((key) => ccipSigner !== undefined && addresses[key] === ccipSigner);
+  if (same === undefined) return;
+  const { reference } = CUSTODY_KEYS.find((entry) => entry.key === same)!;
+  throw new CustodyError(
+    `CCIP_SIGNER: the CCIP signer is ${reference}'s key; give the ENS gateway a key of its own (every HTTP worker holds it, and its signatures are not logged)`,
+  );
 }

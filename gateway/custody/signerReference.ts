@@ -1,5 +1,5 @@
 import { CustodyError } from "./custodyError";
-import { formatPkcs11Path, parsePkcs11Uri } from "./pkcs11Uri";
+import { UNENCODED_HINT, formatPkcs11Path, parsePkcs11Uri, quotedAttribute } from "./pkcs11Uri";
 
 /** Where a token's user PIN comes from: a file (RFC 7512 pin-source) or the URI itself (pin-value). */
 export type PinSource =
@@ -61,13 +61,17 @@ function parsePkcs11(setting: string, value: string, options: SignerReferenceOpt
   const parsed = parsePkcs11Uri(value);
   if (!parsed.ok) return fail(`not a valid PKCS#11 URI: ${parsed.reason}`);
   const { path, query } = parsed.uri;
-  for (const name of path.keys()) {
-    if (!PATH_ATTRIBUTES.has(name)) fail(`the PKCS#11 URI attribute "${name}" is not supported (use token and object)`);
-  }
+  const unsupported = (name: string, use: string): never => {
+    const quoted = quotedAttribute(name);
+    return fail(
+      quoted
+        ? `the PKCS#11 URI attribute ${quoted} is not supported (use ${use})`
+        : `the PKCS#11 URI has an attribute that is not RFC 7512's (use ${use}; ${UNENCODED_HINT})`,
+    );
+  };
+  for (const name of path.keys()) if (!PATH_ATTRIBUTES.has(name)) unsupported(name, "token and object");
   for (const name of query.keys()) {
-    if (!QUERY_ATTRIBUTES.has(name)) {
-      fail(`the PKCS#11 URI attribute "${name}" is not supported (use module-path, pin-source or pin-value)`);
-    }
+    if (!QUERY_ATTRIBUTES.has(name)) unsupported(name, "module-path, pin-source or pin-value");
   }
   const token = path.get("token") ?? fail("the PKCS#11 URI needs token=<token label>");
   const object = path.get("object") ?? fail("the PKCS#11 URI needs object=<key label>");

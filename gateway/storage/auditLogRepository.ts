@@ -1,4 +1,4 @@
-import type { AuditRow, SignatureAuditEntry } from "../custody/audit/signatureAudit";
+import type { AuditRow, SignatureAuditEntry, SignaturePurpose } from "../custody/audit/signatureAudit";
 
 /** The signature audit log: an append-only, hash-chained table of every custody signature (design §1.8). */
 export interface AuditLogRepository {
@@ -15,6 +15,8 @@ export interface AuditLogRepository {
   rows(options?: { readonly afterSeq?: number }): AsyncIterable<AuditRow>;
   /** The newest row, if any. */
   head(): Promise<AuditRow | undefined>;
+  /** The newest row of one of `purposes`, if any: which key signed that kind of thing last. */
+  newestOf(purposes: readonly SignaturePurpose[]): Promise<AuditRow | undefined>;
   /** The highest seq ever given out, a deleted row's included (0 before the first append). */
   highestSeq(): Promise<number>;
 }

@@ -23,4 +23,8 @@ export interface SafesRepository {
   find(chain: string, address: string): Promise<SafeRecord | undefined>;
   /** An app's Safes on a chain, oldest first, `limit` from after `cursor`. */
   list(appId: string, chain: string, limit: number, cursor?: SafesCursor): Promise<SafeRecord[]>;
+  /** Every Safe on a chain whose recorded owners include `owner`, oldest first (every app's). */
+  ownedBy(chain: string, owner: string): Promise<SafeRecord[]>;
+  /** Records that `previous` was swapped for `next` among a Safe's owners (as its swapOwner did on chain). */
+  replaceOwner(chain: string, address: string, previous: string, next: string): Promise<void>;
 }

@@ -17,6 +17,8 @@ export interface TransactionsRepository {
   due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
   /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */
   submitted(chain: string): Promise<TxRecord[]>;
+  /** A chain's requests not final that were built at least once (a signed build of theirs may still run), oldest first. */
+  built(chain: string): Promise<TxRecord[]>;
   /** Records a request's signed UserOperation as submitted, before it is sent (external bundler). */
   markSubmitted(op: BuiltUserOp): Promise<void>;
   /** Records a bundle and its operations as submitted in one transaction, before it is broadcast. */

@@ -3,6 +3,7 @@ import { ProviderName, type ProviderVerification } from "../../gateway/identity/
 import { AppName } from "../../gateway/auth/app";
 import { MaintenanceMessage } from "../../gateway/config/maintenance";
 import { AUDIT_OPTIONS, AUDIT_USAGE, type AuditCommand, type AuditOptions, parseAuditCommand } from "./auditArgs";
+import { KEYS_USAGE, type KeysCommand, parseKeysCommand } from "./keysArgs";
 import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import { PROVIDER_OPTIONS, type ProviderOptions, providerVerification } from "./providerArgs";
 import { UsageError, issues } from "./usageError";
@@ -44,6 +45,7 @@ ${POLICY_USAGE}
   maintenance status
 ${DUST_USAGE}
 ${AUDIT_USAGE}
+${KEYS_USAGE}
 
 Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.
 HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
@@ -71,7 +73,8 @@ export type AdminCommand =
   | { readonly kind: "maintenance off" }
   | { readonly kind: "maintenance status" }
   | { readonly kind: "dust"; readonly command: DustCommand }
-  | { readonly kind: "audit"; readonly command: AuditCommand };
+  | { readonly kind: "audit"; readonly command: AuditCommand }
+  | { readonly kind: "keys"; readonly command: KeysCommand };
 
 /** The outcome of reading the command line: a command and database path, or what was wrong with it. */
 export type ParsedAdminArgs =
@@ -136,6 +139,7 @@ function toCommand(
   const [group, action, ...rest] = positionals;
   if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
   if (group === "audit") return { kind: "audit", command: parseAuditCommand(action, rest, values) };
+  if (group === "keys") return { kind: "keys", command: parseKeysCommand(action, rest) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
     if (rest.length !== count) throw new UsageError(`"${line}" takes ${count} argument(s), got ${rest.length}`);

@@ -41,7 +41,7 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
   const database = await (deps.openDatabase ?? openDatabase)(parsed.dbPath);
   try {
     const repositories = createRepositories(database.db, deps.clock, { secrets });
-    return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock);
+    return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock, deps.env);
   } finally {
     await database.close();
   }

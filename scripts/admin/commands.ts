@@ -9,6 +9,7 @@ import { PolicyUsageError, changedPolicy } from "./policyArgs";
 import { formatRate } from "../../gateway/policy/policySettings";
 import { runDustCommand } from "./dustCommands";
 import { runAuditCommand } from "./auditCommands";
+import { KeysCommandError, runKeysCommand } from "./keysCommands";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -67,8 +68,13 @@ export async function runAdminCommand(
   repos: Repositories,
   output: AdminOutput,
   clock: () => Date = () => new Date(),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<number> {
   try {
+    if (command.kind === "keys") {
+      await runKeysCommand(command.command, repos, env, output, clock);
+      return EXIT.ok;
+    }
     if (command.kind === "audit") {
       return (await runAuditCommand(command.command, repos.auditLog, output)) ? EXIT.ok : EXIT.failed;
     }
@@ -85,6 +91,10 @@ export async function runAdminCommand(
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
+    if (error instanceof KeysCommandError) {
+      output.err(`Error: ${error.message}`);
+      return EXIT.failed;
+    }
     if (!(error instanceof NotFoundError)) throw error;
     output.err(`Error: ${error.message}`);
     return EXIT.notFound;
@@ -92,7 +102,7 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: Exclude<AdminCommand, { kind: "dust" | "audit" }>,
+  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" }>,
   { apps, settings, providers }: Repositories,
   output: AdminOutput,
 ): Promise<void> {

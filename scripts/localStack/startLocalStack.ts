@@ -2,7 +2,7 @@ import path from "node:path";
 import { id, parseEther, parseUnits } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
-import type { CustodyKey } from "../../gateway/config/custodySettings";
+import type { StackKey } from "./devCustody";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
 import { type Deployment, deployIdwallet } from "../deployment/deployIdwallet";
@@ -45,7 +45,7 @@ export interface LocalStack {
   readonly dust: { readonly multicall3: string; readonly ethUsdFeed: string };
   /** Each custody key's address, and in HSM mode the token's directory and label. */
   readonly custody: {
-    readonly addresses: Readonly<Record<CustodyKey, string>>;
+    readonly addresses: Readonly<Record<StackKey, string>>;
     readonly hsm?: { readonly dir: string; readonly token: string; readonly configPath: string };
   };
   close(): Promise<void>;

@@ -24,6 +24,7 @@ export const CUSTODY_KEY_LABELS: Readonly<Record<CustodyKey, string>> = {
   sponsorSigner: "sponsor-signer",
   relayer: "relayer",
   safeOperator: "safe-operator",
+  previousSafeOperator: "safe-operator-previous",
   ccipSigner: "ccip-signer",
 };
 

@@ -15,6 +15,14 @@ import { installMulticall3 } from "../../scripts/localStack/multicall3";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
+/** The service's transaction keys (private keys, 0x-hex). */
+export interface ServiceKeys {
+  readonly walletSigner: string;
+  readonly sponsorSigner: string;
+  readonly relayer: string;
+  readonly safeOperator: string;
+}
+
 /** What a test may do to the fresh chain before the operator deploys idwallet on it. */
 export interface ServiceOnChainOptions {
   /** Runs first, on the empty chain: e.g. an outsider deploying some of our contracts ahead of the operator. */
@@ -24,6 +32,8 @@ export interface ServiceOnChainOptions {
    * idwallet.eth at it, and the service's settings name them (the test points the resolver's URLs at the service).
    */
   readonly ens?: boolean;
+  /** Keys of the test's own instead of Hardhat's dev accounts (the relayer's is funded). */
+  readonly keys?: ServiceKeys;
 }
 
 /**
@@ -35,8 +45,8 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
   const chain: ChainNode = await startChainNode("127.0.0.1", 0);
   await options.beforeDeploy?.(chain);
   const admin = await chain.provider.getSigner(0);
-  // The local stack's dev keys, each in the same role.
-  const keys = {
+  // The local stack's dev keys, each in the same role, unless the test brings its own.
+  const keys: ServiceKeys & { readonly ccipSigner?: string } = options.keys ?? {
     walletSigner: devKey(1),
     sponsorSigner: devKey(2),
     relayer: devKey(4),
@@ -44,6 +54,7 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     ...(options.ens ? { ccipSigner: devKey(3) } : {}),
   };
   const relayer = new Wallet(keys.relayer);
+  if (options.keys) await (await admin.sendTransaction({ to: relayer.address, value: parseEther("100") })).wait();
   const deployment: Deployment = await deployIdwallet(admin, {
     admin: await admin.getAddress(),
     walletSigners: [computeAddress(keys.walletSigner)],
@@ -108,11 +119,13 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     deployment,
     safe,
     relayer: relayer.address,
-    /** The private key of each custody key the service's settings hold (dev keys: tests import them elsewhere). */
+    /** The private key of each custody key the service's settings hold. */
     keys,
     /** The test ENS registry, when asked for. */
     ensRegistry,
+    /** The service's database file (the admin CLI's --db). */
     databasePath,
+    appId: app.id,
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
     userToken: async (userId: string) => (await userTokens.issue(userId)).token,

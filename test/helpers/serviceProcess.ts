@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
+import readline from "node:readline";
 
 /** The service's own entry file (gateway/main.ts) running in a child process. */
 export interface ServiceProcess {
   readonly url: string;
+  /** The process started (with WORKERS > 1, the cluster's primary). */
   readonly pid: number;
   /** SIGKILL: the process dies at once, wherever it is, as in a crash or an OOM kill. */
   kill(): Promise<void>;
@@ -24,8 +26,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `gateway/main.ts` with exactly `env` (plus PATH, HOST and a free PORT) and waits until /health answers. */
-export async function startServiceProcess(env: Readonly<Record<string, string>>): Promise<ServiceProcess> {
+/**
+ * Starts `gateway/main.ts` with exactly `env` (plus PATH, HOST and a free PORT) and waits until /health answers.
+ * With `onLine`, its standard output (the JSON log) goes there line by line instead of to the test's.
+ */
+export async function startServiceProcess(
+  env: Readonly<Record<string, string>>,
+  options: { onLine?: (line: string) => void } = {},
+): Promise<ServiceProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
@@ -33,9 +41,10 @@ export async function startServiceProcess(env: Readonly<Record<string, string>>)
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), TEST_DEPLOYMENT: "true", ...env },
-      stdio: "inherit",
+      stdio: options.onLine ? ["ignore", "pipe", "inherit"] : "inherit",
     },
   );
+  if (options.onLine) readline.createInterface({ input: child.stdout! }).on("line", options.onLine);
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -1,4 +1,5 @@
 import { type SafeCall, encodeExecTransaction, safeTxHash, signSafeTx } from "../../safe/safeTransaction";
+import { operatorKeyOf } from "./safeOperatorKey";
 import type { BuiltSafeTx } from "../../transactions/builtOp";
 import type { TxError, SafeTxRecord } from "../../transactions/txRecord";
 import type { TxOutcome } from "../../transactions/txOutcome";
@@ -50,8 +51,10 @@ export async function prepareSafeRelay(
     if (giveUp) return { outcome: failed(tx.error ?? SAFE_NOT_DEPLOYED) };
     return { outcome: retryLater(context, tx, SAFE_NOT_DEPLOYED) };
   }
-  const operator = context.safeOperator;
-  if (!operator) return { outcome: failed({ code: "SAFE_NOT_CONFIGURED", message: "no SAFE_OPERATOR_KEY" }) };
+  if (!context.safeOperator)
+    return { outcome: failed({ code: "SAFE_NOT_CONFIGURED", message: "no SAFE_OPERATOR_KEY" }) };
+  const operator = await operatorKeyOf(context, tx.sender);
+  if (!operator) return { outcome: failed(OPERATOR_NOT_OWNER) };
   const nonce = await safeNonce(context, tx.sender);
   let live = false;
   if (tx.safeNonce !== undefined) {
@@ -88,6 +91,11 @@ export async function prepareSafeRelay(
     },
   };
 }
+
+const OPERATOR_NOT_OWNER: TxError = {
+  code: "SAFE_OPERATOR_NOT_OWNER",
+  message: "the operator's key is no owner of this Safe any more: its other owners removed it",
+};
 
 const SAFE_NOT_DEPLOYED: TxError = {
   code: "SAFE_NOT_DEPLOYED",

@@ -5,6 +5,7 @@ import {
   GENESIS_HASH,
   MalformedAuditRowError,
   type SignatureAuditEntry,
+  type SignaturePurpose,
 } from "../../custody/audit/signatureAudit";
 import type { AuditLogRepository } from "../auditLogRepository";
 import type { DatabaseSchema, SignatureAuditTable } from "../schema";
@@ -100,6 +101,18 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
     const row = await this.db
       .selectFrom("signature_audit")
       .selectAll()
+      .orderBy("seq", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row && toAuditRow(row);
+  }
+
+  async newestOf(purposes: readonly SignaturePurpose[]): Promise<AuditRow | undefined> {
+    if (purposes.length === 0) return undefined;
+    const row = await this.db
+      .selectFrom("signature_audit")
+      .selectAll()
+      .where("purpose", "in", purposes)
       .orderBy("seq", "desc")
       .limit(1)
       .executeTakeFirst();

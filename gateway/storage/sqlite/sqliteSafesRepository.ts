@@ -88,6 +88,37 @@ export class SqliteSafesRepository implements SafesRepository {
     return row && toSafe(row);
   }
 
+  async ownedBy(chain: string, owner: string): Promise<SafeRecord[]> {
+    const rows = await this.db
+      .selectFrom("safes")
+      .selectAll()
+      .where("chain", "=", chain)
+      .orderBy("created_at")
+      .orderBy("address")
+      .execute();
+    const wanted = owner.toLowerCase();
+    return rows.map(toSafe).filter((safe) => safe.owners.some((o) => o.toLowerCase() === wanted));
+  }
+
+  async replaceOwner(chain: string, address: string, previous: string, next: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("safes")
+        .selectAll()
+        .where("chain", "=", chain)
+        .where("address", "=", address)
+        .executeTakeFirst();
+      if (!row) return;
+      const owners = toSafe(row).owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));
+      await trx
+        .updateTable("safes")
+        .set({ owners: JSON.stringify(owners) })
+        .where("chain", "=", chain)
+        .where("address", "=", address)
+        .execute();
+    });
+  }
+
   async list(appId: string, chain: string, limit: number, cursor?: SafesCursor): Promise<SafeRecord[]> {
     let query = this.db.selectFrom("safes").selectAll().where("app_id", "=", appId).where("chain", "=", chain);
     if (cursor) {

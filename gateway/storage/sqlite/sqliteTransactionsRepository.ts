@@ -72,6 +72,18 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     return rows.map(toRecord);
   }
 
+  async built(chain: string): Promise<TxRecord[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "in", ["queued", "submitted"])
+      .where((eb) => eb.or([eb("user_op", "is not", null), eb("safe_tx_hash", "is not", null)]))
+      .orderBy("created_at")
+      .execute();
+    return rows.map(toRecord);
+  }
+
   async markSubmitted(op: BuiltUserOp): Promise<void> {
     await this.db.transaction().execute((trx) => this.submitOp(trx, op, null));
   }

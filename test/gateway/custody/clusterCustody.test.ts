@@ -67,6 +67,16 @@ describe("custody in a cluster: HTTP workers hold no transaction key", () => {
     expect(records.map((r) => [r.purpose, r.userId, r.digest])).to.deep.equal([["eip1271", ALICE, digest]]);
   });
 
+  it("logs the canonical user id the primary derived the wallet from, whatever spelling a compromised worker sent", async () => {
+    const records: SignatureRecord[] = [];
+    const { worker } = workerAndPrimary(records);
+    await worker.walletMessages!.signWalletMessage(aliceWallet, HASH, {
+      appId: "app",
+      userId: " TEL:+1 (415) 555-0100",
+    });
+    expect(records.map((r) => r.userId)).to.deep.equal([ALICE]);
+  });
+
   it("refuses, as the primary, to sign for a wallet that is not the user id's (a compromised worker)", async () => {
     const records: SignatureRecord[] = [];
     const { worker } = workerAndPrimary(records);

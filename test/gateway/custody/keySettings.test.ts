@@ -1,4 +1,7 @@
 import { expect } from "chai";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pino from "pino";
 import { ConfigError, loadConfig } from "../../../gateway/config/load";
 import { createEnvKeySigner } from "../../../gateway/custody/envKey";
@@ -46,6 +49,13 @@ describe("custody key settings", () => {
     ).to.equal(undefined);
   });
 
+  it("refuses raw keys on a deployment with no chain at all: its EIP-1271 and ENS answers hold on every real chain", () => {
+    const signingOnly = { ...PRODUCTION, RPC_URL_MATIC: "", WALLET_SIGNER_KEY: KEY };
+    expect(refusal(signingOnly)).to.include("WALLET_SIGNER_KEY: raw keys in the environment (WALLET_SIGNER_KEY)");
+    expect(refusal({ ...signingOnly, RAW_KEYS_ALLOWED: "true" })).to.equal(undefined);
+    expect(refusal({ ...signingOnly, TEST_DEPLOYMENT: "true" })).to.equal(undefined);
+  });
+
   it("takes a key in custody on a real chain, and refuses it beside a raw copy of the same key", () => {
     expect(refusal({ ...PRODUCTION, WALLET_SIGNER: PKCS11 })).to.equal(undefined);
     expect(
@@ -59,6 +69,21 @@ describe("custody key settings", () => {
     expect(refusal({ ...PRODUCTION, RELAYER_SIGNER: "vault:relayer" })).to.include(
       "RELAYER_SIGNER: pkcs11:<RFC 7512 URI>",
     );
+  });
+
+  it("never quotes a key from a CONFIG_FILE that is not JSON", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "idwallet-config-"));
+    try {
+      for (const text of [`{"walletSignerKey": ${KEY.slice(2)}}`, `WALLET_SIGNER_KEY=${KEY}\n`]) {
+        const file = path.join(dir, "config.json");
+        writeFileSync(file, text);
+        const message = refusal({ ...PRODUCTION, CONFIG_FILE: file })!;
+        expect(message).to.match(/^CONFIG_FILE .*config\.json: not valid JSON/);
+        expect(message).to.not.include(KEY.slice(2, 8)).and.not.include("WALLET_SIG");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads each key's reference: the reference setting first, else the raw key, with PKCS11_MODULE as the default module", () => {

@@ -125,6 +125,22 @@ describe("custody: signer references", () => {
       const message = refusal("pkcs11:token=t;object=o;id=1?pin-value=s3cret-PIN");
       expect(message).to.not.include("s3cret");
     });
+
+    it("never quotes a piece of a PIN whose & or ; was not percent-encoded (it reads as an attribute's name)", () => {
+      for (const value of [
+        "pkcs11:token=t;object=o?pin-value=4711&s3cretTail",
+        "pkcs11:token=t;object=o?pin-value=4711&s3cretTail=x",
+        "pkcs11:token=t;object=o?pin-value=4711&s3cretTail=x&s3cretTail=y",
+        "pkcs11:token=t;object=o;pin-value=4711;s3cretTail?module-path=/m",
+      ]) {
+        const message = refusal(value)!;
+        expect(message, value).to.match(/^RELAYER_KEY: /);
+        expect(message, value).to.not.include("s3cret").and.not.include("4711");
+      }
+      expect(refusal("pkcs11:token=t;object=o?pin-value=4711&s3cretTail")).to.equal(
+        "RELAYER_KEY: not a valid PKCS#11 URI: a query attribute has no value (a & or ; in a value is written %26 or %3B)",
+      );
+    });
   });
 
   describe("keystore:", () => {

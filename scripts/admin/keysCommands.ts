@@ -1,0 +1,116 @@
+import { JsonRpcProvider, Wallet, getAddress, isAddress } from "ethers";
+import { strandedBy } from "../../gateway/custody/walletSignerRotation";
+import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
+import type { Repositories } from "../../gateway/storage/repositories";
+import type { TransactionsRepository } from "../../gateway/storage/transactionsRepository";
+import { OwnerAccount__factory } from "../../typechain-types";
+import type { KeysCommand } from "./keysArgs";
+import { rotateSafeOperator } from "./safeOperatorRotation";
+
+/** Where a key command writes: results on `out`, refusals on `err`. */
+interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A key command that cannot be carried out as asked; nothing was sent. */
+export class KeysCommandError extends Error {
+  override readonly name = "KeysCommandError";
+}
+
+/** The chain's RPC URL, from the environment the service reads too. */
+function rpcUrlOf(chain: string, env: NodeJS.ProcessEnv): string {
+  const setting = `RPC_URL_${chain.toUpperCase().replace(/-/g, "_")}`;
+  const rpcUrl = env[setting];
+  if (!rpcUrl) throw new KeysCommandError(`${setting} is not set`);
+  return rpcUrl;
+}
+
+/** Runs one key command against the chain and the database. */
+export async function runKeysCommand(
+  command: KeysCommand,
+  repos: Pick<Repositories, "transactions" | "safes" | "auditLog">,
+  env: NodeJS.ProcessEnv,
+  output: Output,
+  clock: () => Date,
+): Promise<void> {
+  const provider = new JsonRpcProvider(rpcUrlOf(command.chain, env), undefined, { staticNetwork: true });
+  try {
+    if (command.kind === "rotate-safe-operator") {
+      const done = await rotateSafeOperator({ provider, ...repos }, command.chain, command.previous, command.next);
+      output.out(
+        `${done.swapped} Safe(s) now owned by ${command.next} and recorded so; ${done.pending.length} swap(s) queued ` +
+          `or in flight${done.pending.length > 0 ? " (run this again once they are included)" : ""}`,
+      );
+      if (done.failed.length > 0) output.err(`swaps failed again and again for: ${done.failed.join(", ")}`);
+      if (done.lost.length > 0)
+        output.err(`the operator owns these no more (their owners removed it): ${done.lost.join(", ")}`);
+      return;
+    }
+    await changeWalletSigner(command, provider, repos, env, output, clock);
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
+ * Rotates the owner account's signer set on one chain (README "Keys and custody"): adds a new wallet signer, or
+ * retires an old one once nothing in flight needs it. Wallet addresses never move: they depend on the factory and
+ * the user id, not on any signer. Sends with ADMIN_PRIVATE_KEY when it is the owner account's admin; otherwise prints
+ * the transaction for the admin (a cold key, a multisig) to send.
+ */
+async function changeWalletSigner(
+  command: Extract<KeysCommand, { signer: string }>,
+  provider: JsonRpcProvider,
+  repos: { transactions: Pick<TransactionsRepository, "built">; auditLog: Pick<AuditLogRepository, "newestOf"> },
+  env: NodeJS.ProcessEnv,
+  output: Output,
+  clock: () => Date,
+): Promise<void> {
+  const configured = env.CONTRACT_OWNER_ACCOUNT;
+  if (!configured || !isAddress(configured)) throw new KeysCommandError("CONTRACT_OWNER_ACCOUNT is not set");
+  const ownerAccount = getAddress(configured);
+  const owner = OwnerAccount__factory.connect(ownerAccount, provider);
+  const isSigner = await owner.isSigner(command.signer);
+  if (command.kind === "add-wallet-signer") {
+    if (isSigner) return output.out(`${command.signer} already signs for the wallets on ${command.chain}`);
+  } else {
+    if (!isSigner) return output.out(`${command.signer} does not sign for the wallets on ${command.chain}`);
+    const stranded = strandedBy(await repos.transactions.built(command.chain), command.signer, clock());
+    if (stranded.length > 0) {
+      throw new KeysCommandError(
+        `${stranded.length} request(s) in flight on ${command.chain} carry an operation ${command.signer} signed ` +
+          `(${stranded.map((tx) => tx.id).join(", ")}); run the service with the new WALLET_SIGNER and retry once ` +
+          "they are included or built again",
+      );
+    }
+    // The service's wallet key is the one its latest wallet signature names. Removing it (the only signer, or the old
+    // one before the restart on the new) would have every wallet refuse the service's signatures from then on.
+    const latest = await repos.auditLog.newestOf(["userOperation", "eip1271"]);
+    if (latest !== undefined && getAddress(latest.signer) === command.signer) {
+      throw new KeysCommandError(
+        `the service still signs with ${command.signer} (its latest wallet signature, audit row ${latest.seq} at ` +
+          `${latest.at}); restart it with the new WALLET_SIGNER and retry once it has signed with that key`,
+      );
+    }
+  }
+  const data =
+    command.kind === "add-wallet-signer"
+      ? owner.interface.encodeFunctionData("addSigner", [command.signer])
+      : owner.interface.encodeFunctionData("removeSigner", [command.signer]);
+  const admin = await owner.owner();
+  const adminKey = env.ADMIN_PRIVATE_KEY;
+  if (!adminKey) return output.out(`admin ${admin} must send on ${command.chain}: to ${ownerAccount} data ${data}`);
+  const sender = new Wallet(adminKey, provider);
+  if (sender.address !== admin) {
+    throw new KeysCommandError(`ADMIN_PRIVATE_KEY is ${sender.address}, not the owner account's admin ${admin}`);
+  }
+  const sent = await sender.sendTransaction({ to: ownerAccount, data });
+  const receipt = await sent.wait();
+  if (receipt?.status !== 1) throw new KeysCommandError(`the admin transaction ${sent.hash} reverted`);
+  output.out(
+    command.kind === "add-wallet-signer"
+      ? `${command.signer} now signs for the wallets on ${command.chain} (${sent.hash})`
+      : `${command.signer} no longer signs for the wallets on ${command.chain} (${sent.hash})`,
+  );
+}

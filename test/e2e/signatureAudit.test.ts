@@ -1,0 +1,234 @@
+import BetterSqlite3 from "better-sqlite3";
+import { expect } from "chai";
+import {
+  Interface,
+  type Result,
+  Transaction,
+  Wallet,
+  getBytes,
+  hashMessage,
+  id,
+  parseEther,
+  recoverAddress,
+} from "ethers";
+import { parseUserId } from "../../gateway/identity/userId";
+import { walletSalt } from "../../gateway/identity/walletAddress";
+import {
+  IEntryPoint__factory,
+  KernelAccountFactory__factory,
+  KernelAccount__factory,
+  SponsorPaymaster__factory,
+  TestTarget__factory,
+} from "../../typechain-types";
+import type { PackedUserOperationStruct } from "../../typechain-types/@account-abstraction/contracts/interfaces/IEntryPoint";
+import {
+  type ClusterService,
+  type KernelSignAnswer,
+  addressesOf,
+  kernelSign,
+  randomServiceKeys,
+  startClusterService,
+  until,
+} from "../helpers/clusterService";
+import { type ExportedRow, admin } from "../helpers/adminCli";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { serviceRequests } from "../helpers/serviceRequests";
+import { tamperWith } from "../gateway/custody/auditBuilders";
+
+const USER = "tel:14155552671";
+const SAFE = new Interface([
+  "function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)",
+  "event ExecutionSuccess(bytes32 indexed txHash, uint256 payment)",
+]);
+
+describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit verify and export on its database)", function () {
+  this.timeout(180_000);
+  const keys = randomServiceKeys();
+  const signers = addressesOf(keys);
+  /** The key each purpose is signed with. */
+  const signerOf: Record<string, string> = {
+    userOperation: signers.walletSigner,
+    eip1271: signers.walletSigner,
+    sponsorship: signers.sponsorSigner,
+    relayerTransaction: signers.relayer,
+    safeTransaction: signers.safeOperator,
+  };
+  let setup: Awaited<ReturnType<typeof prepareServiceOnChain>>;
+  let cluster: ClusterService | undefined;
+  const answers: { answer: KernelSignAnswer; hash: string; chain?: string }[] = [];
+  let rows: ExportedRow[];
+
+  /** The phone user's EIP-1271 answer for `hash`, asked of a worker. */
+  const sign = async (hash: string, chain?: string) => {
+    const { answer } = await kernelSign(cluster!, setup, {
+      userId: "tel:+1 415 555 2671",
+      canonical: USER,
+      hash,
+      chain,
+    });
+    answers.push({ answer, hash, ...(chain ? { chain } : {}) });
+  };
+  /** A Safe created by the service, funded, and paid out of: the Safe operator signs the payout. */
+  const safePayout = async () => {
+    const settled = async (safe: string, txUuid: string) => {
+      let status = "";
+      await until(async () => {
+        status = (await cluster!.api("GET", `/v1/localhost/account/${safe}/tx/${txUuid}`)).body.status as string;
+        return status === "included" || status === "failed";
+      }, "the Safe request");
+      return status;
+    };
+    const created = await cluster!.api("POST", "/v1/localhost/account", { signers: [Wallet.createRandom().address] });
+    const safe = created.body.address as string;
+    expect(await settled(safe, created.body.txUuid as string)).to.equal("included");
+    await (
+      await (await setup.chain.provider.getSigner(0)).sendTransaction({ to: safe, value: parseEther("1") })
+    ).wait();
+    const payee = Wallet.createRandom().address;
+    const payout = await cluster!.api("POST", `/v1/localhost/account/${safe}/payout/transfer`, {
+      to: payee,
+      amount: "12345",
+    });
+    expect(await settled(safe, payout.body.txUuid as string)).to.equal("included");
+    expect(await setup.chain.provider.getBalance(payee)).to.equal(12345n);
+  };
+
+  before(async () => {
+    setup = await prepareServiceOnChain({ keys });
+    cluster = await startClusterService(setup);
+    // EIP-1271 answers for the wallet before and after it is deployed, a transaction, a Safe payout: every purpose.
+    await sign(id("before deployment"));
+    const admin0 = await setup.chain.provider.getSigner(0);
+    const factory = KernelAccountFactory__factory.connect(setup.deployment.contracts.kernelFactory, admin0);
+    await (await factory.createAccount(walletSalt("kernel", parseUserId(USER)))).wait();
+    await sign(id("after deployment"), "localhost");
+    const target = await new TestTarget__factory(admin0).deploy();
+    await target.waitForDeployment();
+    const requests = serviceRequests(cluster.service.url, setup.appToken, setup.userToken);
+    const requestId = await requests.submit(USER, [
+      { to: await target.getAddress(), data: target.interface.encodeFunctionData("record", [1]) },
+    ]);
+    expect(await requests.final(requestId)).to.include({ status: "included", success: true });
+    await safePayout();
+    await cluster.service.stop();
+    cluster = undefined;
+  });
+  after(async () => {
+    await cluster?.service.stop();
+    await setup?.chain.close();
+  });
+
+  it("audit verify exits 0 printing the rows and the head hash; audit export prints each row as one JSON line, the last the head", async () => {
+    const verified = await admin(setup.databasePath, "audit", "verify");
+    expect(verified.code, verified.err).to.equal(0);
+    const [, count, headSeq, head] = /verifies: (\d+) row\(s\)\.\nHead: seq (\d+) hash (0x[0-9a-f]{64})/.exec(
+      verified.out,
+    )!;
+    const exported = await admin(setup.databasePath, "audit", "export");
+    expect(exported.code, exported.err).to.equal(0);
+    rows = exported.out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as ExportedRow);
+    const db = new BetterSqlite3(setup.databasePath, { readonly: true });
+    const stored = (db.prepare("select count(*) as n from signature_audit").get() as { n: number }).n;
+    db.close();
+    expect([rows.length, Number(count), Number(headSeq)]).to.deep.equal([stored, stored, stored]);
+    expect(rows.map((row) => row.seq)).to.deep.equal(Array.from({ length: stored }, (_, i) => i + 1));
+    expect(rows.at(-1)!.hash).to.equal(head);
+  });
+
+  it("every row is signed by its purpose's key, and its signature recovers to that key over its digest", () => {
+    expect(new Set(rows.map((row) => row.purpose))).to.deep.equal(new Set(Object.keys(signerOf)));
+    for (const row of rows) {
+      expect(row.signer, `row ${row.seq}`).to.equal(signerOf[row.purpose]);
+      expect(recoverAddress(row.digest, row.signature), `row ${row.seq}`).to.equal(row.signer);
+    }
+  });
+
+  it("each EIP-1271 answer given out is a row, under the app and the canonical user id, over the wallet's replay-safe hash", async () => {
+    const wallet = KernelAccount__factory.connect(answers[0]!.answer.accountAddress, setup.chain.provider);
+    for (const { answer, hash, chain } of answers) {
+      const digest = await wallet.replaySafeHash(hash);
+      const row = rows.find((r) => r.purpose === "eip1271" && r.digest === digest);
+      expect(row, `the answer for ${hash}`).to.deep.include({
+        signature: answer.erc1271Signature.toLowerCase(),
+        appId: setup.appId,
+        userId: USER,
+        ...(chain ? { chain } : {}),
+      });
+      if (!chain) expect(row).not.to.have.property("chain");
+    }
+  });
+
+  it("each relayer transaction on chain is a row, and so is every operation, sponsorship and Safe signature in it", async () => {
+    const provider = setup.chain.provider;
+    const entryPoint = IEntryPoint__factory.connect(setup.deployment.contracts.entryPoint, provider);
+    const paymaster = SponsorPaymaster__factory.connect(setup.deployment.contracts.sponsorPaymaster, provider);
+    /** The row that logged `signature` over `digest` for `purpose`; fails if there is none. */
+    const rowOf = (purpose: string, digest: string, signature: string) => {
+      const row = rows.find(
+        (r) => r.purpose === purpose && r.digest === digest && r.signature === signature.toLowerCase(),
+      );
+      expect(row, `${purpose} over ${digest} is not in the log`).not.to.equal(undefined);
+      return row!;
+    };
+    const seen = { relayerTransaction: 0, userOperation: 0, safeTransaction: 0 };
+    for (let n = 0; n <= (await provider.getBlockNumber()); n++) {
+      for (const tx of (await provider.getBlock(n, true))!.prefetchedTransactions) {
+        if (tx.from !== signers.relayer) continue;
+        const signed = Transaction.from(tx);
+        expect(rowOf("relayerTransaction", signed.unsignedHash, signed.signature!.serialized).chain).to.equal(
+          "localhost",
+        );
+        seen.relayerTransaction += 1;
+        const ops =
+          tx.to === entryPoint.target
+            ? (entryPoint.interface.decodeFunctionData("handleOps", tx.data)[0] as Result)
+            : [];
+        for (const op of ops.map((o: Result) => o.toObject() as PackedUserOperationStruct)) {
+          const opHash = await entryPoint.getUserOpHash(op);
+          const [validUntil, validAfter, sponsorSignature] = await paymaster.parsePaymasterData(op.paymasterAndData);
+          const sponsorship = await paymaster.getHash(op, validUntil, validAfter);
+          for (const row of [
+            rowOf("userOperation", hashMessage(getBytes(opHash)), op.signature as string),
+            rowOf("sponsorship", hashMessage(getBytes(sponsorship)), sponsorSignature),
+          ]) {
+            expect(row).to.deep.include({ appId: setup.appId, userId: USER, chain: "localhost" });
+          }
+          seen.userOperation += 1;
+        }
+        const receipt = (await provider.getTransactionReceipt(tx.hash))!;
+        const executed = receipt.logs.map((l) => SAFE.parseLog(l)).find((e) => e?.name === "ExecutionSuccess");
+        if (executed) {
+          const { signatures } = SAFE.decodeFunctionData("execTransaction", tx.data);
+          const row = rowOf("safeTransaction", executed.args.txHash as string, signatures as string);
+          expect(row).to.deep.include({ appId: setup.appId, chain: "localhost" });
+          seen.safeTransaction += 1;
+        }
+      }
+    }
+    // The Safe's creation, its payout and the bundle at least; one operation, one Safe transaction.
+    expect(seen.relayerTransaction).to.be.at.least(3);
+    expect([seen.userOperation, seen.safeTransaction]).to.deep.equal([1, 1]);
+  });
+
+  it("an attacker who edits one row's digest in the database file is named: audit verify exits 1 at that row's seq", async () => {
+    const victim = rows.find((row) => row.purpose === "eip1271")!;
+    const edit = (db: BetterSqlite3.Database) =>
+      db.prepare("update signature_audit set digest = ? where seq = ?").run(id("what the thief signed"), victim.seq);
+    // The table refuses the edit; whoever can write the file drops its triggers first.
+    const db = new BetterSqlite3(setup.databasePath);
+    expect(() => edit(db)).to.throw("the signature audit log is append-only");
+    db.close();
+    tamperWith(setup.databasePath, edit);
+
+    const verified = await admin(setup.databasePath, "audit", "verify");
+    expect(verified.code).to.equal(1);
+    expect(verified.out).to.equal("");
+    expect(verified.err).to.include(
+      `Error: the signature audit log is broken at seq ${victim.seq}: the row does not hash to its hash: it was changed ` +
+        `(the ${victim.seq - 1} row(s) before it verify)`,
+    );
+  });
+});
