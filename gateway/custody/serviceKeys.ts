@@ -55,10 +55,6 @@ function rawKeyOf(config: Config, key: CustodyKey): string | undefined {
   }
 }
 
-/** Which transaction keys are configured (not loaded): for deciding what a chain can do before keys are opened. */
-export const configuredKeys = (config: Config): ReadonlySet<TransactionKey> =>
-  new Set(TRANSACTION_KEYS.filter((key) => config.custody[key] !== undefined || rawKeyOf(config, key) !== undefined));
-
 /**
  * Opens every configured transaction key (a token logged in, a keystore decrypted), each behind the signing log. Raw
  * keys a deployment serving real chains runs with (RAW_KEYS_ALLOWED) are warned about, loudly, once per key.

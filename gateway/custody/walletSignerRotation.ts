@@ -7,7 +7,7 @@ import { type TxRecord, type WalletTxRecord, isWalletRecord } from "../transacti
  * Whether `tx`'s last build is an operation signed by `signer` that may still run: signed by it (the owner account
  * checks its signer's raw signature over the EIP-191 digest of the userOpHash), and its sponsorship not over at `now`.
  */
-export function mayRunSignedBy(tx: WalletTxRecord, signer: string, now: Date): boolean {
+function mayRunSignedBy(tx: WalletTxRecord, signer: string, now: Date): boolean {
   if (!tx.userOp || !tx.userOpHash) return false;
   let recovered: string;
   try {

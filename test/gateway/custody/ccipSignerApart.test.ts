@@ -1,40 +1,19 @@
 import { expect } from "chai";
+import { PRODUCTION_ENV, configRefusal } from "../../helpers/productionConfig";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
-import golden from "../../vectors/addresses.json";
-import { ConfigError, loadConfig } from "../../../gateway/config/load";
+import { loadConfig } from "../../../gateway/config/load";
 import { startServer } from "../../../gateway/server";
 
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 const OTHER = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
-const PRODUCTION = {
-  AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
-  CONTRACT_KERNEL_FACTORY: golden.kernelFactory,
-  CONTRACT_BASE_FACTORY: golden.baseFactory,
-  CONTRACT_OWNER_ACCOUNT: golden.baseFactory,
-  SMS_PROVIDER: "http",
-  SMS_HTTP_URL: "https://sms.example/send",
-  SMS_ACCOUNT_SID: "AC0000",
-  SMS_AUTH_TOKEN: "sms-token",
-  SMS_FROM: "+15550000000",
-  RPC_URL_MATIC: "https://polygon.example",
-  PKCS11_MODULE: "/usr/lib/softhsm/libsofthsm2.so",
-};
+const PRODUCTION = { ...PRODUCTION_ENV, PKCS11_MODULE: "/usr/lib/softhsm/libsofthsm2.so" };
 const onToken = (token: string, object: string) =>
   `pkcs11:token=${token};object=${object}?pin-source=file:/run/${token}.pin`;
 
-/** The configuration error `env` gives, or undefined if it loads. */
-function refusal(env: Record<string, string>): string | undefined {
-  try {
-    loadConfig(env);
-    return undefined;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as ConfigError).message;
-  }
-}
+const refusal = configRefusal;
 
 describe("custody: the ENS gateway's key stays apart from the transaction keys (it lives in every HTTP worker)", () => {
   it("refuses, with WORKERS > 1, a CCIP_SIGNER on the token of a transaction key: its PIN would open that key too", () => {

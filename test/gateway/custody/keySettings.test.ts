@@ -1,41 +1,21 @@
 import { expect } from "chai";
+import { PRODUCTION_ENV, configRefusal } from "../../helpers/productionConfig";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
-import { ConfigError, loadConfig } from "../../../gateway/config/load";
+import { loadConfig } from "../../../gateway/config/load";
 import { createEnvKeySigner } from "../../../gateway/custody/envKey";
 import { type SignatureRecord, auditedSigner } from "../../../gateway/custody/keySigner";
 import { keyReference, loadServiceKeys } from "../../../gateway/custody/serviceKeys";
 
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 const OTHER = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
-/** A deployment that serves a real chain (no local chain, no test deployment), with an HTTP SMS provider. */
-const PRODUCTION = {
-  AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
-  CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
-  CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
-  CONTRACT_OWNER_ACCOUNT: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
-  SMS_PROVIDER: "http",
-  SMS_HTTP_URL: "https://sms.example/send",
-  SMS_ACCOUNT_SID: "AC0000",
-  SMS_AUTH_TOKEN: "sms-token",
-  SMS_FROM: "+15550000000",
-  RPC_URL_MATIC: "https://polygon.example",
-};
+const PRODUCTION = { ...PRODUCTION_ENV };
 const PKCS11 =
   "pkcs11:token=idwallet;object=wallet?module-path=/usr/lib/softhsm/libsofthsm2.so&pin-source=file:/run/pin";
 
-/** The configuration error `env` gives, or undefined if it loads. */
-function refusal(env: Record<string, string>): string | undefined {
-  try {
-    loadConfig(env);
-    return undefined;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as ConfigError).message;
-  }
-}
+const refusal = configRefusal;
 
 describe("custody key settings", () => {
   it("refuses raw keys on a deployment that serves a real chain, naming them, unless RAW_KEYS_ALLOWED", () => {
