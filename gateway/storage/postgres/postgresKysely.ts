@@ -26,8 +26,10 @@ export function postgresKysely(url: string): Kysely<DatabaseSchema> {
   const types = new TypeOverrides();
   types.setTypeParser(INT8, parseBigint);
   const pool = new Pool({ connectionString: url, types });
-  // An idle connection that drops (the server restarted) emits `error` on the pool, which would end the process if
-  // nobody listened; pg discards that connection, and the next query opens another or fails where it is awaited.
+  // A connection that drops (the server restarted) emits `error`, which ends the process if nobody listens: on the
+  // pool for an idle one, on the client for one a query holds (the pool listens only while it is idle). The query in
+  // flight fails with the same error where it is awaited; pg discards the connection and the next query opens another.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
 }
