@@ -4,6 +4,7 @@ import path from "node:path";
 import { runMigrations } from "./migrations";
 import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "./privateFiles";
 import type { DatabaseSchema } from "./schema";
+import { isPostgresUrl, postgresKysely } from "./postgres/postgresKysely";
 import { IdwalletSqliteDialect, withStatementCache } from "./sqlite/dialect";
 
 /** An open, fully migrated database and the way to close it. */
@@ -20,8 +21,10 @@ const IN_MEMORY = new Set([":memory:", ""]);
  * migration, and only then returns it: the service never runs against an old schema (design §6).
  * A database it creates is private: its directory 0700, the file 0600, and so its -wal and -shm, which SQLite creates
  * with the database file's mode. An existing one open to group or others is narrowed to 0600, -wal and -shm included.
+ * A `postgres://` URL opens that PostgreSQL database instead, migrated the same way.
  */
 export async function openDatabase(file: string): Promise<Database> {
+  if (isPostgresUrl(file)) return openPostgres(file);
   if (!IN_MEMORY.has(file)) {
     makePrivateDirectory(path.dirname(path.resolve(file)));
     makePrivateFile(file);
@@ -50,6 +53,19 @@ export async function openDatabase(file: string): Promise<Database> {
     // destroy() only closes a handle Kysely has used; close it here in case it never ran a query.
     if (sqlite.open) sqlite.close();
   };
+  try {
+    await runMigrations(db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { db, close };
+}
+
+/** The PostgreSQL database at `url`, migrated before it is returned like a SQLite one. */
+async function openPostgres(url: string): Promise<Database> {
+  const db = postgresKysely(url);
+  const close = () => db.destroy();
   try {
     await runMigrations(db);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { isPostgresUnavailable } from "./postgres/postgresErrors";
 import { isSqliteUnavailable } from "./sqlite/sqliteErrors";
 
 /**
@@ -35,7 +36,8 @@ export class MigrationError extends Error {
 
 /**
  * Whether `error` says the database cannot serve the request now (read-only, full, failing I/O, locked by another
- * writer, cannot be opened) rather than that the request is wrong: the failed write was rolled back, and a retry
+ * writer, cannot be opened or reached) rather than that the request is wrong: the failed write was rolled back, and a retry
  * may succeed.
  */
-export const isStorageUnavailable = (error: unknown): boolean => isSqliteUnavailable(error);
+export const isStorageUnavailable = (error: unknown): boolean =>
+  isSqliteUnavailable(error) || isPostgresUnavailable(error);

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { int64 } from "./dialect";
 
 /**
  * Creates `transactions` (one accepted wallet transaction request and its UserOperation's lifecycle, spec §4.3)
@@ -10,7 +11,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("id", "text", (col) => col.primaryKey())
     .addColumn("chain", "text", (col) => col.notNull())
     .addColumn("relayer", "text", (col) => col.notNull())
-    .addColumn("nonce", "integer", (col) => col.notNull())
+    .addColumn("nonce", int64(db), (col) => col.notNull())
     // JSON array of every version's transaction hash, oldest first; the last one is `raw_tx`.
     .addColumn("tx_hashes", "text", (col) => col.notNull())
     .addColumn("raw_tx", "text", (col) => col.notNull())
@@ -18,7 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("max_priority_fee_per_gas", "text", (col) => col.notNull())
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("mined_tx_hash", "text")
-    .addColumn("block_number", "integer")
+    .addColumn("block_number", int64(db))
     .addColumn("created_at", "text", (col) => col.notNull())
     .addColumn("updated_at", "text", (col) => col.notNull())
     .addColumn("sent_at", "text", (col) => col.notNull())
@@ -46,7 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("user_op_hash", "text")
     .addColumn("bundle_id", "text", (col) => col.references("bundles.id"))
     .addColumn("transaction_hash", "text")
-    .addColumn("block_number", "integer")
+    .addColumn("block_number", int64(db))
     .addColumn("success", "integer")
     .addColumn("error_code", "text")
     .addColumn("error_message", "text")

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { int64 } from "./dialect";
 
 /**
  * Safe accounts (spec §4.10). Creates `safes` (a Safe an app created: where, its owners and the exact deployment
@@ -43,7 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("user_op_hash", "text")
     .addColumn("bundle_id", "text", (col) => col.references("bundles.id"))
     .addColumn("transaction_hash", "text")
-    .addColumn("block_number", "integer")
+    .addColumn("block_number", int64(db))
     .addColumn("success", "integer")
     .addColumn("error_code", "text")
     .addColumn("error_message", "text")
@@ -55,7 +56,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // transaction's EIP-712 hash and nonce.
     .addColumn("safe_action", "text")
     .addColumn("safe_tx_hash", "text")
-    .addColumn("safe_nonce", "integer")
+    .addColumn("safe_nonce", int64(db))
     .addCheckConstraint("transactions_status_check", sql`status in ('queued', 'submitted', 'included', 'failed')`)
     .addCheckConstraint("transactions_account_type_check", sql`account_type in ('kernel', 'base', 'safe')`)
     .addCheckConstraint(

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { float64, int64 } from "./dialect";
 
 /**
  * The dust-order interface (spec §2.8, §4.11): the token list of each chain (what may be swept), where each
@@ -46,11 +47,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "text", (col) => col.notNull())
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("sweep_tx", "text")
-    .addColumn("block_number", "integer")
+    .addColumn("block_number", int64(db))
     // Wei received for the tokens, the USD value and the ETH/USD price at the sweep.
     .addColumn("eth_amount", "text")
-    .addColumn("usd_value", "real")
-    .addColumn("eth_price", "real")
+    .addColumn("usd_value", float64(db))
+    .addColumn("eth_price", float64(db))
     .addColumn("swept_at", "text")
     .addForeignKeyConstraint("dust_orders_token_fk", ["chain", "token"], "dust_tokens", ["chain", "address"])
     .addCheckConstraint("dust_orders_status_check", sql`status in ('open', 'swept', 'cancelled')`)

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { int64 } from "./dialect";
 
 /**
  * Per-app budgets and policies (design §1.7): `apps.policy` holds the operator's settings (JSON, null for the
@@ -10,9 +11,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("apps").addColumn("policy", "text").execute();
   await db.schema
     .alterTable("transactions")
-    .addColumn("reserved_gas", "integer", (col) => col.notNull().defaultTo(0))
+    .addColumn("reserved_gas", int64(db), (col) => col.notNull().defaultTo(0))
     .execute();
-  await db.schema.alterTable("transactions").addColumn("settled_gas", "integer").execute();
+  await db.schema.alterTable("transactions").addColumn("settled_gas", int64(db)).execute();
   // The spend of an app on a chain, and of one of its user ids, over a window: summed at every acceptance.
   await db.schema
     .createIndex("transactions_app_chain_created")

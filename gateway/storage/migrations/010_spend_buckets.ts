@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { int64, isPostgres } from "./dialect";
 
 /**
  * Spend per minute (design §1.7): each app's gas on a chain, and each of its user ids', summed per one-minute bucket
@@ -15,21 +16,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("user_id", "text", (col) => col.notNull())
     .addColumn("chain", "text", (col) => col.notNull())
     // Minutes since the epoch of the requests' acceptance.
-    .addColumn("minute", "integer", (col) => col.notNull())
-    .addColumn("pending_gas", "integer", (col) => col.notNull())
-    .addColumn("settled_gas", "integer", (col) => col.notNull())
+    .addColumn("minute", int64(db), (col) => col.notNull())
+    .addColumn("pending_gas", int64(db), (col) => col.notNull())
+    .addColumn("settled_gas", int64(db), (col) => col.notNull())
     .addPrimaryKeyConstraint("spend_buckets_pk", ["app_id", "scope", "user_id", "chain", "minute"])
     .execute();
   // Unsettled reservations count whatever their age: found without reading the settled past.
   await sql`create index spend_buckets_pending on spend_buckets (app_id, scope, user_id, chain, minute)
     where pending_gas > 0`.execute(db);
+  const postgres = isPostgres(db);
+  // The minute of an ISO-8601 text timestamp; PostgreSQL has no strftime, and needs the scope parameter's type.
+  const minute = postgres
+    ? sql`cast(floor(extract(epoch from cast(created_at as timestamptz)) / 60) as bigint)`
+    : sql`cast(strftime('%s', created_at) as integer) / 60`;
   for (const [scope, userId] of [
     ["app", "''"],
     ["user", "user_id"],
   ] as const) {
+    const scopeValue = postgres ? sql`cast(${scope} as text)` : sql`${scope}`;
     await sql`
       insert into spend_buckets (app_id, scope, user_id, chain, minute, pending_gas, settled_gas)
-      select app_id, ${scope}, ${sql.raw(userId)}, chain, cast(strftime('%s', created_at) as integer) / 60,
+      select app_id, ${scopeValue}, ${sql.raw(userId)}, chain, ${minute},
         sum(case when settled_gas is null then reserved_gas else 0 end), sum(coalesce(settled_gas, 0))
       from transactions
       group by 1, 2, 3, 4, 5`.execute(db);

@@ -54,7 +54,8 @@ export async function reserveSpend(
       .onConflict((oc) =>
         oc
           .columns(["app_id", "scope", "user_id", "chain", "minute"])
-          .doUpdateSet({ pending_gas: sql<number>`pending_gas + ${row.reserved_gas}` }),
+          // Qualified: in PostgreSQL's DO UPDATE a bare column could be the stored row's or `excluded`'s.
+          .doUpdateSet({ pending_gas: sql<number>`spend_buckets.pending_gas + ${row.reserved_gas}` }),
       )
       .execute();
   }

@@ -2,7 +2,10 @@ import type { Kysely } from "kysely";
 import type { RateWindowsRepository } from "../rateWindowsRepository";
 import type { DatabaseSchema } from "../schema";
 
-/** RateWindowsRepository on SQLite: one upsert in a `begin immediate` transaction, atomic across processes. */
+/**
+ * RateWindowsRepository: one upsert in a transaction, atomic across processes (SQLite: `begin immediate`; PostgreSQL:
+ * the upsert's row lock). Dialect-neutral, so PostgreSQL uses it too.
+ */
 export class SqliteRateWindowsRepository implements RateWindowsRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
@@ -14,7 +17,8 @@ export class SqliteRateWindowsRepository implements RateWindowsRepository {
         .insertInto("app_rate_windows")
         .values({ app_id: appId, window_start: start, count: 1 })
         .onConflict((oc) =>
-          oc.columns(["app_id", "window_start"]).doUpdateSet((eb) => ({ count: eb("count", "+", 1) })),
+          // Qualified: in PostgreSQL's DO UPDATE a bare `count` could be the stored row's or `excluded`'s.
+          oc.columns(["app_id", "window_start"]).doUpdateSet((eb) => ({ count: eb("app_rate_windows.count", "+", 1) })),
         )
         .returning("count")
         .executeTakeFirstOrThrow();

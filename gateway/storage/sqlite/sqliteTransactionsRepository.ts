@@ -54,7 +54,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
         from transactions t
         where t.chain = ${chain} and t.status = 'queued'
           and t.sender not in (select s.sender from transactions s where s.chain = ${chain} and s.status = 'submitted')
-      )
+      ) as ranked
       where wallet_rank = 1 and next_attempt_at <= ${now.toISOString()}
       order by created_at, id
       limit ${limit}`.execute(this.db);
@@ -247,7 +247,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
               outcome.gasUsed !== undefined || outcome.spentGas !== undefined
                 ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
                 : outcome.status === "included"
-                  ? sql<number>`max(reserved_gas, spent_gas)`
+                  ? // The larger of the two (SQLite's max(a, b), which PostgreSQL spells greatest).
+                    sql<number>`case when reserved_gas > spent_gas then reserved_gas else spent_gas end`
                   : sql<number>`spent_gas`,
             transaction_hash: outcome.transactionHash ?? null,
             block_number: outcome.blockNumber ?? null,

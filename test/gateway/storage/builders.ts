@@ -34,9 +34,12 @@ export interface TestStore {
   readonly clock: ManualClock;
 }
 
-/** Opens a fresh in-memory store; close it with `store.database.close()`. */
-export async function openTestStore(): Promise<TestStore> {
-  const database = await openDatabase(":memory:");
+/** A fresh, migrated database: SQLite in memory unless a contract suite passes another dialect's. */
+export type OpenTestDatabase = () => Promise<Database>;
+
+/** Opens a fresh store (in-memory SQLite unless `open` says otherwise); close it with `store.database.close()`. */
+export async function openTestStore(open: OpenTestDatabase = () => openDatabase(":memory:")): Promise<TestStore> {
+  const database = await open();
   const clock = manualClock();
   return { database, repos: createRepositories(database.db, clock.now, { secrets: testKeyring() }), clock };
 }

@@ -1,98 +1,16 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { openDatabase } from "../../../gateway/storage/database";
-import { createRepositories } from "../../../gateway/storage/repositories";
-import { type NewSafe } from "../../../gateway/safe/safeRecord";
-import { SafeExistsError } from "../../../gateway/storage/safesRepository";
-import { SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
-import type { NewSafeTx, NewWalletTx } from "../../../gateway/transactions/txRecord";
+import { freshPostgresDatabase } from "../../helpers/postgresServer";
+import { freshSafesStore, safesRepositoryContract } from "./contract/safesRepositoryContract";
 
-const NOW = new Date("2026-11-22T12:00:00Z");
-const SAFE = "0x5AFE000000000000000000000000000000000001";
+safesRepositoryContract("SQLite", () => openDatabase(":memory:"));
+safesRepositoryContract("PostgreSQL", async () => openDatabase(await freshPostgresDatabase("safes")));
 
-async function fresh() {
-  const database = await openDatabase(":memory:");
-  const repos = createRepositories(database.db, () => NOW);
-  const { app } = await repos.apps.create({ name: "acme" });
-  const newSafe = (address = SAFE): NewSafe => ({
-    chain: "localhost",
-    address,
-    appId: app.id,
-    owners: ["0x00000000000000000000000000000000000000A1"],
-    saltNonce: 7n,
-    singleton: "0x1000000000000000000000000000000000000001",
-    proxyFactory: "0x1000000000000000000000000000000000000002",
-    fallbackHandler: "0x1000000000000000000000000000000000000003",
-  });
-  const newTx = (sender: string, extra: Partial<NewSafeTx> = {}): NewSafeTx => ({
-    appId: app.id,
-    accountType: "safe",
-    chain: "localhost",
-    sender,
-    calls: [{ to: "0x1000000000000000000000000000000000000002", value: 0n, data: "0x" }],
-    delegatecall: false,
-    idempotencyKey: undefined,
-    requestHash: "h",
-    safeAction: "create",
-    reservedGas: 100n,
-    ...extra,
-  });
-  const walletTx = (sender: string, extra: Partial<NewWalletTx> = {}): NewWalletTx => {
-    const { safeAction: _none, ...tx } = newTx(sender);
-    return { ...tx, accountType: "kernel", userId: "acme:alice", ...extra };
-  };
-  const queued = async () => (await repos.transactions.countByStatus()).map((c) => c.count).reduce((a, b) => a + b, 0);
-  return { database, repos, newSafe, newTx, walletTx, queued };
-}
-
-describe("storage: Safe accounts repository (through the group commit of every accepted request)", () => {
-  it("stores a Safe with its deployment request, and answers a retried Idempotency-Key with both", async () => {
-    const { database, repos, newSafe, newTx } = await fresh();
-    const first = await repos.safes.create(newSafe(), newTx(SAFE, { idempotencyKey: "k" }));
-    const again = await repos.safes.create(newSafe(), newTx(SAFE, { idempotencyKey: "k" }));
-    expect([first.created, again.created, again.record.id]).to.deep.equal([true, false, first.record.id]);
-    expect(again.safe).to.deep.equal(first.safe);
-    expect(first.safe).to.deep.include({ deploymentTxId: first.record.id, createdAt: first.record.createdAt });
-    expect(await repos.safes.find("localhost", SAFE)).to.deep.equal(first.safe);
-    await database.close();
-  });
-
-  it("joins wallet requests in arrival order: a key a wallet request took first is answered with that request", async () => {
-    const { database, repos, newSafe, newTx, walletTx, queued } = await fresh();
-    const [wallet, safe] = await Promise.all([
-      repos.transactions.create(walletTx("0xA", { idempotencyKey: "k" })),
-      repos.safes.create(newSafe(), newTx(SAFE, { idempotencyKey: "k" })),
-    ]);
-    expect([wallet.created, safe.created, safe.record.id, safe.safe]).to.deep.equal([
-      true,
-      false,
-      wallet.record.id,
-      undefined,
-    ]);
-    expect(await repos.safes.find("localhost", SAFE)).to.equal(undefined);
-    expect(await queued()).to.equal(1);
-    await database.close();
-  });
-
-  it("refuses a Safe already recorded, or over a spend limit, alone: the rest of its group commits", async () => {
-    const { database, repos, newSafe, newTx, walletTx, queued } = await fresh();
-    const budget = [{ rule: "budget" as const, limitGas: 150n, periodSeconds: 3600 }];
-    const outcomes = await Promise.allSettled([
-      repos.safes.create(newSafe(), newTx(SAFE), budget),
-      repos.safes.create(newSafe(), newTx(SAFE)),
-      repos.safes.create(newSafe("0x5AFE000000000000000000000000000000000002"), newTx("0x5AFE02"), budget),
-      repos.transactions.create(walletTx("0xB")),
-    ]);
-    expect(outcomes.map((o) => o.status)).to.deep.equal(["fulfilled", "rejected", "rejected", "fulfilled"]);
-    expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(SafeExistsError);
-    expect((outcomes[2] as PromiseRejectedResult).reason).to.be.instanceOf(SpendLimitExceededError);
-    expect(await repos.safes.find("localhost", "0x5AFE000000000000000000000000000000000002")).to.equal(undefined);
-    expect(await queued()).to.equal(2);
-    await database.close();
-  });
-
+// SQLite only: the disk fills through SQLite's max_page_count (PostgreSQL needs its own way to fill up).
+describe("storage: Safe accounts repository on a full SQLite database", () => {
   it("storage full: each Safe of a group is stored with its deployment request, or neither is", async () => {
-    const { database, repos, newSafe, newTx, walletTx } = await fresh();
+    const { database, repos, newSafe, newTx, walletTx } = await freshSafesStore(() => openDatabase(":memory:"));
     const { db } = database;
     const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(db);
     await sql.raw(`pragma max_page_count = ${rows[0]!.page_count + 8}`).execute(db);

@@ -1,0 +1,23 @@
+import { type ColumnDataType, type Kysely, PostgresAdapter } from "kysely";
+
+/**
+ * What a migration needs to know of the database it runs on. SQLite stays the reference: on it every migration
+ * still emits the SQL it always did; on PostgreSQL the few types and statements that differ are swapped.
+ */
+export function isPostgres(db: Kysely<unknown>): boolean {
+  // The adapter is how Kysely itself tells dialects apart (getExecutor is public in the typings, marked internal).
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * A 64-bit integer (gas, sums of gas, nonces, block numbers, minutes, sequence numbers): SQLite's `integer` is 64-bit,
+ * PostgreSQL's is 32-bit, so there it is `bigint` (read back as a JavaScript number by the pool's type parser).
+ */
+export function int64(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? "bigint" : "integer";
+}
+
+/** An 8-byte float: SQLite's `real` is one, PostgreSQL's `real` is 4 bytes (`double precision` is 8). */
+export function float64(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? "double precision" : "real";
+}

@@ -1,0 +1,131 @@
+import { expect } from "chai";
+import { type ColumnMetadata, type Kysely, sql } from "kysely";
+import { type Database, openDatabase } from "../../../gateway/storage/database";
+import { freshPostgresDatabase } from "../../helpers/postgresServer";
+
+/**
+ * Each table's columns as `name type null|not-null|key`, the type named the SQLite way so both dialects compare.
+ * Primary key columns say `key`: SQLite lets a text primary key be null (a historical quirk), PostgreSQL does not.
+ */
+async function columnsOf<DB>(db: Kysely<DB>, primaryKeys: ReadonlySet<string>): Promise<Record<string, string[]>> {
+  const asSqlite: Record<string, string> = { int4: "integer", int8: "integer", float8: "real", text: "text" };
+  const tables = await db.introspection.getTables();
+  const describe = (table: string, column: ColumnMetadata) => {
+    const type = asSqlite[column.dataType] ?? column.dataType.toLowerCase();
+    const nullable = primaryKeys.has(`${table}.${column.name}`) ? "key" : column.isNullable ? "null" : "not-null";
+    return `${column.name} ${type} ${nullable}`;
+  };
+  return Object.fromEntries(
+    tables.map((table) => [table.name, table.columns.map((column) => describe(table.name, column)).sort()]).sort(),
+  );
+}
+
+const keySet = (rows: ReadonlyArray<{ t: string; c: string }>) => new Set(rows.map((row) => `${row.t}.${row.c}`));
+
+const sqlitePrimaryKeys = async <DB>(db: Kysely<DB>) =>
+  keySet(
+    (
+      await sql<{ t: string; c: string }>`select m.name as t, p.name as c
+        from sqlite_master m join pragma_table_info(m.name) p where m.type = 'table' and p.pk > 0`.execute(db)
+    ).rows,
+  );
+
+const postgresPrimaryKeys = async <DB>(db: Kysely<DB>) =>
+  keySet(
+    (
+      await sql<{ t: string; c: string }>`select k.table_name as t, k.column_name as c
+        from information_schema.table_constraints tc join information_schema.key_column_usage k
+          on k.constraint_name = tc.constraint_name and k.table_name = tc.table_name
+        where tc.constraint_type = 'PRIMARY KEY' and tc.table_schema = 'public'`.execute(db)
+    ).rows,
+  );
+
+/** A signature_audit row as the repository appends it (it numbers the rows itself). */
+const auditRow = { at: "2025-01-01T00:00:00.000Z", purpose: "p", signer: "s", digest: "d", signature: "x" };
+
+describe("storage: migrations on PostgreSQL", () => {
+  let postgres: Database;
+  let sqlite: Database;
+  before(async function () {
+    this.timeout(60_000);
+    postgres = await openDatabase(await freshPostgresDatabase("migrations"));
+    sqlite = await openDatabase(":memory:");
+  });
+  after(async () => {
+    await postgres?.close();
+    await sqlite?.close();
+  });
+
+  it("creates every table and column SQLite has, with the same types and nullability", async () => {
+    const onPostgres = await columnsOf(postgres.db, await postgresPrimaryKeys(postgres.db));
+    expect(Object.keys(onPostgres)).to.include.members(["apps", "transactions", "signature_audit", "spend_buckets"]);
+    expect(onPostgres).to.deep.equal(await columnsOf(sqlite.db, await sqlitePrimaryKeys(sqlite.db)));
+  });
+
+  it("keeps 64-bit integers 64-bit and reads them back as numbers", async () => {
+    const { rows } = await sql<{ table_name: string; column_name: string }>`
+      select table_name, column_name from information_schema.columns where data_type = 'bigint' order by 1, 2`.execute(
+      postgres.db,
+    );
+    const bigints = rows.map((row) => `${row.table_name}.${row.column_name}`);
+    expect(bigints).to.include.members([
+      "bundles.nonce",
+      "transactions.reserved_gas",
+      "spend_buckets.pending_gas",
+      "signature_audit.seq",
+    ]);
+    const { rows: big } = await sql<{ n: unknown }>`select cast(${2 ** 40} as bigint) as n`.execute(postgres.db);
+    expect(big[0]?.n).to.equal(2 ** 40);
+  });
+
+  it("refuses to edit, delete or truncate the signature audit log (migration 014)", async () => {
+    const { seq } = await postgres.db
+      .insertInto("signature_audit")
+      .values({ ...auditRow, seq: 1, prev_hash: "0", hash: "1" })
+      .returning("seq")
+      .executeTakeFirstOrThrow();
+    expect(seq).to.equal(1);
+    const attempts = [
+      () => postgres.db.updateTable("signature_audit").set({ signature: "forged" }).where("seq", "=", seq).execute(),
+      () => postgres.db.deleteFrom("signature_audit").where("seq", "=", seq).execute(),
+      () => sql`truncate signature_audit`.execute(postgres.db),
+    ];
+    for (const attempt of attempts) {
+      const error = await attempt().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(String(error)).to.match(/append-only/);
+    }
+    const rows = await postgres.db.selectFrom("signature_audit").select(["seq", "signature"]).execute();
+    expect(rows).to.deep.equal([{ seq: 1, signature: "x" }]);
+  });
+
+  it("enforces SQLite's check constraints too", async () => {
+    const now = "2025-01-01T00:00:00.000Z";
+    const app = {
+      name: "a",
+      client_id: "c",
+      secret_hash: "h",
+      created_at: now,
+      updated_at: now,
+      secret_rotated_at: now,
+    };
+    const error = await postgres.db
+      .insertInto("apps")
+      .values({
+        ...app,
+        id: "app_1",
+        status: "paused" as "active",
+        test_mode: 0,
+        delegatecall_granted: 0,
+        secret_generation: 0,
+      })
+      .execute()
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(String(error)).to.match(/apps_status_check/);
+  });
+});
