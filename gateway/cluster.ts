@@ -5,6 +5,7 @@ import { createLogger } from "./http/logging";
 import { type RunningServer, sealStoredSecrets, startServer } from "./server";
 import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import { openDatabase } from "./storage/database";
+import { databaseLocation } from "./config/databaseSetting";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers } from "./bundler/txWorkers";
@@ -77,7 +78,7 @@ function eraseFromStartupEnvironment(settings: readonly string[], logger: Logger
 
 async function startPrimary(config: Config, logger: Logger): Promise<RunningServer> {
   // Migrations, and sealing stored secrets, run once, here, before any worker opens the database.
-  const database = await openDatabase(config.databasePath!);
+  const database = await openDatabase(databaseLocation(config));
   const repositories = createRepositories(database.db, () => new Date(), {
     secrets: createSecretsKeyring(config.secrets),
   });

@@ -22,6 +22,7 @@ import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";
 import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
+import { databaseLocation } from "./config/databaseSetting";
 import type { ProvidersRepository } from "./storage/providersRepository";
 import { createRepositories } from "./storage/repositories";
 import type { WorkerWaker } from "./workerWaker";
@@ -71,7 +72,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (() => new Date());
-  const database = await openDatabase(config.databasePath!);
+  const database = await openDatabase(databaseLocation(config));
   let txWorkers: TxWorkers | undefined;
   let custody: ProcessCustody | undefined;
   let ccipSigner: CustodySigner | undefined;

@@ -1,7 +1,8 @@
 /**
  * `npm start`: the one-command local stack. Chain on 127.0.0.1:8545, API on 127.0.0.1:3000, data under
- * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR. IDWALLET_HSM=1 keeps the dev keys in a SoftHSM2 token
- * under the data directory (made once) and has the service sign through PKCS#11. Ctrl-C stops everything.
+ * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR; DATABASE_URL puts the database on PostgreSQL. IDWALLET_HSM=1
+ * keeps the dev keys in a SoftHSM2 token under the data directory (made once) and has the service sign through
+ * PKCS#11. Ctrl-C stops everything.
  */
 import { startLocalStack } from "./localStack/startLocalStack";
 import { banner } from "./localStack/banner";

@@ -21,6 +21,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["PUBLIC_URL", ["publicUrl"]],
   ["DATA_DIR", ["dataDir"]],
   ["DATABASE_PATH", ["databasePath"]],
+  ["DATABASE_URL", ["databaseUrl"]],
   ["LOG_LEVEL", ["logLevel"]],
   ["BODY_LIMIT", ["bodyLimit"]],
   ["REQUEST_TIMEOUT_MS", ["requestTimeoutMs"]],
@@ -204,7 +205,8 @@ export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): C
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const config = result.data;
-  config.databasePath ??= path.join(config.dataDir, "idwallet.sqlite");
+  // SQLite under DATA_DIR unless DATABASE_URL names a PostgreSQL database.
+  if (config.databaseUrl === undefined) config.databasePath ??= path.join(config.dataDir, "idwallet.sqlite");
   config.sms.outboxPath ??= path.join(config.dataDir, "sms-outbox.jsonl");
   return deepFreeze(config);
 }

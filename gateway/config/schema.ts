@@ -3,6 +3,7 @@ import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
 import { CustodySettings, keySettingProblems } from "./custodySettings";
+import { DatabaseUrl } from "./databaseSetting";
 import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
   ChainConnectionConfig,
@@ -25,6 +26,8 @@ export const ConfigSchema = z
     publicUrl: z.url().optional(),
     dataDir: z.string().min(1).default("data"),
     databasePath: z.string().min(1).optional(),
+    /** PostgreSQL instead of the SQLite file; refused together with DATABASE_PATH (which of the two is meant?). */
+    databaseUrl: DatabaseUrl.optional(),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     bodyLimit: z
       .string()
@@ -216,6 +219,11 @@ export const ConfigSchema = z
       path: ["sms", "provider"],
     },
   )
+  .refine((c) => c.databaseUrl === undefined || c.databasePath === undefined, {
+    message:
+      "DATABASE_URL (PostgreSQL) and DATABASE_PATH (SQLite) are both set: set only the database the service uses",
+    path: ["databaseUrl"],
+  })
   .superRefine((c, ctx) => {
     const problems = keySettingProblems({
       custody: c.custody,

@@ -1,6 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
 import path from "node:path";
+import { redactDatabaseLocation, withoutPassword } from "../config/databaseSetting";
 import { runMigrations } from "./migrations";
 import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "./privateFiles";
 import type { DatabaseSchema } from "./schema";
@@ -62,7 +63,10 @@ export async function openDatabase(file: string): Promise<Database> {
   return { db, close };
 }
 
-/** The PostgreSQL database at `url`, migrated before it is returned like a SQLite one. */
+/**
+ * The PostgreSQL database at `url`, migrated before it is returned like a SQLite one. A failure to reach or migrate it
+ * names the database without its password (the error is logged or printed at start-up).
+ */
 async function openPostgres(url: string): Promise<Database> {
   const db = postgresKysely(url);
   const close = () => db.destroy();
@@ -70,7 +74,8 @@ async function openPostgres(url: string): Promise<Database> {
     await runMigrations(db);
   } catch (error) {
     await close();
-    throw error;
+    const reason = withoutPassword(error instanceof Error ? error.message : String(error), url);
+    throw new Error(`PostgreSQL database ${redactDatabaseLocation(url)}: ${reason}`);
   }
   return { db, close };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../gateway/config/schema";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
@@ -17,9 +18,9 @@ export const DEMO_PROVIDER_AUDIENCE = "idwallet-local";
  * secret, since secrets are stored hashed and can only be shown when they are made.
  */
 export async function prepareDemoApp(
-  config: Pick<Config, "databasePath" | "secrets">,
+  config: Pick<Config, "databasePath" | "databaseUrl" | "secrets">,
 ): Promise<{ clientId: string; clientSecret: string }> {
-  const database = await openDatabase(config.databasePath!);
+  const database = await openDatabase(databaseLocation(config));
   try {
     const secrets = createSecretsKeyring(config.secrets);
     const { apps, providers } = createRepositories(database.db, () => new Date(), { secrets });

@@ -2,6 +2,7 @@ import path from "node:path";
 import { id, parseEther, parseUnits } from "ethers";
 import type { Logger } from "pino";
 import { loadConfig } from "../../gateway/config/load";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 import type { StackKey } from "./devCustody";
 import type { Config } from "../../gateway/config/schema";
 import { type RunningServer, startServer } from "../../gateway/server";
@@ -93,7 +94,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       host: options.host,
       port: options.apiPort,
       dataDir: options.dataDir,
-      databasePath: path.join(options.dataDir, "idwallet.sqlite"),
+      // SQLite in the data directory, unless DATABASE_URL names a PostgreSQL database.
+      ...(options.env?.DATABASE_URL ? {} : { databasePath: path.join(options.dataDir, "idwallet.sqlite") }),
       auth: { tokenSecret: secrets.tokenSecret },
       // SECRETS_KEY from the environment wins: a local stack may run on a copy of a deployment's data.
       ...(options.env?.SECRETS_KEY ? {} : { secrets: { key: secrets.secretsKey } }),
@@ -117,7 +119,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     });
     const demoApp = await prepareDemoApp(config);
-    await prepareDemoDust(config.databasePath!, "localhost", {
+    await prepareDemoDust(databaseLocation(config), "localhost", {
       erc20: demoTokens.erc20,
       ethUsdFeed: ethUsdFeed.address,
     });
