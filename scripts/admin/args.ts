@@ -8,6 +8,15 @@ import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import { PROVIDER_OPTIONS, type ProviderOptions, providerVerification } from "./providerArgs";
 import { UsageError, issues } from "./usageError";
 import {
+  DB_OPTIONS,
+  DB_USAGE,
+  DEFAULT_DATABASE_PATH,
+  type DbCommand,
+  type DbOptions,
+  databaseOf,
+  parseDbCommand,
+} from "./dbArgs";
+import {
   DUST_OPTIONS,
   DUST_USAGE,
   type DustCommand,
@@ -16,11 +25,10 @@ import {
   parseDustCommand,
 } from "./dustArgs";
 
-/** Where the database lives when neither `--db` nor DATABASE_PATH says otherwise (relative to the cwd). */
-export const DEFAULT_DATABASE_PATH = "data/idwallet.sqlite";
+export { DEFAULT_DATABASE_PATH } from "./dbArgs";
 
 /** The usage text, printed on `--help` (stdout) and after a usage error (stderr). */
-export const USAGE = `Usage: admin [--db <path>] <command>
+export const USAGE = `Usage: admin [--db <path or postgres-url>] <command>
 
 Commands:
   apps create <name> [--test-mode]   register an app; prints its client secret once
@@ -46,8 +54,10 @@ ${POLICY_USAGE}
 ${DUST_USAGE}
 ${AUDIT_USAGE}
 ${KEYS_USAGE}
+${DB_USAGE}
 
-Database: --db <path>, else $DATABASE_PATH, else ${DEFAULT_DATABASE_PATH}.
+Database: --db <path or postgres:// URL>, else $DATABASE_URL (PostgreSQL) or $DATABASE_PATH (SQLite; not both),
+else ${DEFAULT_DATABASE_PATH}.
 HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */
@@ -74,14 +84,15 @@ export type AdminCommand =
   | { readonly kind: "maintenance status" }
   | { readonly kind: "dust"; readonly command: DustCommand }
   | { readonly kind: "audit"; readonly command: AuditCommand }
-  | { readonly kind: "keys"; readonly command: KeysCommand };
+  | { readonly kind: "keys"; readonly command: KeysCommand }
+  | { readonly kind: "db"; readonly command: DbCommand };
 
-/** The outcome of reading the command line: a command and database path, or what was wrong with it. */
+/** The outcome of reading the command line: a command and database (file or URL), or what was wrong with it. */
 export type ParsedAdminArgs =
   | { readonly ok: true; readonly dbPath: string; readonly command: AdminCommand }
   | { readonly ok: false; readonly error: string };
 
-/** Reads argv (without node and the script) into a command; `env` supplies DATABASE_PATH. */
+/** Reads argv (without node and the script) into a command; `env` supplies DATABASE_URL or DATABASE_PATH. */
 export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedAdminArgs {
   let parsed;
   try {
@@ -97,15 +108,16 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         ...DUST_OPTIONS,
         ...POLICY_OPTIONS,
         ...AUDIT_OPTIONS,
+        ...DB_OPTIONS,
       },
     });
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   const { values, positionals } = parsed;
-  const dbPath = values.db ?? (env.DATABASE_PATH || DEFAULT_DATABASE_PATH);
-  if (values.help) return { ok: true, dbPath, command: { kind: "help" } };
+  if (values.help) return { ok: true, dbPath: DEFAULT_DATABASE_PATH, command: { kind: "help" } };
   try {
+    const dbPath = databaseOf(values.db, env);
     const command = toCommand(positionals, values);
     // Options are accepted anywhere on the line, so refuse those the chosen command would silently ignore.
     if (values["test-mode"] !== undefined && command.kind !== "apps create") {
@@ -120,6 +132,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     const policyStray = (Object.keys(POLICY_OPTIONS) as (keyof PolicyOptions)[]).find((o) => values[o] !== undefined);
     if (policyStray && command.kind !== "apps policy")
       throw new UsageError(`option --${policyStray} applies only to apps policy`);
+    if (values.to !== undefined && command.kind !== "db") throw new UsageError("option --to applies only to db copy");
     if (values.after !== undefined && command.kind !== "audit")
       throw new UsageError("option --after applies only to audit export");
     if (values.message !== undefined && command.kind !== "maintenance on") {
@@ -134,12 +147,17 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
 
 function toCommand(
   positionals: string[],
-  values: { message?: string; "test-mode"?: boolean } & ProviderOptions & DustOptions & PolicyOptions & AuditOptions,
+  values: { message?: string; "test-mode"?: boolean } & ProviderOptions &
+    DustOptions &
+    PolicyOptions &
+    AuditOptions &
+    DbOptions,
 ): AdminCommand {
   const [group, action, ...rest] = positionals;
   if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
   if (group === "audit") return { kind: "audit", command: parseAuditCommand(action, rest, values) };
   if (group === "keys") return { kind: "keys", command: parseKeysCommand(action, rest) };
+  if (group === "db") return { kind: "db", command: parseDbCommand(action, rest, values) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
     if (rest.length !== count) throw new UsageError(`"${line}" takes ${count} argument(s), got ${rest.length}`);

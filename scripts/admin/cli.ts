@@ -4,6 +4,7 @@ import { openDatabase, type Database } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 import { parseAdminArgs, USAGE } from "./args";
 import { EXIT, runAdminCommand, type AdminOutput } from "./commands";
+import { runDbCommand } from "./dbCommands";
 
 /** What the CLI needs from its surroundings, injected so tests run it whole without spawning a process. */
 export interface AdminCliDeps {
@@ -25,6 +26,10 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     deps.output.out(USAGE);
     return EXIT.ok;
   }
+  const open = deps.openDatabase ?? openDatabase;
+  if (parsed.command.kind === "db") {
+    return (await runDbCommand(parsed.command.command, parsed.dbPath, open, deps.output)) ? EXIT.ok : EXIT.failed;
+  }
   // The service's SECRETS_KEY (and SECRETS_KEY_PREVIOUS), so that what the CLI seals the service opens.
   const secretsSettings = SecretsSettings.safeParse({
     key: deps.env.SECRETS_KEY || undefined,
@@ -38,7 +43,7 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     return EXIT.usage;
   }
   const secrets = createSecretsKeyring(secretsSettings.data);
-  const database = await (deps.openDatabase ?? openDatabase)(parsed.dbPath);
+  const database = await open(parsed.dbPath);
   try {
     const repositories = createRepositories(database.db, deps.clock, { secrets });
     return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock, deps.env);

@@ -78,6 +78,8 @@ export async function runAdminCommand(
     if (command.kind === "audit") {
       return (await runAuditCommand(command.command, repos.auditLog, output)) ? EXIT.ok : EXIT.failed;
     }
+    // `db` commands open their own databases (scripts/admin/dbCommands.ts); the CLI runs them before this.
+    if (command.kind === "db") throw new Error("db commands do not run on one database's repositories");
     if (command.kind === "dust") await runDustCommand(command.command, repos.dust, output, clock, formatTable);
     else await execute(command, repos, output);
     return EXIT.ok;
@@ -102,7 +104,7 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" }>,
+  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" | "db" }>,
   { apps, settings, providers }: Repositories,
   output: AdminOutput,
 ): Promise<void> {

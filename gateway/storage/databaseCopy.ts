@@ -1,0 +1,163 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import { isPostgres } from "./migrations/dialect";
+import type { DatabaseSchema } from "./schema";
+
+/**
+ * Every table of the schema and its place in the copy: a table comes after the tables its foreign keys reference.
+ * A Record over the schema's keys, so a table added to `DatabaseSchema` without a place here does not compile; one a
+ * migration creates without adding it to the schema is refused when the copy lists the databases' tables.
+ */
+const COPY_ORDER: Readonly<Record<keyof DatabaseSchema, number>> = {
+  apps: 0,
+  settings: 1,
+  app_providers: 2,
+  otp_codes: 3,
+  bundles: 4,
+  transactions: 5,
+  safes: 6,
+  app_rate_windows: 7,
+  spend_buckets: 8,
+  dust_tokens: 9,
+  dust_prices: 10,
+  dust_orders: 11,
+  signature_audit: 12,
+};
+
+/** The tables in copy order. */
+export const COPIED_TABLES = (Object.keys(COPY_ORDER) as (keyof DatabaseSchema)[]).sort(
+  (a, b) => COPY_ORDER[a] - COPY_ORDER[b],
+);
+
+/** Kysely's own bookkeeping: each side has its migrations recorded already. */
+const MIGRATOR_TABLES = new Set(["kysely_migration", "kysely_migration_lock"]);
+
+/** PostgreSQL takes at most 65,535 parameters a statement; a batch stays well below. */
+const MAX_PARAMETERS = 30_000;
+const MAX_BATCH_ROWS = 1_000;
+
+/** A copy refused before anything was written (non-empty target, a table the copy does not know, wrong dialects). */
+export class DatabaseCopyRefused extends Error {
+  override readonly name = "DatabaseCopyRefused";
+}
+
+/** Untyped access to a table chosen at run time. */
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+type Row = Record<string, unknown>;
+
+async function sqliteTables(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\'`.execute(db);
+  return rows.map((r) => r.name).filter((name) => !MIGRATOR_TABLES.has(name));
+}
+
+async function postgresTables(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
+  return rows.map((r) => r.name).filter((name) => !MIGRATOR_TABLES.has(name));
+}
+
+/** Refuses a table on either side that the copy would skip, or a schema table missing from one side. */
+function checkTables(side: string, tables: readonly string[]): void {
+  const unknown = tables.filter((name) => !(COPIED_TABLES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new DatabaseCopyRefused(`the ${side} has table(s) the copy does not handle: ${unknown.join(", ")}`);
+  }
+  const missing = COPIED_TABLES.filter((name) => !tables.includes(name));
+  if (missing.length > 0) throw new DatabaseCopyRefused(`the ${side} lacks table(s): ${missing.join(", ")}`);
+}
+
+const countRows = async (db: Kysely<DatabaseSchema>, table: string): Promise<number> => {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+  return Number(rows[0]!.n);
+};
+
+/** The source's rows of `table` in rowid order, `size` at a time (keyset pagination: each batch one indexed query). */
+async function* sqliteBatches(db: Kysely<DatabaseSchema>, table: string, size: (row: Row) => number) {
+  let after = 0;
+  let limit = 1;
+  for (;;) {
+    const { rows } = await sql<Row & { copy_rowid: number }>`
+      select rowid as copy_rowid, * from ${sql.table(table)} where rowid > ${after} order by rowid limit ${limit}`.execute(
+      db,
+    );
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.copy_rowid;
+    const batch = rows.map(({ copy_rowid: _, ...row }) => row);
+    yield batch;
+    limit = size(batch[0]!);
+  }
+}
+
+/**
+ * Identity and serial columns of the target, moved past both the copied rows' highest value and the highest SQLite's
+ * AUTOINCREMENT ever gave out (sqlite_sequence), so the next row never takes a seq already used.
+ */
+async function advanceSequences(source: Kysely<DatabaseSchema>, target: Transaction<DatabaseSchema>): Promise<void> {
+  const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
+    select table_name, column_name from information_schema.columns
+    where table_schema = current_schema() and (is_identity = 'YES' or column_default like 'nextval(%')`.execute(target);
+  const { rows: marks } = await sql<{ name: string; seq: number }>`select name, seq from sqlite_sequence`
+    .execute(source)
+    .catch(() => ({ rows: [] as { name: string; seq: number }[] }));
+  for (const { table_name: table, column_name: column } of columns) {
+    if (MIGRATOR_TABLES.has(table)) continue;
+    const mark = marks.find((m) => m.name === table)?.seq ?? 0;
+    // As if the rows had been inserted here: last value the highest given out, called (a table never written: 1, not
+    // called), so a repository reading the sequence's state sees what SQLite's counter said.
+    await sql`
+      select setval(pg_get_serial_sequence(${table}, ${column}), greatest(m.used, 1), m.used > 0)
+      from (select greatest(coalesce(max(${sql.ref(column)}), 0), ${mark}::bigint) as used
+            from ${sql.table(table)}) as m`.execute(target);
+  }
+}
+
+/** One table's rows, as counted in the source and in the target after the copy. */
+export interface CopiedTable {
+  readonly table: string;
+  readonly rows: number;
+}
+
+/**
+ * Copies every row of the SQLite database `source` into the migrated, empty PostgreSQL database `target`, in one
+ * PostgreSQL transaction (all or nothing) and batches, with the target's tables locked against writers; then checks
+ * each table's row count on both sides, and returns them.
+ */
+export async function copyDatabase(
+  source: Kysely<DatabaseSchema>,
+  target: Kysely<DatabaseSchema>,
+): Promise<CopiedTable[]> {
+  if (isPostgres(source as Kysely<unknown>)) throw new DatabaseCopyRefused("the source must be a SQLite database");
+  if (!isPostgres(target as Kysely<unknown>)) throw new DatabaseCopyRefused("the target must be a PostgreSQL database");
+  checkTables("source", await sqliteTables(source));
+  // A read transaction on the source: every table read from one snapshot (a service still running cannot split it).
+  return source.transaction().execute(async (src) =>
+    target.transaction().execute(async (dst) => {
+      checkTables("target", await postgresTables(dst));
+      await sql`lock table ${sql.join(COPIED_TABLES.map((t) => sql.table(t)))} in exclusive mode`.execute(dst);
+      for (const table of COPIED_TABLES) {
+        const present = await countRows(dst, table);
+        if (present > 0) {
+          throw new DatabaseCopyRefused(
+            `the target is not empty: ${table} has ${present} row(s); copy into a new database`,
+          );
+        }
+      }
+      const copied: CopiedTable[] = [];
+      for (const table of COPIED_TABLES) {
+        const batchSize = (row: Row) =>
+          Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMETERS / Math.max(1, Object.keys(row).length))));
+        for await (const rows of sqliteBatches(src, table, batchSize)) {
+          await (dst as unknown as AnyDb).insertInto(table).values(rows).execute();
+        }
+        const [inSource, inTarget] = [await countRows(src, table), await countRows(dst, table)];
+        if (inSource !== inTarget) {
+          throw new Error(`${table}: ${inSource} row(s) in the source but ${inTarget} in the target; nothing copied`);
+        }
+        copied.push({ table, rows: inTarget });
+      }
+      await advanceSequences(src, dst);
+      return copied;
+    }),
+  );
+}
