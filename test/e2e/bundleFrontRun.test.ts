@@ -77,7 +77,7 @@ describe("Bundle front-run by an outsider watching the mempool (e2e)", function 
     expect(frontRuns, "bundles the outsider made revert").to.be.at.least(3);
 
     // Each request was charged exactly its one send that landed.
-    const database = await openDatabase(setup.env("").DATABASE_PATH!);
+    const database = await openDatabase(setup.database);
     try {
       const repository = createRepositories(database.db, () => new Date()).transactions;
       const attempts = await Promise.all(ids.map(async (id) => (await repository.find(id))!.attempts));

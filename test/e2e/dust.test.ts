@@ -16,6 +16,8 @@ import { runAdminCli } from "../../scripts/admin/cli";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { TestPriceFeed__factory, TestToken__factory, type TestToken } from "../../typechain-types";
 import { startTestStack } from "../helpers/localStack";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
+import { databaseEnv } from "../helpers/testDatabase";
 
 type Json = Record<string, unknown>;
 type Item = z.infer<typeof PortfolioItem>;
@@ -45,7 +47,7 @@ describe("Dust-order interface (e2e: /api on the local stack, balances and feeds
     const out: string[] = [];
     const err: string[] = [];
     const code = await runAdminCli(line.split(" "), {
-      env: { DATABASE_PATH: stack.config.databasePath },
+      env: databaseEnv(databaseLocation(stack.config)),
       output: { out: (t) => out.push(t), err: (t) => err.push(t) },
       clock: () => new Date(),
     });

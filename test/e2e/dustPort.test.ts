@@ -6,15 +6,18 @@ import pino from "pino";
 import golden from "../vectors/addresses.json";
 import { loadConfig } from "../../gateway/config/load";
 import { startServer } from "../../gateway/server";
+import { databaseSettings, serviceDatabase } from "../helpers/testDatabase";
 
-describe("Dust interface on its own port ({dust_base_url}; e2e: real HTTP, SQLite file)", () => {
+describe("Dust interface on its own port ({dust_base_url}; e2e: real HTTP, its database)", () => {
   it("serves /api/* there, and nothing else, besides the main port", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-dust-"));
     const config = loadConfig(
       {},
       {
         port: 0,
         testDeployment: true,
-        dataDir: mkdtempSync(path.join(tmpdir(), "idwallet-dust-")),
+        dataDir,
+        ...databaseSettings(await serviceDatabase(dataDir)),
         dust: { port: 0 },
         auth: { tokenSecret: "a-token-secret-of-at-least-32-characters" },
         contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },

@@ -6,6 +6,8 @@ import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { IdwalletResolver__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
+import { databaseEnv } from "../helpers/testDatabase";
 
 const records = new Interface([
   "function addr(bytes32 node) view returns (address)",
@@ -125,7 +127,7 @@ describe("ENS names through the local stack (e2e: ethers resolveName → registr
   it("keeps resolving names while the API is in maintenance", async () => {
     const cli = (...argv: string[]) =>
       runAdminCli(argv, {
-        env: { DATABASE_PATH: stack.config.databasePath },
+        env: databaseEnv(databaseLocation(stack.config)),
         output: { out: () => undefined, err: () => undefined },
         clock: () => new Date(),
       });

@@ -5,6 +5,7 @@ import { expect } from "chai";
 import { JsonRpcProvider, Wallet, computeAddress } from "ethers";
 import pino from "pino";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import { stackDatabaseEnv } from "../helpers/testDatabase";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { TestTarget__factory, TestToken__factory, type TestTarget, type TestToken } from "../../typechain-types";
 import { postJson } from "../helpers/http";
@@ -79,13 +80,19 @@ describe("Transactions (e2e: POST /v1/kernel/tx through an external ERC-4337 bun
 
   before(async () => {
     bundler = await TestBundler.start();
+    const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
     stack = await startLocalStack({
       host: "127.0.0.1",
       rpcPort: 0,
       apiPort: 0,
-      dataDir: mkdtempSync(path.join(tmpdir(), "idwallet-stack-")),
+      dataDir,
       // A short resend delay lets the lost-operation cases below settle within a test.
-      env: { BUNDLER_URL_LOCALHOST: bundler.url, TX_STUCK_AFTER_SECONDS: "1", TX_RETRY_DELAY_MS: "100" },
+      env: {
+        BUNDLER_URL_LOCALHOST: bundler.url,
+        TX_STUCK_AFTER_SECONDS: "1",
+        TX_RETRY_DELAY_MS: "100",
+        ...(await stackDatabaseEnv(dataDir)),
+      },
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     });
     await bundler.attach(stack.rpcUrl, stack.deployment.contracts.entryPoint);

@@ -204,7 +204,7 @@ describe("Every custody key in an HSM (e2e: SoftHSM2 through PKCS#11, the servic
   it("logged every transaction-key signature with the token keys as signers, and audit verify passes", async () => {
     const out: string[] = [];
     const cli = (...argv: string[]) =>
-      runAdminCli(["--db", setup.databasePath, ...argv], {
+      runAdminCli(["--db", setup.database, ...argv], {
         env: {},
         output: { out: (text) => out.push(text), err: (text) => out.push(text) },
         clock: () => new Date(),

@@ -14,6 +14,8 @@ import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken } from "../helpers/stackClients";
 import { banner, demoTransaction } from "../../scripts/localStack/banner";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
+import { onPostgres } from "../helpers/testDatabase";
 
 describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP API)", () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
@@ -80,9 +82,11 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
-    const databasePath = stack.config.databasePath!;
+    const databasePath = databaseLocation(stack.config);
     const secretsFile = path.join(dataDir, "dev-secrets.json");
-    for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, secretsFile]) {
+    // A file's mode is SQLite's question; on PostgreSQL the server keeps the data and only the secrets file is ours.
+    const databaseFiles = onPostgres() ? [] : [databasePath, `${databasePath}-wal`, `${databasePath}-shm`];
+    for (const file of [...databaseFiles, secretsFile]) {
       expect(statSync(file).mode & 0o777, file).to.equal(0o600);
     }
     const demoRow = async () => {

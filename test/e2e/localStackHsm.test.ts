@@ -10,6 +10,7 @@ import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken } from "../helpers/stackClients";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 
 /** Runs the banner's example transaction as the demo app; returns the wallet that minted itself a token. */
 async function mintAsDemoUser(stack: LocalStack): Promise<string> {
@@ -26,7 +27,7 @@ async function mintAsDemoUser(stack: LocalStack): Promise<string> {
 /** The signer of each purpose in the stack's signature audit log, read with the admin CLI. */
 async function auditSigners(stack: LocalStack): Promise<Map<string, Set<string>>> {
   const lines: string[] = [];
-  const code = await runAdminCli(["--db", stack.config.databasePath!, "audit", "export"], {
+  const code = await runAdminCli(["--db", databaseLocation(stack.config), "audit", "export"], {
     env: {},
     output: { out: (text) => lines.push(text), err: (text) => lines.push(text) },
     clock: () => new Date(),

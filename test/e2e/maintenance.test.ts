@@ -7,6 +7,7 @@ import golden from "../vectors/addresses.json";
 import { loadConfig } from "../../gateway/config/load";
 import { startServer } from "../../gateway/server";
 import { runAdminCli } from "../../scripts/admin/cli";
+import { databaseEnv, databaseSettings, serviceDatabase } from "../helpers/testDatabase";
 
 const silentOutput = { out: () => undefined, err: () => undefined };
 
@@ -20,22 +21,22 @@ async function waitForStatus(url: string, init: RequestInit, status: number, ms:
   }
 }
 
-describe("Maintenance switched by the admin CLI on a running server (e2e, real SQLite file)", () => {
+describe("Maintenance switched by the admin CLI on a running server (e2e, real database)", () => {
   it("closes the API within the poll interval and reopens it, while /health stays up", async () => {
-    const databasePath = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-maint-")), "idwallet.sqlite");
+    const database = await serviceDatabase(mkdtempSync(path.join(tmpdir(), "idwallet-maint-")));
     const config = loadConfig(
       {},
       {
         port: 0,
         testDeployment: true,
-        databasePath,
+        ...databaseSettings(database),
         auth: { tokenSecret: "a-token-secret-of-at-least-32-characters" },
         contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },
       },
     );
     const server = await startServer(config, { logger: pino({ level: "silent" }) });
     const cli = (...argv: string[]) =>
-      runAdminCli(argv, { env: { DATABASE_PATH: databasePath }, output: silentOutput, clock: () => new Date() });
+      runAdminCli(argv, { env: databaseEnv(database), output: silentOutput, clock: () => new Date() });
     const resolve = {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -34,7 +34,7 @@ describe("Griefing the bundler from the mempool (e2e: an outsider, or our own bu
   const walletOf = (userId: string) =>
     deriveWalletAddress(setup.deployment.contracts.kernelFactory, "kernel", parseUserId(userId));
   const record = (n: number) => target.interface.encodeFunctionData("record", [n]);
-  const stored = () => storedRequests(setup.env("").DATABASE_PATH!, setup.deployment.contracts.kernelFactory);
+  const stored = () => storedRequests(setup.database, setup.deployment.contracts.kernelFactory);
   /** Starts the service behind a proxy that lets `decide` act on each JSON-RPC request first. */
   const start = async (decide: Decide, extra: Record<string, string> = {}) => {
     proxy = await startRpcProxy(setup.chain.rpcUrl, decide);

@@ -8,8 +8,9 @@ import { createUserTokens } from "../../gateway/auth/userTokens";
 import { loadConfig } from "../../gateway/config/load";
 import { startServer } from "../../gateway/server";
 import { postJson } from "../helpers/http";
+import { databaseSettings, serviceDatabase } from "../helpers/testDatabase";
 
-describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file, SMS outbox file)", () => {
+describe("Phone login on the auth server's own port (e2e: real HTTP, its database, SMS outbox file)", () => {
   it("sends a code to the outbox and exchanges it for a user token naming tel:<digits>", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-otp-"));
     const secret = "a-token-secret-of-at-least-32-characters";
@@ -19,6 +20,7 @@ describe("Phone login on the auth server's own port (e2e: real HTTP, SQLite file
         port: 0,
         testDeployment: true,
         dataDir,
+        ...databaseSettings(await serviceDatabase(dataDir)),
         authServer: { port: 0 },
         auth: { tokenSecret: secret },
         contracts: { kernelFactory: golden.kernelFactory, baseFactory: golden.baseFactory },

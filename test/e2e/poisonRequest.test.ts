@@ -73,7 +73,7 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     expect(await attemptsOf([id])).to.deep.equal([attempts]);
   };
   /** Requests stored straight into the service's own database, and their stored attempts. */
-  const stored = () => storedRequests(setup.env("").DATABASE_PATH!, setup.deployment.contracts.kernelFactory);
+  const stored = () => storedRequests(setup.database, setup.deployment.contracts.kernelFactory);
   const attemptsOf = (ids: string[]) => stored().attempts(ids);
   const storeRequest = (userIdInput: string, to: string, data: string) => stored().store(userIdInput, to, data);
   /** A request with one 400 KB call, as an older version accepted it (no call-data limit). */

@@ -7,6 +7,7 @@ import { TestToken__factory } from "../../typechain-types";
 import { startTestStack } from "../helpers/localStack";
 import { safeStackClient } from "../helpers/safeStackClient";
 import { demoAppToken } from "../helpers/stackClients";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 
 /**
  * The attack: an app makes the relayer's transaction for its Safe payout revert on chain (it holds an approval of
@@ -36,7 +37,7 @@ describe("Safe relays that revert on chain are charged to the app's budget (e2e:
     return total;
   };
   const storedRequest = async (txUuid: string) => {
-    const database = await openDatabase(stack.config.databasePath!);
+    const database = await openDatabase(databaseLocation(stack.config));
     try {
       return await createRepositories(database.db, () => new Date()).transactions.find(txUuid);
     } finally {

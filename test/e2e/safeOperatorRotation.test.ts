@@ -50,15 +50,7 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
   const rotate = async () => {
     const lines: string[] = [];
     const code = await runAdminCli(
-      [
-        "--db",
-        setup.env(setup.chain.rpcUrl).DATABASE_PATH!,
-        "keys",
-        "rotate-safe-operator",
-        "localhost",
-        oldAddress,
-        newAddress,
-      ],
+      ["--db", setup.database, "keys", "rotate-safe-operator", "localhost", oldAddress, newAddress],
       {
         env: { RPC_URL_LOCALHOST: setup.chain.rpcUrl },
         output: { out: (t) => void lines.push(t), err: (t) => void lines.push(t) },

@@ -21,6 +21,7 @@ import {
 import { startTestStack } from "../helpers/localStack";
 import { safeStackClient } from "../helpers/safeStackClient";
 import { demoAppToken } from "../helpers/stackClients";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 
 type Json = Record<string, unknown>;
 
@@ -256,7 +257,7 @@ describe("Safe accounts (e2e: /v1/{chain}/account… through the relayer on the 
   });
 
   it("keeps each Safe to the app that created it (403 for another app), and lists an app's Safes page by page", async () => {
-    const database = await openDatabase(stack.config.databasePath!);
+    const database = await openDatabase(databaseLocation(stack.config));
     const { app, clientSecret } = await createRepositories(database.db, () => new Date()).apps.create({
       name: "other",
     });

@@ -1,4 +1,3 @@
-import BetterSqlite3 from "better-sqlite3";
 import { expect } from "chai";
 import {
   Interface,
@@ -33,7 +32,7 @@ import {
 import { type ExportedRow, admin } from "../helpers/adminCli";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
-import { tamperWith } from "../gateway/custody/auditBuilders";
+import { countRows, editAuditDigest } from "../helpers/testDatabase";
 
 const USER = "tel:14155552671";
 const SAFE = new Interface([
@@ -119,20 +118,18 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
   });
 
   it("audit verify exits 0 printing the rows and the head hash; audit export prints each row as one JSON line, the last the head", async () => {
-    const verified = await admin(setup.databasePath, "audit", "verify");
+    const verified = await admin(setup.database, "audit", "verify");
     expect(verified.code, verified.err).to.equal(0);
     const [, count, headSeq, head] = /verifies: (\d+) row\(s\)\.\nHead: seq (\d+) hash (0x[0-9a-f]{64})/.exec(
       verified.out,
     )!;
-    const exported = await admin(setup.databasePath, "audit", "export");
+    const exported = await admin(setup.database, "audit", "export");
     expect(exported.code, exported.err).to.equal(0);
     rows = exported.out
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as ExportedRow);
-    const db = new BetterSqlite3(setup.databasePath, { readonly: true });
-    const stored = (db.prepare("select count(*) as n from signature_audit").get() as { n: number }).n;
-    db.close();
+    const stored = await countRows(setup.database, "signature_audit");
     expect([rows.length, Number(count), Number(headSeq)]).to.deep.equal([stored, stored, stored]);
     expect(rows.map((row) => row.seq)).to.deep.equal(Array.from({ length: stored }, (_, i) => i + 1));
     expect(rows.at(-1)!.hash).to.equal(head);
@@ -213,17 +210,13 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
     expect([seen.userOperation, seen.safeTransaction]).to.deep.equal([1, 1]);
   });
 
-  it("an attacker who edits one row's digest in the database file is named: audit verify exits 1 at that row's seq", async () => {
+  it("an attacker who edits one row's digest in the database is named: audit verify exits 1 at that row's seq", async () => {
     const victim = rows.find((row) => row.purpose === "eip1271")!;
-    const edit = (db: BetterSqlite3.Database) =>
-      db.prepare("update signature_audit set digest = ? where seq = ?").run(id("what the thief signed"), victim.seq);
-    // The table refuses the edit; whoever can write the file drops its triggers first.
-    const db = new BetterSqlite3(setup.databasePath);
-    expect(() => edit(db)).to.throw("the signature audit log is append-only");
-    db.close();
-    tamperWith(setup.databasePath, edit);
+    // The table refuses the edit; whoever can write the database goes around its trigger.
+    const refusal = await editAuditDigest(setup.database, victim.seq, id("what the thief signed"));
+    expect(refusal).to.include("the signature audit log is append-only");
 
-    const verified = await admin(setup.databasePath, "audit", "verify");
+    const verified = await admin(setup.database, "audit", "verify");
     expect(verified.code).to.equal(1);
     expect(verified.out).to.equal("");
     expect(verified.err).to.include(

@@ -16,6 +16,7 @@ import { createRepositories } from "../../gateway/storage/repositories";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
+import { databaseLocation } from "../../gateway/config/databaseSetting";
 
 const PHONE = "+14155550123";
 const USER = "tel:14155550123";
@@ -115,15 +116,18 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
       "CALL_NOT_ALLOWED",
     ]);
     // The operator grants the demo app delegatecall with the admin CLI, on the running service's database.
-    const database = await openDatabase(stack.config.databasePath!);
+    const database = await openDatabase(databaseLocation(stack.config));
     const demo = await createRepositories(database.db, () => new Date()).apps.findByClientId(stack.demoApp.clientId);
     await database.close();
     const quiet = { out: () => undefined, err: () => undefined };
-    const granted = await runAdminCli(["--db", stack.config.databasePath!, "apps", "grant-delegatecall", demo!.id], {
-      env: {},
-      output: quiet,
-      clock: () => new Date(),
-    });
+    const granted = await runAdminCli(
+      ["--db", databaseLocation(stack.config), "apps", "grant-delegatecall", demo!.id],
+      {
+        env: {},
+        output: quiet,
+        clock: () => new Date(),
+      },
+    );
     expect(granted).to.equal(0);
 
     // The wallet itself still refuses code the owner account's admin has not allowed (a stolen signer key gets no

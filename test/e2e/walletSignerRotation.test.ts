@@ -37,7 +37,7 @@ describe("Wallet signer rotation (e2e: the owner key of every wallet replaced, n
       CONTRACT_OWNER_ACCOUNT: setup.deployment.contracts.ownerAccount,
       ADMIN_PRIVATE_KEY: devKey(0),
     };
-    const code = await runAdminCli(["--db", setup.env(setup.chain.rpcUrl).DATABASE_PATH!, "keys", ...argv], {
+    const code = await runAdminCli(["--db", setup.database, "keys", ...argv], {
       env,
       output,
       clock: () => new Date(),
@@ -64,7 +64,7 @@ describe("Wallet signer rotation (e2e: the owner key of every wallet replaced, n
 
   it("refuses to retire the key the service still signs with (the only signer, or before the restart on the new one)", async () => {
     // The service signed an EIP-1271 answer with the old key, as its signing log shows.
-    const database = await openDatabase(setup.env(setup.chain.rpcUrl).DATABASE_PATH!);
+    const database = await openDatabase(setup.database);
     try {
       const log = createAuditLog(createRepositories(database.db, () => new Date()).auditLog, () => new Date());
       const key = auditedSigner(createEnvKeySigner(devKey(1), "the old key"), log);

@@ -10,6 +10,7 @@ import { TestTarget__factory } from "../../typechain-types";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
 import golden from "../vectors/addresses.json";
+import { databaseEnv, serviceDatabase } from "../helpers/testDatabase";
 
 interface LogLine {
   msg?: string;
@@ -22,18 +23,20 @@ interface LogLine {
 }
 
 /** Starts `npm run serve`'s entry with WORKERS=2 on a free port (settings in `env` win); yields its JSON log lines. */
-function startService(env: Readonly<Record<string, string>> = {}): {
+async function startService(env: Readonly<Record<string, string>> = {}): Promise<{
   child: ChildProcess;
   lines: LogLine[];
   waitFor: (p: (l: LogLine) => boolean) => Promise<LogLine>;
-} {
+}> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-workers-"));
+  const database = databaseEnv(await serviceDatabase(dataDir));
   const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "gateway/main.ts"], {
     env: {
       PATH: process.env.PATH ?? "",
       WORKERS: "2",
       PORT: "0",
       DATA_DIR: dataDir,
+      ...database,
       AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters",
       CONTRACT_KERNEL_FACTORY: golden.kernelFactory,
       CONTRACT_BASE_FACTORY: golden.baseFactory,
@@ -70,7 +73,7 @@ describe("Several worker processes (WORKERS=2)", function () {
   this.timeout(60_000);
 
   it("serves on one port and replaces a worker that dies", async () => {
-    const { child, waitFor } = startService();
+    const { child, waitFor } = await startService();
     try {
       const primary = await waitFor((l) => l.msg === "idwallet listening" && l.workers === 2);
       expect((await resolveAlice(primary.url!)).status).to.equal(200);
@@ -91,7 +94,7 @@ describe("Several worker processes (WORKERS=2)", function () {
     this.timeout(120_000);
     const setup = await prepareServiceOnChain();
     // The worker loop polls every 30 s: only a wake from the HTTP worker that accepted a request starts it sooner.
-    const { child, waitFor } = startService({
+    const { child, waitFor } = await startService({
       ...setup.env(setup.chain.rpcUrl, { TX_POLL_INTERVAL_MS: "30000", LOG_LEVEL: "info" }),
       WORKERS: "2",
     });

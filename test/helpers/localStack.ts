@@ -3,9 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
+import { stackDatabaseEnv } from "./testDatabase";
 
-/** The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory); `hsm`: HSM mode. */
-export const startTestStack = (
+/**
+ * The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory); `hsm`: HSM mode. Its
+ * database: SQLite in `dataDir`, or (TEST_DATABASE=postgres) a PostgreSQL database kept for `dataDir`.
+ */
+export const startTestStack = async (
   dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-")),
   options: { hsm?: boolean } = {},
 ): Promise<LocalStack> =>
@@ -15,5 +19,6 @@ export const startTestStack = (
     apiPort: 0,
     dataDir,
     ...options,
+    env: await stackDatabaseEnv(dataDir),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   });

@@ -12,6 +12,7 @@ import { devKey } from "../../scripts/localStack/devKeys";
 import { deploySafeContracts } from "../../scripts/deployment/deploySafe";
 import { DEFAULT_ENS_DOMAIN, deployTestEnsDomain } from "../../scripts/deployment/ensDomain";
 import { installMulticall3 } from "../../scripts/localStack/multicall3";
+import { databaseEnv, serviceDatabase } from "./testDatabase";
 
 const SECRET = "crash-test-token-secret-of-32-characters-or-more";
 
@@ -78,8 +79,9 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
         }
       : {};
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-crash-"));
-  const databasePath = path.join(dataDir, "idwallet.sqlite");
-  const database = await openDatabase(databasePath);
+  // A SQLite file in dataDir, or (TEST_DATABASE=postgres) a PostgreSQL database of its own.
+  const databaseLocation = await serviceDatabase(dataDir);
+  const database = await openDatabase(databaseLocation);
   const { app } = await createRepositories(database.db, () => new Date()).apps.create({
     name: "crash",
     testMode: true,
@@ -93,7 +95,7 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
   const env = (rpcUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
     AUTH_TOKEN_SECRET: SECRET,
     DATA_DIR: dataDir,
-    DATABASE_PATH: databasePath,
+    ...databaseEnv(databaseLocation),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     RPC_URL_LOCALHOST: rpcUrl,
     RPC_TIMEOUT_MS: "2000",
@@ -123,8 +125,8 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     keys,
     /** The test ENS registry, when asked for. */
     ensRegistry,
-    /** The service's database file (the admin CLI's --db). */
-    databasePath,
+    /** The service's database: a SQLite file or a postgres:// URL (the admin CLI's --db, openDatabase's argument). */
+    database: databaseLocation,
     appId: app.id,
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
