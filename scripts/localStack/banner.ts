@@ -1,4 +1,5 @@
 import { Interface, parseEther } from "ethers";
+import { databaseLocation, redactDatabaseLocation } from "../../gateway/config/databaseSetting";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
 import { DEMO_PROVIDER } from "./demoApp";
@@ -40,6 +41,7 @@ idwallet local stack is running
   API reference ${api}/docs
   Chain RPC     ${stack.rpcUrl}   (chain localhost, id ${stack.deployment.chainId})
   Data          ${stack.config.dataDir}
+  Database      ${redactDatabaseLocation(databaseLocation(stack.config))}
 
   Contracts (the same addresses on every start)
     EntryPoint v0.7       ${c.entryPoint}

@@ -134,6 +134,7 @@ describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP AP
     expect(printed).to.contain(JSON.stringify(body));
     for (const address of Object.values(stack.safe)) expect(printed).to.contain(address);
     for (const address of Object.values(stack.dust)) expect(printed).to.contain(address);
+    expect(printed).to.contain(`Database      ${databaseLocation(stack.config)}`);
     const token = await demoAppToken(stack);
     const accepted = await postJson(`${stack.apiUrl}/v1/kernel/tx`, body, token);
     expect(accepted.status).to.equal(202);
