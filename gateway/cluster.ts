@@ -7,7 +7,7 @@ import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import { openDatabase } from "./storage/database";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
-import { startTxWorkers } from "./bundler/txWorkers";
+import { startTxWorkers, workerLeases } from "./bundler/txWorkers";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 import { createAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
@@ -99,6 +99,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     logger: logger.child({ component: "primary" }),
     keys: custody,
     run: config.transactions.worker,
+    leases: workerLeases(config, repositories),
   });
   // Every worker, a replacement too, may ask for a wake or an EIP-1271 answer; any other message is the fork's own.
   const onMessage = (worker: Worker, message: unknown) =>

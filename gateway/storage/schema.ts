@@ -227,6 +227,17 @@ export interface SignatureAuditTable {
 export type SpendScope = "app" | "user";
 
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
+/** Which instance runs a chain's transaction worker, and its fencing token (migration 015). */
+export interface WorkerLeasesTable {
+  name: string;
+  holder_id: string;
+  holder_host: string;
+  holder_pid: number;
+  token: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
 export interface DatabaseSchema {
   apps: AppsTable;
   settings: SettingsTable;
@@ -241,4 +252,5 @@ export interface DatabaseSchema {
   dust_prices: DustPricesTable;
   dust_orders: DustOrdersTable;
   signature_audit: SignatureAuditTable;
+  worker_leases: WorkerLeasesTable;
 }
