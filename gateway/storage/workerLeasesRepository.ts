@@ -3,8 +3,8 @@ import type { Fence, Lease, LeaseHolder } from "../leases/lease";
 /** The leases of work that runs in one process at a time (see leases/lease.ts). */
 export interface WorkerLeasesRepository {
   /**
-   * Takes the lease `name` for `ttlMs` if it is free, has ended, or is held by an earlier process of `holder`'s own
-   * instance that has exited (`exited(pid)` says so), raising its token. Undefined if another holds it, or is writing
+   * Takes the lease `name` for `ttlMs` if it is free, has ended, is `holder`'s own (a holding it dropped), or is held by
+   * an earlier process of `holder`'s instance that has exited (`exited(pid)` says so), raising its token. Undefined if another holds it, or is writing
    * under it at this moment (its row is locked: skipped, not waited for).
    */
   acquire(

@@ -45,10 +45,11 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
           .executeTakeFirst();
         return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toLease({ name, token: 1, ...values }) : undefined;
       }
-      if (row.holder_id === holder.id) return undefined; // held already: renew() extends it
+      // The holder's own row: it asks again only after dropping its holding (a write found the token changed).
+      const mine = row.holder_id === holder.id;
       const ended = row.expires_at <= values.acquired_at;
       const earlierProcessOfMine = row.holder_host === holder.host && exited(Number(row.holder_pid));
-      if (!ended && !earlierProcessOfMine) return undefined;
+      if (!mine && !ended && !earlierProcessOfMine) return undefined;
       const token = Number(row.token) + 1;
       await trx
         .updateTable("worker_leases")
