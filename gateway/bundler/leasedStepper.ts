@@ -10,6 +10,11 @@ export interface LeaseSettings {
   readonly holder: LeaseHolder;
   /** How long a lease lasts unless renewed: a dead instance's work waits this long for another. */
   readonly ttlMs: number;
+  /**
+   * Least time between two tries to take a lease another holds (the poll interval): wakes from this instance's accepted
+   * requests, which come at the request rate, must not turn into a query each.
+   */
+  readonly retryMs: number;
   readonly clock: () => Date;
 }
 
@@ -26,6 +31,8 @@ export class LeasedStepper implements Stepper {
   private lost = false;
   private readonly timer: NodeJS.Timeout;
   private renewing: Promise<void> = Promise.resolve();
+  /** When the last try to take the lease failed (ms, monotonic): the next waits `retryMs`. */
+  private lastRefusal = -Infinity;
 
   constructor(
     private readonly name: string,
@@ -64,8 +71,12 @@ export class LeasedStepper implements Stepper {
       await this.drop(this.lost ? "taken over" : "not renewed in time");
     }
     if (this.lease) return true;
+    if (performance.now() - this.lastRefusal < this.settings.retryMs) return false;
     const lease = await leases.acquire(this.name, holder, ttlMs, processExited);
-    if (!lease) return false;
+    if (!lease) {
+      this.lastRefusal = performance.now();
+      return false;
+    }
     this.lease = lease;
     this.lost = false;
     this.stepper = this.start({ name: lease.name, token: lease.token });

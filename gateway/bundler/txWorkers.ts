@@ -44,6 +44,7 @@ export function workerLeases(
     leases: repositories.workerLeases,
     holder: thisProcessHolder(config.instanceId),
     ttlMs: config.transactions.leaseSeconds * 1000,
+    retryMs: config.transactions.pollIntervalMs,
   };
 }
 

@@ -20,13 +20,13 @@ const bundle = (nonce: number) => ({
 });
 
 /** A worker of one instance: records a bundle each step through the fenced repository it is started with. */
-function instance(repos: Repositories, clock: ManualClock, host: string) {
+function instance(repos: Repositories, clock: ManualClock, host: string, retryMs = 0) {
   const started: Fence[] = [];
   let closed = 0;
   let nonce = 0;
   const stepper = new LeasedStepper(
     "tx-worker:localhost",
-    { leases: repos.workerLeases, holder: holder(host), ttlMs: TTL, clock: clock.now },
+    { leases: repos.workerLeases, holder: holder(host), ttlMs: TTL, retryMs, clock: clock.now },
     (fence) => {
       started.push(fence);
       const repository = repos.transactions.fenced(fence);
@@ -95,5 +95,17 @@ describe("a chain's worker under a lease", () => {
     expect(await a.stepper.tick()).to.equal(true);
     expect(a.started.map((fence) => fence.token)).to.deep.equal([1, 3]);
     await a.stepper.close();
+  });
+
+  it("a standing-by instance tries to take the lease at most once a retry interval, however often it is woken", async () => {
+    const a = instance(repos, clock, "a");
+    const b = instance(repos, clock, "b", 60_000);
+    expect(await a.stepper.tick()).to.equal(true);
+    expect(await b.stepper.tick()).to.equal(false);
+    await a.stepper.close();
+    // Free now, but B tried a moment ago: its wakes cost no query until the interval has passed.
+    for (let i = 0; i < 100; i++) expect(await b.stepper.tick()).to.equal(false);
+    expect(b.started).to.deep.equal([]);
+    await b.stepper.close();
   });
 });
