@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../../policy/spendLimits";
-import { earlierRequest, insertRequest } from "./acceptedRequests";
+import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
@@ -36,7 +36,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
       if (earlier) return { record: earlier, created: false };
       return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
-    });
+    }, acceptLockKeys(tx));
   }
 
   async find(id: string): Promise<TxRecord | undefined> {
