@@ -1,5 +1,6 @@
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
 import { concurrentAcceptContract } from "./contract/concurrentAcceptContract";
+import { concurrentAdminContract } from "./contract/concurrentAdminContract";
 import { concurrentOtpContract } from "./contract/concurrentOtpContract";
 
 // PostgreSQL only: there two instances write at once. SQLite's `begin immediate` serializes every write transaction,
@@ -7,3 +8,4 @@ import { concurrentOtpContract } from "./contract/concurrentOtpContract";
 // synchronously, blocking the event loop the other connection's open transaction needs to finish.
 concurrentAcceptContract("PostgreSQL", () => freshPostgresDatabase("two_instances"));
 concurrentOtpContract("PostgreSQL", () => freshPostgresDatabase("two_instances_otp"));
+concurrentAdminContract("PostgreSQL", () => freshPostgresDatabase("two_instances_admin"));
