@@ -4,6 +4,7 @@ import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema"
 import type { SpendLimit } from "../../policy/spendLimits";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
+import { isPostgres } from "../migrations/dialect";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
@@ -135,7 +136,13 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
   ): Promise<Bundle> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("bundles").selectAll().where("id", "=", bundleId).executeTakeFirstOrThrow();
+      const row = await trx
+        .selectFrom("bundles")
+        .selectAll()
+        .where("id", "=", bundleId)
+        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
+        .$if(isPostgres(trx), (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
       const now = this.clock().toISOString();
       const updated: Selectable<BundlesTable> = {
         ...row,
@@ -265,6 +272,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       .selectFrom("transactions")
       .select(["reserved_gas", "spent_gas"])
       .where("id", "=", txId)
+      // PostgreSQL: locked until the settlement commits, so a concurrent one reads what this one left.
+      .$if(isPostgres(trx), (q) => q.forUpdate())
       .executeTakeFirst();
     const pendingBefore = before ? Math.max(before.reserved_gas, before.spent_gas) : 0;
     const updated = await trx

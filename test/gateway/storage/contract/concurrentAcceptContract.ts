@@ -136,6 +136,55 @@ export function concurrentAcceptContract(dialect: string, location: SharedLocati
       expect(await db.selectFrom("transactions").select("id").execute()).to.have.length(1);
     });
 
+    it("one request settled by two instances at once: its buckets count every send's gas", async () => {
+      const { a, b } = instances;
+      const { record } = await a.transactions.create(newTx(0, { reservedGas: 100n }));
+      // Ten sends of 30 gas each, their receipts settled by whichever instance saw them: 300 spent, past the 100
+      // reserved, so the request counts for 300 while it is pending.
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? a : b).transactions.settle(record.id, {
+            status: "queued",
+            nextAttemptAt: NOW,
+            spentGas: 30n,
+          }),
+        ),
+      );
+      expect((await a.transactions.find(record.id))!.spentGas).to.equal(300n);
+      const spend = await a.transactions.spendSince(new Map([[appId, new Date(0)]]));
+      expect(spend).to.deep.equal([{ appId, chain: "localhost", gas: 300n }]);
+    });
+
+    it("one bundle's fee bumped by two instances at once: every replacement's hash kept", async () => {
+      const { a, b } = instances;
+      const bundle = await a.transactions.recordBundle(
+        {
+          chain: "localhost",
+          relayer: "0x00000000000000000000000000000000000000E1",
+          nonce: 0,
+          txHash: "0x00",
+          rawTx: "0x",
+          maxFeePerGas: 1n,
+          maxPriorityFeePerGas: 1n,
+        },
+        [],
+      );
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? a : b).transactions.replaceBundleTx(bundle.id, {
+            txHash: `0x${i + 1}`,
+            rawTx: "0x",
+            maxFeePerGas: 2n,
+            maxPriorityFeePerGas: 2n,
+          }),
+        ),
+      );
+      const [pending] = await a.transactions.pendingBundles("localhost");
+      expect([...pending!.txHashes].sort()).to.deep.equal(
+        ["0x00", ...Array.from({ length: 10 }, (_, i) => `0x${i + 1}`)].sort(),
+      );
+    });
+
     it("owners replaced on one Safe by two instances at once: both replacements kept", async () => {
       const { a, b } = instances;
       const owners = Array.from({ length: 10 }, (_, i) => `0x${"0".repeat(39)}${i}`);
