@@ -2,9 +2,10 @@ import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../../policy/spendLimits";
 import type { Fence } from "../../leases/lease";
-import { earlierRequest, insertRequest } from "./acceptedRequests";
+import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import { checkFence } from "./sqliteWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
+import { isPostgres } from "../migrations/dialect";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
@@ -51,7 +52,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
       if (earlier) return { record: earlier, created: false };
       return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
-    });
+    }, acceptLockKeys(tx));
   }
 
   async find(id: string): Promise<TxRecord | undefined> {
@@ -133,7 +134,13 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
   ): Promise<Bundle> {
     return this.write(async (trx) => {
-      const row = await trx.selectFrom("bundles").selectAll().where("id", "=", bundleId).executeTakeFirstOrThrow();
+      const row = await trx
+        .selectFrom("bundles")
+        .selectAll()
+        .where("id", "=", bundleId)
+        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
+        .$if(isPostgres(trx), (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
       const now = this.clock().toISOString();
       const updated: Selectable<BundlesTable> = {
         ...row,
@@ -263,6 +270,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       .selectFrom("transactions")
       .select(["reserved_gas", "spent_gas"])
       .where("id", "=", txId)
+      // PostgreSQL: locked until the settlement commits, so a concurrent one reads what this one left.
+      .$if(isPostgres(trx), (q) => q.forUpdate())
       .executeTakeFirst();
     const pendingBefore = before ? Math.max(before.reserved_gas, before.spent_gas) : 0;
     const updated = await trx
