@@ -8,7 +8,7 @@ import { openDatabase } from "./storage/database";
 import { databaseLocation } from "./config/databaseSetting";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
-import { startTxWorkers } from "./bundler/txWorkers";
+import { startTxWorkers, workerLeases } from "./bundler/txWorkers";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 import { createAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
@@ -100,6 +100,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     logger: logger.child({ component: "primary" }),
     keys: custody,
     run: config.transactions.worker,
+    leases: workerLeases(config, repositories),
   });
   // Every worker, a replacement too, may ask for a wake or an EIP-1271 answer; any other message is the fork's own.
   const onMessage = (worker: Worker, message: unknown) =>

@@ -20,7 +20,7 @@ import { createCcipGateway } from "./http/ccipGateway";
 import { createLogger } from "./http/logging";
 import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";
-import { type TxWorkers, startTxWorkers } from "./bundler/txWorkers";
+import { type TxWorkers, startTxWorkers, workerLeases } from "./bundler/txWorkers";
 import { openDatabase } from "./storage/database";
 import { databaseLocation } from "./config/databaseSetting";
 import type { ProvidersRepository } from "./storage/providersRepository";
@@ -106,6 +106,7 @@ export async function startServer(
       logger,
       keys: custody,
       run: options.runTxWorkers ?? config.transactions.worker,
+      leases: workerLeases(config, repositories),
     });
     const workers = txWorkers;
     const openedCustody = custody;

@@ -7,14 +7,11 @@ import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
 import { ExternalBundler } from "./externalBundler";
 import type { WorkerContext } from "./workerContext";
-
-/** One step of a chain's bundler: true if it did something (so the next step runs at once). */
-/** One step of a chain's worker: true if it did something (the loop steps again at once). */
-export interface Stepper {
-  tick(): Promise<boolean>;
-  /** Releases what the stepper holds (connections, work started ahead), after its last step. */
-  close?(): void | Promise<void>;
-}
+import { type Fence, chainWorkerLease } from "../leases/lease";
+import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
+import type { Stepper } from "./stepper";
+import { thisProcessHolder } from "../leases/leaseHolder";
+import type { WorkerLeasesRepository } from "../storage/workerLeasesRepository";
 
 /** The running transaction workers: one loop per chain, each resuming its chain's queue where it stands. */
 export interface TxWorkers {
@@ -38,6 +35,19 @@ export function transactionsUnavailableReason(config: Config, chain: string, key
   return undefined;
 }
 
+/** The lease settings of this process's workers: its holder identity and the configured lease time. */
+export function workerLeases(
+  config: Config,
+  repositories: { workerLeases: WorkerLeasesRepository },
+): Omit<LeaseSettings, "clock"> {
+  return {
+    leases: repositories.workerLeases,
+    holder: thisProcessHolder(config.instanceId),
+    ttlMs: config.transactions.leaseSeconds * 1000,
+    retryMs: config.transactions.pollIntervalMs,
+  };
+}
+
 /** Starts a worker loop for every configured chain that can take transactions. */
 export function startTxWorkers(
   config: Config,
@@ -53,6 +63,8 @@ export function startTxWorkers(
     keys: Pick<ServiceKeys, "addresses"> & Partial<Pick<ServiceKeys, "signers">>;
     /** Whether this process runs the loops (false: only report which chains take transactions). */
     run: boolean;
+    /** The leases a loop runs a chain's worker under: one instance at a time, the others standing by. */
+    leases: Omit<LeaseSettings, "clock">;
   },
 ): TxWorkers {
   const loops = new Map<string, Loop>();
@@ -64,16 +76,18 @@ export function startTxWorkers(
     if (!deps.run) continue;
     const signers = deps.keys.signers;
     if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
-    const context: WorkerContext = {
+    const { walletSigner, sponsorSigner } = signers;
+    // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
+    const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
-      repository: deps.repository,
+      repository,
       entryPoint: config.contracts.entryPoint!,
       confirmations: t.confirmations,
       maxOpsPerBundle: t.maxOpsPerBundle,
       maxAttempts: t.maxAttempts,
       retryDelayMs: t.retryDelayMs,
       clock: deps.clock,
-      logger: deps.logger.child({ component: "bundler", chain: chain.name }),
+      logger,
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
       ...(signers.previousSafeOperator ? { previousSafeOperator: signers.previousSafeOperator } : {}),
       builder: {
@@ -83,27 +97,37 @@ export function startTxWorkers(
         entryPoint: config.contracts.entryPoint!,
         factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
         paymaster: config.contracts.sponsorPaymaster!,
-        walletSigner: signers.walletSigner,
-        sponsorSigner: signers.sponsorSigner,
+        walletSigner,
+        sponsorSigner,
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         maxCallGas: BigInt(t.maxCallGas),
         maxPreVerificationGas: BigInt(t.maxPreVerificationGas),
         clock: deps.clock,
       },
-    };
+    });
+    const logger = deps.logger.child({ component: "bundler", chain: chain.name });
     const bundlerUrl = config.chains[chain.name]?.bundlerUrl;
-    const stepper: Stepper = bundlerUrl
-      ? new ExternalBundler(context, {
-          url: bundlerUrl,
-          timeoutMs: config.rpcTimeoutMs,
-          resendAfterMs: t.stuckAfterSeconds * 1000,
-        })
-      : new BuiltinBundler(context, {
-          relayer: signers.relayer!,
-          stuckAfterMs: t.stuckAfterSeconds * 1000,
-          feeBumpPercent: BigInt(t.feeBumpPercent),
-        });
-    loops.set(chain.name, new Loop(stepper, t.pollIntervalMs, context.logger));
+    const start = (fence: Fence): Stepper => {
+      const fenced = context(deps.repository.fenced(fence));
+      return bundlerUrl
+        ? new ExternalBundler(fenced, {
+            url: bundlerUrl,
+            timeoutMs: config.rpcTimeoutMs,
+            resendAfterMs: t.stuckAfterSeconds * 1000,
+          })
+        : new BuiltinBundler(fenced, {
+            relayer: signers.relayer!,
+            stuckAfterMs: t.stuckAfterSeconds * 1000,
+            feeBumpPercent: BigInt(t.feeBumpPercent),
+          });
+    };
+    const leased = new LeasedStepper(
+      chainWorkerLease(chain.name),
+      { ...deps.leases, clock: deps.clock },
+      start,
+      logger,
+    );
+    loops.set(chain.name, new Loop(leased, t.pollIntervalMs, logger));
   }
   return {
     chains: accepted,

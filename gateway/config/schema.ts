@@ -23,6 +23,14 @@ export const ConfigSchema = z
     host: z.string().min(1).default("127.0.0.1"),
     port: int(0, 65535).default(3000),
     workers: int(1, 64).default(1),
+    /**
+     * This instance's name among several on one database (the host name by default): a restarted process of the same
+     * instance takes its chains' worker leases back at once, where another instance waits for them to end.
+     */
+    instanceId: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,128}$/, "1 to 128 printable ASCII characters without spaces")
+      .optional(),
     publicUrl: z.url().optional(),
     dataDir: z.string().min(1).default("data"),
     databasePath: z.string().min(1).optional(),
@@ -168,6 +176,11 @@ export const ConfigSchema = z
         confirmations: int(1, 64).default(1),
         maxOpsPerBundle: int(1, 500).default(64),
         pollIntervalMs: int(10, 60_000).default(250),
+        /**
+         * How long a chain's worker lease lasts unless renewed (renewed every third of it): when an instance dies,
+         * another takes its chains' work over after at most this long. Longer than any clock skew between machines.
+         */
+        leaseSeconds: int(2, 600).default(15),
         stuckAfterSeconds: int(1, 3600).default(60),
         feeBumpPercent: int(10, 500).default(15),
         maxAttempts: int(1, 100).default(5),

@@ -20,6 +20,8 @@ import { SqliteSafesRepository } from "./sqlite/sqliteSafesRepository";
 import { SqliteSettingsRepository } from "./sqlite/sqliteSettingsRepository";
 import { SqliteTransactionsRepository } from "./sqlite/sqliteTransactionsRepository";
 import type { TransactionsRepository } from "./transactionsRepository";
+import { SqliteWorkerLeasesRepository } from "./sqlite/sqliteWorkerLeasesRepository";
+import type { WorkerLeasesRepository } from "./workerLeasesRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
@@ -32,6 +34,7 @@ export interface Repositories {
   readonly dust: DustRepository;
   readonly rateWindows: RateWindowsRepository;
   readonly auditLog: AuditLogRepository;
+  readonly workerLeases: WorkerLeasesRepository;
 }
 
 /**
@@ -55,5 +58,6 @@ export function createRepositories(
     dust: new SqliteDustRepository(db, clock),
     rateWindows: new SqliteRateWindowsRepository(db),
     auditLog: new SqliteAuditLogRepository(db),
+    workerLeases: new SqliteWorkerLeasesRepository(db, clock),
   };
 }

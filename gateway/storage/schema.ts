@@ -46,6 +46,8 @@ export interface OtpCodesTable {
   last_failed_at: string | null;
   /** 1 once it can no longer be used: verified (or another code of the phone was), or its SMS failed. */
   used: 0 | 1;
+  /** The code's place among the phone's codes in issue order (codes issued in one millisecond share created_at). */
+  seq: number;
 }
 
 /** A provider name an app owns, with how its proofs are verified (JSON). */
@@ -202,8 +204,14 @@ export interface SpendBucketsTable {
 }
 
 /** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
+/** `signature_audit_mark`: one row (id 1), the highest seq ever given out, raised in each append's transaction. */
+export interface SignatureAuditMarkTable {
+  id: number;
+  seq: number;
+}
+
 export interface SignatureAuditTable {
-  /** From 1, never reused (AUTOINCREMENT); rows are read in this order. */
+  /** From 1, never reused (`signature_audit_mark` keeps the highest given out); rows are read in this order. */
   seq: number;
   /** ISO-8601. */
   at: string;
@@ -227,6 +235,17 @@ export interface SignatureAuditTable {
 export type SpendScope = "app" | "user";
 
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
+/** Which instance runs a chain's transaction worker, and its fencing token (migration 015). */
+export interface WorkerLeasesTable {
+  name: string;
+  holder_id: string;
+  holder_host: string;
+  holder_pid: number;
+  token: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
 export interface DatabaseSchema {
   apps: AppsTable;
   settings: SettingsTable;
@@ -241,4 +260,6 @@ export interface DatabaseSchema {
   dust_prices: DustPricesTable;
   dust_orders: DustOrdersTable;
   signature_audit: SignatureAuditTable;
+  worker_leases: WorkerLeasesTable;
+  signature_audit_mark: SignatureAuditMarkTable;
 }

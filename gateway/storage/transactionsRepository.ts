@@ -1,3 +1,4 @@
+import type { Fence } from "../leases/lease";
 import type { SpendLimit } from "../policy/spendLimits";
 import type { Bundle, NewBundle } from "../transactions/bundle";
 import type { BuiltOp, BuiltUserOp } from "../transactions/builtOp";
@@ -13,6 +14,12 @@ export interface TransactionsRepository {
    */
   create(tx: NewTx, limits?: readonly SpendLimit[]): Promise<{ record: TxRecord; created: boolean }>;
   find(id: string): Promise<TxRecord | undefined>;
+  /**
+   * This repository as a transaction worker holding a lease uses it: each of its writes (submitting, recording,
+   * replacing and settling bundles and requests) first checks `fence` in its transaction and, if the lease has
+   * changed holder, throws LeaseLostError and stores nothing.
+   */
+  fenced(fence: Fence): TransactionsRepository;
   /** A chain's queued requests due by `now`: the oldest of each wallet, oldest first. */
   due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
   /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */

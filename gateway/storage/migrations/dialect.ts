@@ -4,7 +4,7 @@ import { type ColumnDataType, type Kysely, PostgresAdapter } from "kysely";
  * What a migration needs to know of the database it runs on. SQLite stays the reference: on it every migration
  * still emits the SQL it always did; on PostgreSQL the few types and statements that differ are swapped.
  */
-export function isPostgres(db: Kysely<unknown>): boolean {
+export function isPostgres(db: Pick<Kysely<unknown>, "getExecutor">): boolean {
   // The adapter is how Kysely itself tells dialects apart (getExecutor is public in the typings, marked internal).
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -8,6 +8,13 @@ import { newTransactionRow, toRecord } from "./transactionRows";
 
 /** The idempotent insert of an accepted request, wallet or Safe, in the transaction of its group commit. */
 
+/**
+ * What an accepted request checks before it is stored, as lock keys (see GroupCommit.run): its app's Idempotency-Keys
+ * (scoped to the app) and spend (the app's and its user ids' limits). One key per app: concurrent acceptances of one
+ * app serialize across instances, as SQLite's write lock serializes them all.
+ */
+export const acceptLockKeys = (tx: NewTx): string[] => [`accept:${tx.appId}`];
+
 /** The app's earlier request with this Idempotency-Key, if any (keys are scoped to the app). */
 export async function earlierRequest(
   trx: Transaction<DatabaseSchema>,

@@ -1,24 +1,26 @@
 import { type Kysely, type Transaction, sql } from "kysely";
-import { SafeExistsError } from "../safesRepository";
+import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema } from "../schema";
-import { SpendLimitExceededError } from "../../policy/spendLimits";
 
 /** One write of a group: what it stores, in the group's transaction. */
 export type GroupWrite<T> = (trx: Transaction<DatabaseSchema>) => Promise<T>;
 
-type Pending = { write: GroupWrite<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Pending = {
+  write: GroupWrite<unknown>;
+  keys: readonly string[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
 type Outcome = { readonly value: unknown } | { readonly refused: unknown };
-
-/** What a write refuses its own request with (nothing of it stored): only its part of the group is undone. */
-const isRefusal = (error: unknown): boolean =>
-  error instanceof SpendLimitExceededError || error instanceof SafeExistsError;
 
 /**
  * Group commit of accepted requests, wallet and Safe alike: the writes that arrive in one turn of the event loop run in
  * one transaction, so they share one fsync (synchronous FULL) instead of paying one each; every caller still gets its
- * answer only after the commit (design §1.4). A write refused by its own rules (a spend limit, a Safe already
- * recorded) is undone alone, under its savepoint, while the others still share the commit; should the shared
- * transaction fail otherwise, each write is tried alone, so one bad request cannot fail the others.
+ * answer only after the commit (design §1.4). A write that fails (refused by its own rules, a spend limit or a Safe
+ * already recorded; or a statement of it failed, a constraint) is undone alone, under its savepoint, while the others
+ * still share the commit: PostgreSQL aborts the whole transaction on a failed statement until `rollback to` its
+ * savepoint. Should the shared transaction fail otherwise (the savepoint is gone with it: SQLite rolls back the whole
+ * transaction on a full disk), each write is tried alone, so one bad request cannot fail the others.
  */
 export class GroupCommit {
   /** Writes waiting for the next commit. */
@@ -26,10 +28,14 @@ export class GroupCommit {
 
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
-  /** Runs `write` in the next group's transaction; resolves once that committed. */
-  run<T>(write: GroupWrite<T>): Promise<T> {
+  /**
+   * Runs `write` in the next group's transaction; resolves once that committed. `keys` name what the write checks
+   * before it writes (an app's Idempotency-Keys and spend, a Safe's address): on PostgreSQL the transaction locks them
+   * first (`lockKeys`), since another instance may write the same rows at once.
+   */
+  run<T>(write: GroupWrite<T>, keys: readonly string[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({ write, keys, resolve: resolve as (value: unknown) => void, reject });
       if (this.pending.length === 1) setImmediate(() => void this.commitPending());
     });
   }
@@ -39,6 +45,11 @@ export class GroupCommit {
     this.pending = [];
     try {
       const outcomes = await this.db.transaction().execute(async (trx) => {
+        // All of the group's locks up front, in one order: taken write by write, two groups could deadlock.
+        await lockKeys(
+          trx,
+          batch.flatMap((item) => item.keys),
+        );
         const out: Outcome[] = [];
         for (const item of batch) out.push(await this.runOrRefuse(trx, item.write));
         return out;
@@ -49,11 +60,22 @@ export class GroupCommit {
         else item.resolve(outcome.value);
       });
     } catch {
-      for (const item of batch) await this.db.transaction().execute(item.write).then(item.resolve, item.reject);
+      for (const item of batch) {
+        await this.db
+          .transaction()
+          .execute(async (trx) => {
+            await lockKeys(trx, item.keys);
+            return item.write(trx);
+          })
+          .then(item.resolve, item.reject);
+      }
     }
   }
 
-  /** `write` under a savepoint: a refusal undoes only this write's part of the group. */
+  /**
+   * `write` under a savepoint: its failure undoes only this write's part of the group. If even `rollback to` fails
+   * (the transaction is gone), the write's own error fails the group, which then tries each write alone.
+   */
   private async runOrRefuse(trx: Transaction<DatabaseSchema>, write: GroupWrite<unknown>): Promise<Outcome> {
     await sql`savepoint batch_item`.execute(trx);
     try {
@@ -61,9 +83,12 @@ export class GroupCommit {
       await sql`release batch_item`.execute(trx);
       return { value };
     } catch (error) {
-      if (!isRefusal(error)) throw error;
-      await sql`rollback to batch_item`.execute(trx);
-      await sql`release batch_item`.execute(trx);
+      try {
+        await sql`rollback to batch_item`.execute(trx);
+        await sql`release batch_item`.execute(trx);
+      } catch {
+        throw error;
+      }
       return { refused: error };
     }
   }

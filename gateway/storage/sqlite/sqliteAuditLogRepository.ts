@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable } from "kysely";
+import type { Insertable, Kysely, Selectable } from "kysely";
 import { chainAuditRows } from "../../custody/audit/auditChain";
 import {
   AuditRow,
@@ -8,6 +8,7 @@ import {
   type SignaturePurpose,
 } from "../../custody/audit/signatureAudit";
 import type { AuditLogRepository } from "../auditLogRepository";
+import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema, SignatureAuditTable } from "../schema";
 
 /** Rows read per query when reading the log through. */
@@ -47,21 +48,31 @@ const toStored = (row: AuditRow): Insertable<SignatureAuditTable> => ({
   hash: row.hash,
 });
 
-/** The highest seq AUTOINCREMENT gave out (SQLite keeps it in sqlite_sequence), 0 if none. */
-async function seqGivenOut(db: Kysely<DatabaseSchema>): Promise<number> {
-  const given = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'signature_audit'`.execute(db);
-  return given.rows[0]?.seq ?? 0;
+/**
+ * The highest seq ever given out (migration 017's mark, raised by each append in its transaction). `lock`: on
+ * PostgreSQL the mark's row is locked until the transaction ends, so appenders in several instances take turns (SQLite's
+ * write lock already makes them, and SQLite has no `for update`).
+ */
+async function seqGivenOut(db: Kysely<DatabaseSchema>, lock = false): Promise<number> {
+  const mark = await db
+    .selectFrom("signature_audit_mark")
+    .select("seq")
+    .where("id", "=", 1)
+    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+  return mark?.seq ?? 0;
 }
 
-/** AuditLogRepository over SQLite: `signature_audit`, appended under the write lock. */
+/** AuditLogRepository over SQLite and PostgreSQL: `signature_audit`, appended under the write lock or the mark's lock. */
 export class SqliteAuditLogRepository implements AuditLogRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
   append(entries: readonly SignatureAuditEntry[], at: Date): Promise<AuditRow[]> {
     if (entries.length === 0) return Promise.resolve([]);
-    // The driver begins every transaction immediate: the newest row is read under the write lock, so no other
-    // process can append between that read and these inserts.
+    // The driver begins every SQLite transaction immediate, and PostgreSQL's locks the mark first: the newest row is
+    // read under that lock, so no other process can append between that read and these inserts.
     return this.db.transaction().execute(async (trx) => {
+      const given = await seqGivenOut(trx, true);
       const newest = await trx
         .selectFrom("signature_audit")
         .select(["seq", "hash"])
@@ -69,9 +80,14 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
         .limit(1)
         .executeTakeFirst();
       // Past the highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
-      const lastSeq = Math.max(newest?.seq ?? 0, await seqGivenOut(trx));
+      const lastSeq = Math.max(newest?.seq ?? 0, given);
       const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at);
       for (const row of rows) await trx.insertInto("signature_audit").values(toStored(row)).execute();
+      await trx
+        .updateTable("signature_audit_mark")
+        .set({ seq: rows.at(-1)!.seq })
+        .where("id", "=", 1)
+        .execute();
       return rows;
     });
   }

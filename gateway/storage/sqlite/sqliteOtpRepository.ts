@@ -9,6 +9,7 @@ import {
   type OtpSentSince,
 } from "../../auth/otp/storedCode";
 import { type OtpRepository } from "../otpRepository";
+import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */
@@ -40,7 +41,15 @@ const OtpRow = z
 
 const toOtpCode = (row: Selectable<OtpCodesTable>): OtpCode => OtpRow.parse(row);
 
-/** OtpRepository on SQLite; every read-decide-write runs in one `begin immediate` transaction. */
+/** Lock keys of issuing codes (which counts every phone's) and of one phone's codes (see `lockKeys`). */
+const ISSUING = "otp:issue";
+const phoneKey = (phone: string): string => `otp:phone:${phone}`;
+
+/**
+ * OtpRepository on SQLite and PostgreSQL; every read-decide-write runs in one transaction, serialized with the others
+ * of its phone (and every issue with the other issues, which count all phones' codes): by `begin immediate` on SQLite,
+ * by advisory locks on PostgreSQL.
+ */
 export class SqliteOtpRepository implements OtpRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
@@ -50,13 +59,14 @@ export class SqliteOtpRepository implements OtpRepository {
     admit: (recent: readonly OtpCode[], sent: OtpSentSince) => R | undefined,
   ): Promise<{ issued: OtpCode } | { refused: R }> {
     return this.db.transaction().execute(async (trx) => {
+      await lockKeys(trx, [ISSUING, phoneKey(code.phone)]);
       const recent = await trx
         .selectFrom("otp_codes")
         .selectAll()
         .where("phone", "=", code.phone)
         .where("created_at", ">=", recentSince.toISOString())
         .orderBy("created_at")
-        .orderBy(sql`rowid`)
+        .orderBy("seq")
         .execute();
       const sent = await trx
         .selectFrom("otp_codes")
@@ -78,6 +88,8 @@ export class SqliteOtpRepository implements OtpRepository {
           attempts: carried?.attempts ?? 0,
           last_failed_at: carried?.lastFailedAt ?? null,
           used: 0,
+          // Next in the phone's issue order (under the phone's lock, so no other code takes the same number).
+          seq: sql<number>`(select coalesce(max(seq), 0) + 1 from otp_codes where phone = ${code.phone})`,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -91,12 +103,13 @@ export class SqliteOtpRepository implements OtpRepository {
     judge: (state: OtpLoginState) => { result: R; mark?: OtpMark },
   ): Promise<R> {
     return this.db.transaction().execute(async (trx) => {
+      await lockKeys(trx, [phoneKey(phone)]);
       const row = await trx
         .selectFrom("otp_codes")
         .selectAll()
         .where("phone", "=", phone)
         .orderBy("created_at", "desc")
-        .orderBy(sql`rowid`, "desc")
+        .orderBy("seq", "desc")
         .limit(1)
         .executeTakeFirst();
       const latest = row && toOtpCode(row);
@@ -109,7 +122,7 @@ export class SqliteOtpRepository implements OtpRepository {
               .where("used", "=", 0)
               .where("expires_at", ">", now.toISOString())
               .orderBy("created_at", "desc")
-              .orderBy(sql`rowid`, "desc")
+              .orderBy("seq", "desc")
               .execute()
           ).map(toOtpCode)
         : [];

@@ -10,6 +10,8 @@ import {
   registrationVerification,
 } from "../../identity/providerRegistration";
 import { ProviderTakenError, type ProvidersRepository, type ResealedSecrets } from "../providersRepository";
+import { isPostgres } from "../migrations/dialect";
+import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema } from "../schema";
 import {
   isOutdated,
@@ -22,7 +24,7 @@ import {
   verificationJson,
 } from "./providerRows";
 
-/** ProvidersRepository over SQLite; HS256 secrets sealed with `keyring` (none: such providers are refused). */
+/** ProvidersRepository over SQLite and PostgreSQL; HS256 secrets sealed with `keyring` (none: such providers are refused). */
 export class SqliteProvidersRepository implements ProvidersRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -41,6 +43,8 @@ export class SqliteProvidersRepository implements ProvidersRepository {
     // Sealed before anything is written: without a key, an HS256 registration stores nothing.
     const verificationText = verificationJson(parsed, this.keyring, name, appId);
     return this.db.transaction().execute(async (tx) => {
+      // PostgreSQL: two instances registering one name at once take turns, so the second sees the first's row.
+      await lockKeys(tx, [`provider:${name}`]);
       const app = await tx.selectFrom("apps").select("id").where("id", "=", appId).executeTakeFirst();
       if (!app) throw new NotFoundError("app", appId);
       const taken = await tx
@@ -146,10 +150,21 @@ export class SqliteProvidersRepository implements ProvidersRepository {
 
   async resealSecrets(): Promise<ResealedSecrets> {
     const counts = await this.resealInTransaction();
-    // The WAL still holds the pages as they were (plain text, or sealed under the old key) until a checkpoint, which
-    // a quiet service may not reach for long: copy them into the file (zeroed in place, secure_delete) and empty it.
-    if (counts.sealed + counts.resealed > 0) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
+    if (counts.sealed + counts.resealed > 0) await this.dropOldVersions();
     return counts;
+  }
+
+  /**
+   * What can be done so the rows as they were (plain text, or sealed under the old key) leave no copy behind. SQLite:
+   * the WAL holds the old pages until a checkpoint, which a quiet service may not reach for long: copy them into the
+   * file (zeroed in place, secure_delete) and empty it. PostgreSQL: an update leaves the old row version in the table
+   * until vacuum, which prunes it from its page (outside a transaction, so here after the commit); vacuum cannot prune
+   * one an older snapshot still sees, and the WAL keeps the old row until its segment is recycled (see
+   * docs/postgres.md).
+   */
+  private async dropOldVersions(): Promise<void> {
+    if (isPostgres(this.db)) await sql`vacuum app_providers`.execute(this.db);
+    else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
   }
 
   private async resealInTransaction(): Promise<ResealedSecrets> {

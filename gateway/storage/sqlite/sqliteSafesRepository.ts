@@ -5,8 +5,9 @@ import { type NewSafe, type SafeRecord, type SafesCursor } from "../../safe/safe
 import { SafeExistsError, type SafesRepository } from "../safesRepository";
 import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import type { SpendLimit } from "../../policy/spendLimits";
-import { earlierRequest, insertRequest } from "./acceptedRequests";
+import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
+import { isPostgres } from "../migrations/dialect";
 
 const StoredOwners = z.array(z.string()).min(1);
 
@@ -40,42 +41,45 @@ export class SqliteSafesRepository implements SafesRepository {
     deployment: NewTx,
     limits: readonly SpendLimit[] = [],
   ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }> {
-    return this.commits.run(async (trx) => {
-      if (deployment.idempotencyKey !== undefined) {
-        const earlier = await earlierRequest(trx, deployment.appId, deployment.idempotencyKey);
-        if (earlier) {
-          const earlierSafe = await trx
-            .selectFrom("safes")
-            .selectAll()
-            .where("deployment_tx_id", "=", earlier.id)
-            .executeTakeFirst();
-          // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
-          return { safe: earlierSafe && toSafe(earlierSafe), record: earlier, created: false };
+    return this.commits.run(
+      async (trx) => {
+        if (deployment.idempotencyKey !== undefined) {
+          const earlier = await earlierRequest(trx, deployment.appId, deployment.idempotencyKey);
+          if (earlier) {
+            const earlierSafe = await trx
+              .selectFrom("safes")
+              .selectAll()
+              .where("deployment_tx_id", "=", earlier.id)
+              .executeTakeFirst();
+            // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
+            return { safe: earlierSafe && toSafe(earlierSafe), record: earlier, created: false };
+          }
         }
-      }
-      const taken = await trx
-        .selectFrom("safes")
-        .select("address")
-        .where("chain", "=", safe.chain)
-        .where("address", "=", safe.address)
-        .executeTakeFirst();
-      if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
-      const record = await insertRequest(trx, deployment, limits, this.clock());
-      const safeRow: Selectable<SafesTable> = {
-        chain: safe.chain,
-        address: safe.address,
-        app_id: safe.appId,
-        owners: JSON.stringify(safe.owners),
-        salt_nonce: safe.saltNonce.toString(),
-        singleton: safe.singleton,
-        proxy_factory: safe.proxyFactory,
-        fallback_handler: safe.fallbackHandler,
-        deployment_tx_id: record.id,
-        created_at: record.createdAt,
-      };
-      await trx.insertInto("safes").values(safeRow).execute();
-      return { safe: toSafe(safeRow), record, created: true };
-    });
+        const taken = await trx
+          .selectFrom("safes")
+          .select("address")
+          .where("chain", "=", safe.chain)
+          .where("address", "=", safe.address)
+          .executeTakeFirst();
+        if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
+        const record = await insertRequest(trx, deployment, limits, this.clock());
+        const safeRow: Selectable<SafesTable> = {
+          chain: safe.chain,
+          address: safe.address,
+          app_id: safe.appId,
+          owners: JSON.stringify(safe.owners),
+          salt_nonce: safe.saltNonce.toString(),
+          singleton: safe.singleton,
+          proxy_factory: safe.proxyFactory,
+          fallback_handler: safe.fallbackHandler,
+          deployment_tx_id: record.id,
+          created_at: record.createdAt,
+        };
+        await trx.insertInto("safes").values(safeRow).execute();
+        return { safe: toSafe(safeRow), record, created: true };
+      },
+      [...acceptLockKeys(deployment), `safe:${safe.chain}:${safe.address.toLowerCase()}`],
+    );
   }
 
   async find(chain: string, address: string): Promise<SafeRecord | undefined> {
@@ -107,6 +111,9 @@ export class SqliteSafesRepository implements SafesRepository {
         .selectAll()
         .where("chain", "=", chain)
         .where("address", "=", address)
+        // Two instances replacing owners of one Safe at once: the second reads the first's owners, not the old ones
+        // (SQLite's write lock does this; it has no `for update`).
+        .$if(isPostgres(trx), (q) => q.forUpdate())
         .executeTakeFirst();
       if (!row) return;
       const owners = toSafe(row).owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));

@@ -1,12 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../../policy/spendLimits";
-import { earlierRequest, insertRequest } from "./acceptedRequests";
+import type { Fence } from "../../leases/lease";
+import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
+import { checkFence } from "./sqliteWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
+import { isPostgres } from "../migrations/dialect";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { appSpendSince } from "./spendUsage";
-import { StoredHashes, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
 import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
@@ -23,7 +25,21 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     private readonly clock: () => Date,
     /** The group commit accepted requests are stored through. */
     private readonly commits: GroupCommit,
+    /** The worker lease every write of the worker checks first, if it runs under one. */
+    private readonly fence?: Fence,
   ) {}
+
+  fenced(fence: Fence): TransactionsRepository {
+    return new SqliteTransactionsRepository(this.db, this.clock, this.commits, fence);
+  }
+
+  /** A write of the worker, in one transaction that first checks its lease (LeaseLostError, nothing stored). */
+  private write<T>(work: (trx: Transaction<DatabaseSchema>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.fence) await checkFence(trx, this.fence);
+      return work(trx);
+    });
+  }
 
   /**
    * Stores the request in the next group commit (shared with Safe creations), or answers the app's earlier request
@@ -36,7 +52,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
       if (earlier) return { record: earlier, created: false };
       return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
-    });
+    }, acceptLockKeys(tx));
   }
 
   async find(id: string): Promise<TxRecord | undefined> {
@@ -85,29 +101,12 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async markSubmitted(op: BuiltUserOp): Promise<void> {
-    await this.db.transaction().execute((trx) => this.submitOp(trx, op, null));
+    await this.write((trx) => this.submitOp(trx, op, null));
   }
 
   async recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle> {
-    const now = this.clock().toISOString();
-    const row: Selectable<BundlesTable> = {
-      id: randomUUID(),
-      chain: bundle.chain,
-      relayer: bundle.relayer,
-      nonce: bundle.nonce,
-      tx_hashes: JSON.stringify([bundle.txHash]),
-      raw_tx: bundle.rawTx,
-      max_fee_per_gas: bundle.maxFeePerGas.toString(),
-      max_priority_fee_per_gas: bundle.maxPriorityFeePerGas.toString(),
-      status: "pending",
-      mined_tx_hash: null,
-      block_number: null,
-      created_at: now,
-      updated_at: now,
-      sent_at: now,
-      reverted_gas: null,
-    };
-    await this.db.transaction().execute(async (trx) => {
+    const row = newBundleRow(bundle, this.clock().toISOString());
+    await this.write(async (trx) => {
       await trx.insertInto("bundles").values(row).execute();
       for (const op of ops) await this.submitOp(trx, op, row.id);
     });
@@ -134,8 +133,14 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     bundleId: string,
     replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
   ): Promise<Bundle> {
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("bundles").selectAll().where("id", "=", bundleId).executeTakeFirstOrThrow();
+    return this.write(async (trx) => {
+      const row = await trx
+        .selectFrom("bundles")
+        .selectAll()
+        .where("id", "=", bundleId)
+        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
+        .$if(isPostgres(trx), (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
       const now = this.clock().toISOString();
       const updated: Selectable<BundlesTable> = {
         ...row,
@@ -156,7 +161,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.write(async (trx) => {
       await trx
         .updateTable("bundles")
         .set({
@@ -173,7 +178,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
   }
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
-    await this.db.transaction().execute((trx) => this.applyOutcome(trx, txId, outcome));
+    await this.write((trx) => this.applyOutcome(trx, txId, outcome));
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
@@ -265,6 +270,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       .selectFrom("transactions")
       .select(["reserved_gas", "spent_gas"])
       .where("id", "=", txId)
+      // PostgreSQL: locked until the settlement commits, so a concurrent one reads what this one left.
+      .$if(isPostgres(trx), (q) => q.forUpdate())
       .executeTakeFirst();
     const pendingBefore = before ? Math.max(before.reserved_gas, before.spent_gas) : 0;
     const updated = await trx

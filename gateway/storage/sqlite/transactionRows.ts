@@ -3,7 +3,7 @@ import type { Selectable } from "kysely";
 import { z } from "zod";
 import type { PackedUserOperation } from "../../userop/packedUserOperation";
 import type { BundlesTable, TransactionsTable } from "../schema";
-import type { Bundle } from "../../transactions/bundle";
+import type { Bundle, NewBundle } from "../../transactions/bundle";
 import { type NewTx, type TxRecord, isSafeTx } from "../../transactions/txRecord";
 
 /** Rows of `transactions` and `bundles` to domain records and back (JSON columns, bigints as text). */
@@ -126,5 +126,26 @@ export function toBundle(row: Selectable<BundlesTable>): Bundle {
     minedTxHash: orUndefined(row.mined_tx_hash),
     blockNumber: orUndefined(row.block_number),
     sentAt: row.sent_at,
+  };
+}
+
+/** The row of a bundle recorded now, pending, before it is broadcast. */
+export function newBundleRow(bundle: NewBundle, now: string): Selectable<BundlesTable> {
+  return {
+    id: randomUUID(),
+    chain: bundle.chain,
+    relayer: bundle.relayer,
+    nonce: bundle.nonce,
+    tx_hashes: JSON.stringify([bundle.txHash]),
+    raw_tx: bundle.rawTx,
+    max_fee_per_gas: bundle.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: bundle.maxPriorityFeePerGas.toString(),
+    status: "pending",
+    mined_tx_hash: null,
+    block_number: null,
+    created_at: now,
+    updated_at: now,
+    sent_at: now,
+    reverted_gas: null,
   };
 }

@@ -119,6 +119,7 @@ describe("phone login: POST /functions/v1/signInWithOTP and /functions/v1/verify
       attempts: 0,
       last_failed_at: null,
       used: 0,
+      seq: 1,
     });
   });
 

@@ -46,8 +46,10 @@ describe("storage: openDatabase", () => {
         "safes",
         "settings",
         "signature_audit",
+        // The highest seq signature_audit gave out (migration 017).
+        "signature_audit_mark",
         "spend_buckets",
-        // SQLite's own: the highest seq signature_audit gave out (AUTOINCREMENT, migration 014).
+        // SQLite's own (AUTOINCREMENT, migration 014); the repository reads the mark instead since migration 017.
         "sqlite_sequence",
         "transactions",
       ]);

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { freshPostgresDatabase } from "../../helpers/postgresServer";
+import { providerSecretsContract } from "./contract/providerSecretsContract";
 import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER, hs256Provider } from "../../helpers/providerProofs";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { sql } from "kysely";
@@ -16,7 +18,6 @@ import { TEST_KEYS, testKeyring } from "./builders";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const SECRET = "acme-identity-service-secret-0123456789";
-const ATTACKER_SECRET = "attacker-identity-service-secret-012345";
 
 const rawVerification = async (database: Database, provider: string): Promise<string> =>
   (
@@ -26,9 +27,6 @@ const rawVerification = async (database: Database, provider: string): Promise<st
       .where("provider", "=", provider)
       .executeTakeFirstOrThrow()
   ).verification;
-
-const setRawVerification = (database: Database, provider: string, verification: string) =>
-  database.db.updateTable("app_providers").set({ verification }).where("provider", "=", provider).execute();
 
 const rejection = (promise: Promise<unknown>): Promise<unknown> =>
   promise.then(
@@ -65,111 +63,6 @@ describe("crypto: secrets keyring (AES-256-GCM)", () => {
     expect(() => testKeyring(TEST_KEYS.other).open(a, "provider a")).to.throw(SecretsKeyError, /neither SECRETS_KEY/);
     expect(testKeyring(TEST_KEYS.other, TEST_KEYS.current).open(a, "provider a")).to.equal(SECRET);
     expect(createSecretsKeyring({})).to.equal(undefined);
-  });
-});
-
-describe("storage: provider secrets at rest", () => {
-  let database: Database;
-  beforeEach(async () => {
-    database = await openDatabase(":memory:");
-  });
-  afterEach(() => database.close());
-
-  const reposWith = (secrets = testKeyring()) => createRepositories(database.db, () => NOW, { secrets });
-
-  it("stores an HS256 secret only sealed under SECRETS_KEY, never in plain text, and opens it back", async () => {
-    const repos = reposWith();
-    const { app } = await repos.apps.create({ name: "acme" });
-    await repos.providers.register(app.id, "acme", {
-      key: { kind: "hs256", secret: SECRET },
-      issuer: "https://id",
-      audience: "idwallet",
-    });
-    const stored = JSON.parse(await rawVerification(database, "acme"));
-    expect(JSON.stringify(stored)).to.not.include(SECRET);
-    expect(stored).to.deep.include({ issuer: "https://id" });
-    expect(stored.key.kind).to.equal("hs256");
-    expect(stored.key.sealedSecret.split(".")[1]).to.equal(testKeyring().currentKeyId);
-    expect(await repos.providers.find("acme")).to.deep.include({
-      key: { kind: "hs256", secret: SECRET },
-      issuer: "https://id",
-      audience: "idwallet",
-    });
-  });
-
-  it("an attacker who can write the database cannot move a sealed secret to their own provider or app", async () => {
-    const repos = reposWith();
-    const { app: victim } = await repos.apps.create({ name: "victim" });
-    const { app: attacker } = await repos.apps.create({ name: "attacker" });
-    await repos.providers.register(victim.id, "acme", hs256Provider(SECRET));
-    await repos.providers.register(attacker.id, "evil", hs256Provider(ATTACKER_SECRET));
-    // The victim's sealed secret copied into the attacker's row does not open there.
-    await setRawVerification(database, "evil", await rawVerification(database, "acme"));
-    expect(await rejection(repos.providers.find("evil"))).to.be.instanceOf(SecretsKeyError);
-    // Nor does the victim's row once handed to the attacker's app.
-    await database.db
-      .updateTable("app_providers")
-      .set({ app_id: attacker.id })
-      .where("provider", "=", "acme")
-      .execute();
-    expect(String(await rejection(repos.providers.find("acme")))).to.match(/provider acme: .*does not open/);
-  });
-
-  it("rotates SECRETS_KEY: SECRETS_KEY_PREVIOUS opens the old secrets until they are sealed again under the new key", async () => {
-    const old = reposWith(testKeyring(TEST_KEYS.current));
-    const { app } = await old.apps.create({ name: "acme" });
-    await old.providers.register(app.id, "acme", hs256Provider(SECRET));
-    await old.providers.register(app.id, "acme-jwks", {
-      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
-      issuer: TEST_PROVIDER_ISSUER,
-      audience: TEST_PROVIDER_AUDIENCE,
-    });
-    const rotating = reposWith(testKeyring(TEST_KEYS.other, TEST_KEYS.current));
-    expect((await rotating.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
-    expect(await rotating.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 1 });
-    expect(await rotating.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 0 });
-    const sealed = JSON.parse(await rawVerification(database, "acme")).key.sealedSecret as string;
-    expect(sealed.split(".")[1]).to.equal(testKeyring(TEST_KEYS.other).currentKeyId);
-    // The old key can be retired; the old key alone no longer opens anything.
-    expect((await reposWith(testKeyring(TEST_KEYS.other)).providers.find("acme"))?.key).to.deep.equal({
-      kind: "hs256",
-      secret: SECRET,
-    });
-    expect(await rejection(old.providers.find("acme"))).to.be.instanceOf(SecretsKeyError);
-  });
-
-  it("seals a plain-text secret an older version stored, and refuses to use it before that", async () => {
-    const repos = reposWith();
-    const { app } = await repos.apps.create({ name: "acme" });
-    await repos.providers.register(app.id, "acme", {
-      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
-      issuer: TEST_PROVIDER_ISSUER,
-      audience: TEST_PROVIDER_AUDIENCE,
-    });
-    await setRawVerification(database, "acme", JSON.stringify(hs256Provider(SECRET)));
-    expect(String(await rejection(repos.providers.find("acme")))).to.match(/plain text/);
-    expect(await repos.providers.resealSecrets()).to.deep.equal({ sealed: 1, resealed: 0 });
-    expect(await rawVerification(database, "acme")).to.not.include(SECRET);
-    expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
-  });
-
-  it("without SECRETS_KEY: an HS256 provider is refused and nothing stored; other kinds need no key", async () => {
-    const keyless = createRepositories(database.db, () => NOW);
-    const { app } = await keyless.apps.create({ name: "acme" });
-    const refused = await rejection(keyless.providers.register(app.id, "acme", hs256Provider(SECRET)));
-    expect(refused).to.be.instanceOf(SecretsKeyError);
-    expect(String(refused)).to.include("SECRETS_KEY");
-    expect(await keyless.providers.registeredNames()).to.deep.equal([]);
-    await keyless.providers.register(app.id, "acme-jwks", {
-      key: { kind: "jwks", url: "https://id.acme.test/jwks" },
-      issuer: TEST_PROVIDER_ISSUER,
-      audience: TEST_PROVIDER_AUDIENCE,
-    });
-    expect(await keyless.providers.resealSecrets()).to.deep.equal({ sealed: 0, resealed: 0 });
-    // Once an HS256 secret is stored, a keyless start-up is refused, naming it.
-    await reposWith().providers.register(app.id, "acme", hs256Provider(SECRET));
-    expect(String(await rejection(keyless.providers.resealSecrets()))).to.match(/provider acme, .*set SECRETS_KEY/);
-    expect(await keyless.providers.list()).to.have.length(2);
   });
 });
 
@@ -308,5 +201,45 @@ describe("provider secrets at start-up and in the admin CLI (real SQLite file)",
     out.length = 0;
     expect(await cli(TEST_KEYS.current, "providers", "list")).to.equal(0);
     expect(out.join("\n")).to.not.match(/acme-two|acme-pem/);
+  });
+});
+
+providerSecretsContract("SQLite", () => openDatabase(":memory:"));
+providerSecretsContract("PostgreSQL", async () => openDatabase(await freshPostgresDatabase("provider_secrets")));
+
+describe("provider secrets at rest on PostgreSQL (the table's pages)", () => {
+  it("a thief reading the table's pages finds no plain-text secret once sealed: the old row version is vacuumed", async () => {
+    const database = await openDatabase(await freshPostgresDatabase("secret_pages"));
+    try {
+      const { db } = database;
+      // The test server's user is a superuser; pageinspect reads a page as it lies in the table's file.
+      await sql`create extension pageinspect`.execute(db);
+      const pagesHold = async (text: string) => {
+        const { rows } = await sql<{ page: Buffer }>`
+          select get_raw_page('app_providers', n::int) as page
+          from generate_series(0, pg_relation_size('app_providers') / current_setting('block_size')::int - 1) as n`.execute(
+          db,
+        );
+        return rows.some((row) => row.page.includes(text));
+      };
+      const { app } = await createRepositories(db, () => NOW).apps.create({ name: "acme" });
+      await db
+        .insertInto("app_providers")
+        .values({
+          provider: "acme",
+          app_id: app.id,
+          verification: JSON.stringify(hs256Provider(SECRET)),
+          created_at: NOW.toISOString(),
+          disabled_at: null,
+        })
+        .execute();
+      expect(await pagesHold(SECRET)).to.equal(true);
+      const repos = createRepositories(db, () => NOW, { secrets: testKeyring() });
+      expect(await repos.providers.resealSecrets()).to.deep.equal({ sealed: 1, resealed: 0 });
+      expect(await pagesHold(SECRET)).to.equal(false);
+      expect((await repos.providers.find("acme"))?.key).to.deep.equal({ kind: "hs256", secret: SECRET });
+    } finally {
+      await database.close();
+    }
   });
 });

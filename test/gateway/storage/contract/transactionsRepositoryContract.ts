@@ -47,6 +47,21 @@ export function transactionsRepositoryContract(dialect: string, open: OpenTestDa
       await database.close();
     });
 
+    it("a request whose statement fails (a foreign key) is refused alone: the rest of its group commits", async () => {
+      const { database, repos, newTx } = await fresh(open);
+      const outcomes = await Promise.allSettled([
+        repos.transactions.create(newTx("0xA")),
+        repos.transactions.create(newTx("0xB", { appId: "app_unknown" })),
+        repos.transactions.create(newTx("0xC", { idempotencyKey: "k" })),
+        repos.transactions.create(newTx("0xC", { idempotencyKey: "k" })),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+      expect(String((outcomes[1] as PromiseRejectedResult).reason)).to.match(/foreign key/i);
+      const rows = await database.db.selectFrom("transactions").select("sender").orderBy("sender").execute();
+      expect(rows.map((row) => row.sender)).to.deep.equal(["0xA", "0xC"]);
+      await database.close();
+    });
+
     it("hands out the oldest due request of each wallet, so one wallet's backlog does not crowd others out", async () => {
       const { database, repos, newTx, tick } = await fresh(open);
       for (let i = 0; i < 5; i++) {
