@@ -1,31 +1,46 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { isPostgres } from "./migrations/dialect";
 import type { DatabaseSchema } from "./schema";
 
+/** How one table is copied. */
+interface TableCopy {
+  /** Its place: after the tables its foreign keys reference. */
+  readonly order: number;
+  /**
+   * A table a migration fills (one row, say): the target's rows count as empty while `untouched` holds for each, and
+   * the copy overwrites them by `key` (an upsert) instead of adding rows.
+   */
+  readonly seeded?: { readonly key: string; readonly untouched: RawBuilder<boolean> };
+}
+
 /**
- * Every table of the schema and its place in the copy: a table comes after the tables its foreign keys reference.
- * A Record over the schema's keys, so a table added to `DatabaseSchema` without a place here does not compile; one a
- * migration creates without adding it to the schema is refused when the copy lists the databases' tables.
+ * Every table of the schema and how it is copied. A Record over the schema's keys, so a table added to
+ * `DatabaseSchema` without an entry here does not compile; one a migration creates without adding it to the schema is
+ * refused when the copy lists the databases' tables.
  */
-const COPY_ORDER: Readonly<Record<keyof DatabaseSchema, number>> = {
-  apps: 0,
-  settings: 1,
-  app_providers: 2,
-  otp_codes: 3,
-  bundles: 4,
-  transactions: 5,
-  safes: 6,
-  app_rate_windows: 7,
-  spend_buckets: 8,
-  dust_tokens: 9,
-  dust_prices: 10,
-  dust_orders: 11,
-  signature_audit: 12,
+const TABLES: Readonly<Record<keyof DatabaseSchema, TableCopy>> = {
+  apps: { order: 0 },
+  settings: { order: 1 },
+  app_providers: { order: 2 },
+  otp_codes: { order: 3 },
+  bundles: { order: 4 },
+  transactions: { order: 5 },
+  safes: { order: 6 },
+  app_rate_windows: { order: 7 },
+  spend_buckets: { order: 8 },
+  dust_tokens: { order: 9 },
+  dust_prices: { order: 10 },
+  dust_orders: { order: 11 },
+  signature_audit: { order: 12 },
+  // Migration 017 writes its one row (seq 0 on a new database); the copy raises it to the source's highest seq given out.
+  signature_audit_mark: { order: 13, seeded: { key: "id", untouched: sql<boolean>`seq = 0` } },
+  // The lease holders are the SQLite instance's and expire; copied so each lease's fencing token only grows.
+  worker_leases: { order: 14 },
 };
 
 /** The tables in copy order. */
-export const COPIED_TABLES = (Object.keys(COPY_ORDER) as (keyof DatabaseSchema)[]).sort(
-  (a, b) => COPY_ORDER[a] - COPY_ORDER[b],
+export const COPIED_TABLES = (Object.keys(TABLES) as (keyof DatabaseSchema)[]).sort(
+  (a, b) => TABLES[a].order - TABLES[b].order,
 );
 
 /** Kysely's own bookkeeping: each side has its migrations recorded already. */
@@ -67,10 +82,29 @@ function checkTables(side: string, tables: readonly string[]): void {
   if (missing.length > 0) throw new DatabaseCopyRefused(`the ${side} lacks table(s): ${missing.join(", ")}`);
 }
 
-const countRows = async (db: Kysely<DatabaseSchema>, table: string): Promise<number> => {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+/** Rows of `table`; with `except`, only those for which it does not hold. */
+const countRows = async (db: Kysely<DatabaseSchema>, table: string, except?: RawBuilder<boolean>): Promise<number> => {
+  const where = except ? sql`where not (${except})` : sql``;
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} ${where}`.execute(
+    db,
+  );
   return Number(rows[0]!.n);
 };
+
+/** Writes one batch: inserted, or for a seeded table upserted over the rows its migration wrote. */
+async function writeBatch(target: Transaction<DatabaseSchema>, table: keyof DatabaseSchema, rows: Row[]) {
+  const insert = (target as unknown as AnyDb).insertInto(table).values(rows);
+  const seeded = TABLES[table].seeded;
+  if (!seeded) return insert.execute();
+  const columns = Object.keys(rows[0]!).filter((column) => column !== seeded.key);
+  return insert
+    .onConflict((conflict) =>
+      conflict
+        .column(seeded.key)
+        .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as never),
+    )
+    .execute();
+}
 
 /** The source's rows of `table` in rowid order, `size` at a time (keyset pagination: each batch one indexed query). */
 async function* sqliteBatches(db: Kysely<DatabaseSchema>, table: string, size: (row: Row) => number) {
@@ -136,7 +170,7 @@ export async function copyDatabase(
       checkTables("target", await postgresTables(dst));
       await sql`lock table ${sql.join(COPIED_TABLES.map((t) => sql.table(t)))} in exclusive mode`.execute(dst);
       for (const table of COPIED_TABLES) {
-        const present = await countRows(dst, table);
+        const present = await countRows(dst, table, TABLES[table].seeded?.untouched);
         if (present > 0) {
           throw new DatabaseCopyRefused(
             `the target is not empty: ${table} has ${present} row(s); copy into a new database`,
@@ -147,9 +181,7 @@ export async function copyDatabase(
       for (const table of COPIED_TABLES) {
         const batchSize = (row: Row) =>
           Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMETERS / Math.max(1, Object.keys(row).length))));
-        for await (const rows of sqliteBatches(src, table, batchSize)) {
-          await (dst as unknown as AnyDb).insertInto(table).values(rows).execute();
-        }
+        for await (const rows of sqliteBatches(src, table, batchSize)) await writeBatch(dst, table, rows);
         const [inSource, inTarget] = [await countRows(src, table), await countRows(dst, table)];
         if (inSource !== inTarget) {
           throw new Error(`${table}: ${inSource} row(s) in the source but ${inTarget} in the target; nothing copied`);

@@ -3,7 +3,6 @@ import { sql } from "kysely";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { verifyAuditChain } from "../../gateway/custody/audit/auditChain";
 import { openDatabase } from "../../gateway/storage/database";
 import { COPIED_TABLES } from "../../gateway/storage/databaseCopy";
 import { createRepositories, type Repositories } from "../../gateway/storage/repositories";
@@ -48,7 +47,8 @@ async function readBack(repos: Repositories, ids: Awaited<ReturnType<typeof popu
     safe: await repos.safes.find("localhost", SAFE),
     bundles: await repos.transactions.pendingBundles("localhost"),
     spend: await repos.transactions.spendSince(new Map([[ids.appId, new Date(0)]])),
-    // Not the OTP repository: its `order by rowid` is SQLite's (storage/sqlite, being ported); its row is compared below.
+    otp: await repos.otp.attempt("14155552671", NOW, (state) => ({ result: state })),
+    leases: await repos.workerLeases.list(),
     tokens: await repos.dust.tokens("localhost"),
     prices: await repos.dust.prices("localhost"),
     order: await repos.dust.findOrder(ids.order),
@@ -124,6 +124,13 @@ async function populate(repos: Repositories) {
     createdAt: NOW.toISOString(),
   });
   await repos.auditLog.append(auditEntries(3), NOW);
+  const lease = await repos.workerLeases.acquire(
+    "tx:localhost",
+    { id: "sqlite-host", host: "old", pid: 1 },
+    60_000,
+    () => false,
+  );
+  expect(lease).to.not.equal(undefined);
   return { appId: app.id, walletTx: wallet.record.id, safeTx: safeTxId, order: order.id };
 }
 
@@ -153,6 +160,7 @@ describe("admin CLI: db copy (SQLite → PostgreSQL)", function () {
     for (const table of COPIED_TABLES) expect(copied.stdout).to.match(new RegExp(`^${table}\\s+\\d+$`, "m"));
     expect(copied.stdout).to.match(/^signature_audit\s+3$/m);
     expect(copied.stdout).to.match(/^transactions\s+2$/m);
+    expect(copied.stdout).to.match(/^signature_audit_mark\s+1$/m);
     const target = await openDatabase(url);
     try {
       const repos = createRepositories(target.db, () => NOW, { secrets: testKeyring() });
@@ -173,17 +181,16 @@ describe("admin CLI: db copy (SQLite → PostgreSQL)", function () {
       }
       // The sealed secret was copied sealed, and opens with the same SECRETS_KEY.
       expect(after.provider?.key).to.deep.include({ kind: "hs256", secret: HS256_SECRET });
-      // The hash chain verifies on the target, up to the same head. (`audit verify` on PostgreSQL also reads the
-      // repository's highest seq, which still reads SQLite's sqlite_sequence: storage/sqlite, being ported.)
-      const chain = await verifyAuditChain(repos.auditLog.rows());
-      expect(chain).to.deep.include({ ok: true, count: 3, head: stored.audit[2]!.hash });
-      // The identity sequence is past the copied rows: the next signature logged gets seq 4, not a seq already used.
-      const { rows } = await sql<{ seq: number }>`
-        select nextval(pg_get_serial_sequence('signature_audit', 'seq'))::int as seq`.execute(target.db);
-      expect(rows[0]!.seq).to.equal(4);
+      // The highest seq given out came along: the next signature logged continues the chain at seq 4.
+      expect(await repos.auditLog.highestSeq()).to.equal(3);
+      const [next] = await repos.auditLog.append(auditEntries(1, 4), NOW);
+      expect(next).to.deep.include({ seq: 4, prevHash: stored.audit[2]!.hash });
     } finally {
       await target.close();
     }
+    const verified = await admin(["--db", url, "audit", "verify"]);
+    expect(verified.stderr).to.equal("");
+    expect(verified.stdout).to.include("The signature audit log verifies: 4 row(s).");
   });
 
   it("refuses a target that is not empty, and changes nothing in it", async () => {
