@@ -33,7 +33,11 @@ export const ConfigSchema = z
       .optional(),
     publicUrl: z.url().optional(),
     dataDir: z.string().min(1).default("data"),
-    databasePath: z.string().min(1).optional(),
+    databasePath: z
+      .string()
+      .min(1)
+      .refine((p) => !/^postgres(ql)?:/i.test(p), "a SQLite file; a PostgreSQL URL goes in DATABASE_URL")
+      .optional(),
     /** PostgreSQL instead of the SQLite file; refused together with DATABASE_PATH (which of the two is meant?). */
     databaseUrl: DatabaseUrl.optional(),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -44,7 +44,7 @@ describe("Several instances on one PostgreSQL database (e2e)", function () {
     const repositories = createRepositories(database.db, () => new Date());
     const { app } = await repositories.apps.create({ name: "two-instances" });
     await repositories.apps.setPolicy(app.id, { rate: parseRate("10000/min")!, budgetGas: 10n ** 13n });
-    const env = setup.env(setup.chain.rpcUrl, { DATABASE_PATH: databaseUrl, TX_LEASE_SECONDS: String(LEASE_SECONDS) });
+    const env = setup.env(setup.chain.rpcUrl, { DATABASE_URL: databaseUrl, TX_LEASE_SECONDS: String(LEASE_SECONDS) });
     const appToken = (
       await createAppTokens({
         secret: env.AUTH_TOKEN_SECRET!,

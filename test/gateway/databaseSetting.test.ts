@@ -40,6 +40,13 @@ describe("DATABASE_URL and DATABASE_PATH", () => {
     );
   });
 
+  it("refuses a PostgreSQL URL in DATABASE_PATH, without repeating it", () => {
+    const message = configError({ ...REQUIRED, DATABASE_PATH: URL_WITH_PASSWORD });
+    expect(message).to.equal(
+      "invalid configuration:\n  DATABASE_PATH: a SQLite file; a PostgreSQL URL goes in DATABASE_URL",
+    );
+  });
+
   for (const bad of ["mysql://root:s3cret-pw@db/idwallet", "postgres://:s3cret-pw@/idwallet", "not a url s3cret-pw"]) {
     it(`refuses DATABASE_URL=${bad.replace("s3cret-pw", "…")} without repeating it`, () => {
       const message = configError({ ...REQUIRED, DATABASE_URL: bad });

@@ -92,10 +92,11 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     await createAppTokens({ secret: SECRET, issuer: "idwallet", audience: "idwallet-api", clock }).issue(app)
   ).token;
   const userTokens = createUserTokens({ secret: SECRET, issuer: "idwallet", clock, ttlSeconds: 3600 });
+  /** The service's settings; a DATABASE_URL or DATABASE_PATH in `extra` replaces its database. */
   const env = (rpcUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
     AUTH_TOKEN_SECRET: SECRET,
     DATA_DIR: dataDir,
-    ...databaseEnv(databaseLocation),
+    ...("DATABASE_URL" in extra || "DATABASE_PATH" in extra ? {} : databaseEnv(databaseLocation)),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     RPC_URL_LOCALHOST: rpcUrl,
     RPC_TIMEOUT_MS: "2000",
