@@ -17,7 +17,7 @@ import { banner, demoTransaction } from "../../scripts/localStack/banner";
 import { databaseLocation } from "../../gateway/config/databaseSetting";
 import { onPostgres } from "../helpers/testDatabase";
 
-describe("Local stack (e2e: real chain over HTTP, real SQLite file, real HTTP API)", () => {
+describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)", () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-"));
   let stack: LocalStack | undefined;
   afterEach(async () => {
