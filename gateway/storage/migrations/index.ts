@@ -14,6 +14,7 @@ import * as m011 from "./011_provider_disabled";
 import * as m012 from "./012_otp_backoff";
 import * as m013 from "./013_app_secret_rotation";
 import * as m014 from "./014_signature_audit";
+import * as m016 from "./016_limit_counters";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "012_otp_backoff": m012,
   "013_app_secret_rotation": m013,
   "014_signature_audit": m014,
+  "016_limit_counters": m016,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */
