@@ -1,26 +1,13 @@
 import { expect } from "chai";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { JsonRpcProvider } from "ethers";
 import request, { type Response } from "supertest";
-import { buildTestApp } from "../../helpers/testApp";
-import { freshPostgresDatabase } from "../../helpers/postgresServer";
+import { type Instance, SHARED_DATABASES, twoInstancesOn } from "../../helpers/twoInstances";
 import { hs256Provider } from "../../helpers/providerProofs";
-
-type Instance = ReturnType<typeof buildTestApp>;
 
 const SIGN_IN = "/functions/v1/signInWithOTP";
 const VERIFY = "/functions/v1/verifyOTP";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 const PROOF_SECRET = "shared-limits-proof-secret-of-32-chars";
-
-/** Where the two instances meet: one SQLite file (each instance its own connection), or one PostgreSQL database. */
-const DIALECTS = [
-  { name: "SQLite, one file", phoneLogin: true, location: async (dir: string) => path.join(dir, "shared.sqlite") },
-  // The OTP repository still orders by SQLite's rowid (docs/postgres.md): phone login waits for its PostgreSQL port.
-  { name: "PostgreSQL", phoneLogin: false, location: async () => freshPostgresDatabase("shared_limits") },
-];
 
 /** A 429 RATE_LIMITED whose Retry-After header and body agree, and the detail it gave. */
 function expectLimited(res: Response, retryAfter: number): string {
@@ -30,35 +17,9 @@ function expectLimited(res: Response, retryAfter: number): string {
   return res.body.detail as string;
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of SHARED_DATABASES) {
   describe(`API: an attacker alternating between two instances on one database gets each limit once (${dialect.name})`, () => {
-    let dir: string;
-    let location: string;
-    const instances: Instance[] = [];
-    beforeEach(async function () {
-      this.timeout(60_000);
-      dir = mkdtempSync(path.join(tmpdir(), "idwallet-shared-limits-"));
-      location = await dialect.location(dir);
-    });
-    afterEach(() => {
-      for (const instance of instances.splice(0)) instance.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    /** Two service stacks (two createApp, two connections) over the one database, behind a trusted proxy. */
-    const twoInstances = async (
-      overrides: Record<string, unknown>,
-      options: Parameters<typeof buildTestApp>[1] = {},
-    ) => {
-      const build = () => buildTestApp({ trustProxy: 1, ...overrides }, { ...options, databasePath: location });
-      const a = build();
-      instances.push(a);
-      await a.database; // migrated once, before the second opens it
-      const b = build();
-      instances.push(b);
-      await b.database;
-      return [a, b] as const;
-    };
+    const twoInstances = twoInstancesOn(dialect);
 
     describe("phone login", () => {
       beforeEach(function () {
