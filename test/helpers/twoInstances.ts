@@ -10,6 +10,7 @@ export type Instance = ReturnType<typeof buildTestApp>;
 /** A database several instances can open: a SQLite file (each instance its own connection) or a PostgreSQL database. */
 export interface SharedDatabase {
   readonly name: string;
+  readonly kind: "sqlite" | "postgres";
   /** Whether phone login runs on it (the OTP repository still orders by SQLite's rowid: docs/postgres.md). */
   readonly phoneLogin: boolean;
   /** A fresh, empty database's location (a file path under `dir`, or a postgres:// URL). */
@@ -18,8 +19,13 @@ export interface SharedDatabase {
 
 /** The databases N instances share: a SQLite file and a PostgreSQL database. */
 export const SHARED_DATABASES: readonly SharedDatabase[] = [
-  { name: "SQLite, one file", phoneLogin: true, location: async (dir) => path.join(dir, "shared.sqlite") },
-  { name: "PostgreSQL", phoneLogin: false, location: async () => freshPostgresDatabase("instances") },
+  {
+    name: "SQLite, one file",
+    kind: "sqlite",
+    phoneLogin: true,
+    location: async (dir) => path.join(dir, "shared.sqlite"),
+  },
+  { name: "PostgreSQL", kind: "postgres", phoneLogin: false, location: async () => freshPostgresDatabase("instances") },
 ];
 
 /**
