@@ -110,6 +110,16 @@ export interface AppRateWindowsTable {
   count: number;
 }
 
+/** `limit_counters`: one limit's hits by one key (an address, a network, a client id, an app) in its current window. */
+export interface LimitCountersTable {
+  /** Which limit, e.g. `otp.request.ip`. */
+  rule: string;
+  key: string;
+  count: number;
+  /** ISO-8601 end of the window; the next hit after it starts a new one. */
+  expires_at: string;
+}
+
 /** `safes`: a Safe account an app created (spec §4.10), with the exact call that deploys it. */
 export interface SafesTable {
   chain: string;
@@ -253,6 +263,7 @@ export interface DatabaseSchema {
   app_providers: AppProvidersTable;
   transactions: TransactionsTable;
   app_rate_windows: AppRateWindowsTable;
+  limit_counters: LimitCountersTable;
   spend_buckets: SpendBucketsTable;
   bundles: BundlesTable;
   safes: SafesTable;

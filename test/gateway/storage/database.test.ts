@@ -42,6 +42,7 @@ describe("storage: openDatabase", () => {
         "dust_orders",
         "dust_prices",
         "dust_tokens",
+        "limit_counters",
         "otp_codes",
         "safes",
         "settings",
