@@ -34,7 +34,7 @@ export class GroupCommit {
    * before it writes (an app's Idempotency-Keys and spend, a Safe's address): on PostgreSQL the transaction locks them
    * first (`lockKeys`), since another instance may write the same rows at once.
    */
-  run<T>(write: GroupWrite<T>, keys: readonly string[] = []): Promise<T> {
+  run<T>(keys: readonly string[], write: GroupWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ write, keys, resolve: resolve as (value: unknown) => void, reject });
       if (this.pending.length === 1) setImmediate(() => void this.commitPending());
