@@ -213,13 +213,13 @@ export interface SpendBucketsTable {
   settled_gas: number;
 }
 
-/** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
 /** `signature_audit_mark`: one row (id 1), the highest seq ever given out, raised in each append's transaction. */
 export interface SignatureAuditMarkTable {
   id: number;
   seq: number;
 }
 
+/** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
 export interface SignatureAuditTable {
   /** From 1, never reused (`signature_audit_mark` keeps the highest given out); rows are read in this order. */
   seq: number;
