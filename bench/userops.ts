@@ -22,17 +22,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createUserTokens } from "../gateway/auth/userTokens";
 import { loadConfig } from "../gateway/config/load";
-import { canonicalUserId } from "../gateway/identity/userId";
 import { type CustodyToken, createCustodyToken } from "../scripts/softhsm/custodyToken";
-import { TestTarget__factory } from "../typechain-types";
 import { machineLine } from "./lib/benchOptions";
 import { chainBundles } from "./lib/userOpsChain";
 import { type UserOpRequest, type UserOpsRun, UserOpsFailure, runUserOps } from "./lib/userOpsLoad";
+import { Requests, makeUsers } from "./lib/userOpsUsers";
 import { type MethodTimes, type RpcTrace, startRpcTrace } from "./lib/userOpsRpcTrace";
 import {
-  BENCH_TOKEN_ISSUER,
   BENCH_TOKEN_SECRET,
   type ServiceOptions,
   type UserOpsChain,
@@ -76,13 +73,6 @@ const WARMUP_UNBUNDLED = 20;
 const RUN_TIMEOUT_MS = 120_000;
 const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
-const target = TestTarget__factory.createInterface();
-
-interface User {
-  readonly userId: string;
-  readonly auth: string;
-}
-
 interface Phase {
   readonly label: string;
   readonly maxOpsPerBundle: number;
@@ -90,37 +80,6 @@ interface Phase {
   readonly bundles: number;
   readonly gasPerOp: number;
   readonly rpc?: readonly MethodTimes[];
-}
-
-/** Distinct tel: users, each with a phone-login token minted with the service's secret. */
-async function makeUsers(count: number): Promise<User[]> {
-  const tokens = createUserTokens({
-    secret: BENCH_TOKEN_SECRET,
-    issuer: BENCH_TOKEN_ISSUER,
-    clock: () => new Date(),
-    ttlSeconds: 3600,
-  });
-  return Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const userId = canonicalUserId(`tel:1555${String(i).padStart(7, "0")}`);
-      return { userId, auth: (await tokens.issue(userId)).token };
-    }),
-  );
-}
-
-/** Hands out requests round-robin over the users, each `record(n)` with a number no other request of the run uses. */
-class Requests {
-  private number = 0;
-
-  constructor(private readonly to: string) {}
-
-  next(users: readonly User[], count: number): UserOpRequest[] {
-    return Array.from({ length: count }, (_, i) => ({
-      ...users[i % users.length]!,
-      to: this.to,
-      data: target.encodeFunctionData("record", [this.number++]),
-    }));
-  }
 }
 
 /** Runs `requests` against `service` and checks them against the bundles the chain holds afterwards. */

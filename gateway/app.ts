@@ -9,6 +9,7 @@ import type { OtpService } from "./auth/otp/otpService";
 import type { UserTokens } from "./auth/userTokens";
 import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
 import type { ChainClient } from "./chains/clients";
+import type { Limits } from "./limits/limits";
 import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";
 import { requestLogging } from "./http/logging";
@@ -63,6 +64,8 @@ export interface AppDeps {
   readonly dust: DustRepository;
   /** Per-app request counters, shared by every process on the database (the app rate limit). */
   readonly rateWindows: RateWindowsRepository;
+  /** Where the token endpoint's per-address and per-client limits are counted (the database: shared, issue 20). */
+  readonly limits: Limits;
   /**
    * The custody keys as the API sees them: their addresses, and the wallet signer for EIP-1271 answers (a key in this
    * process, or the primary's asked over IPC); whether the ENS gateway signs answers.
@@ -110,7 +113,7 @@ export function createApp(deps: AppDeps): Express {
     authRouter({
       apps: deps.apps,
       tokens: deps.tokens,
-      limits: createTokenEndpointLimits(config.authLimits),
+      limits: createTokenEndpointLimits(config.authLimits, deps.limits),
       bodyLimit: config.bodyLimit,
     }),
   );

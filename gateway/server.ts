@@ -18,6 +18,7 @@ import type { Config } from "./config/schema";
 import { CCIP_PREFIX } from "./http/ccipHandler";
 import { createCcipGateway } from "./http/ccipGateway";
 import { createLogger } from "./http/logging";
+import { createSharedLimits } from "./limits/sharedLimits";
 import { createKnownProviders } from "./services/knownProviders";
 import { createMaintenanceMonitor } from "./services/maintenance";
 import { type TxWorkers, startTxWorkers, workerLeases } from "./bundler/txWorkers";
@@ -117,6 +118,8 @@ export async function startServer(
       clock,
       ttlSeconds: config.otp.userTokenTtlSeconds,
     });
+    // Every process and instance on the database shares these counts (issue 20).
+    const limits = createSharedLimits({ counters: repositories.limitCounters, clock });
     const deps: AppDeps = {
       config,
       clock,
@@ -131,6 +134,7 @@ export async function startServer(
       safes: repositories.safes,
       dust: repositories.dust,
       rateWindows: repositories.rateWindows,
+      limits,
       txWorkers: { chains: workers.chains, wake: (chain) => waker.wake(chain) },
       custody: {
         addresses: custody.addresses,
@@ -144,6 +148,7 @@ export async function startServer(
         repository: repositories.otp,
         sms: createSmsSender(config.sms, logger.child({ component: "sms" }), clock),
         userTokens,
+        limits,
         clock,
       }),
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),

@@ -17,7 +17,7 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 
 /**
- * Starts `bench/lib/serverProcess.ts` with `env` (added to a fresh DATABASE_PATH, HOST=127.0.0.1, PORT=0,
+ * Starts `bench/lib/serverProcess.ts` with `env` (added to a fresh DATABASE_PATH unless it has a DATABASE_URL, HOST=127.0.0.1, PORT=0,
  * LOG_LEVEL=silent, TEST_DEPLOYMENT=true; nothing else of this process's environment but PATH) and waits for its URL.
  * `nodeArgs` go to node before the entry, e.g. `--cpu-prof`.
  */
@@ -33,7 +33,8 @@ export async function startServerChild(
       HOST: "127.0.0.1",
       PORT: "0",
       LOG_LEVEL: "silent",
-      DATABASE_PATH: path.join(dataDir, "idwallet.sqlite"),
+      // A fresh SQLite file, unless the caller names a PostgreSQL database (the two settings exclude each other).
+      ...(env.DATABASE_URL ? {} : { DATABASE_PATH: path.join(dataDir, "idwallet.sqlite") }),
       // A benchmark is a test deployment: its login codes may go to the outbox file.
       TEST_DEPLOYMENT: "true",
       ...env,

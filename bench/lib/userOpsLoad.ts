@@ -83,14 +83,19 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Submits every request to `${url}/v1/kernel/tx`, waits until all are included, and returns the timings. */
+/**
+ * Submits every request to `${url}/v1/kernel/tx` (several URLs: request i to the i-th in turn, as a load balancer
+ * would), waits until all are included (asking the instance that accepted it), and returns the timings.
+ */
 export async function runUserOps(
-  url: string,
+  url: string | readonly string[],
   appToken: string,
   requests: readonly UserOpRequest[],
   options: UserOpsLoadOptions,
 ): Promise<UserOpsRun> {
-  const client = new KeepAliveClient(url, options.concurrency + options.pollers);
+  const urls = typeof url === "string" ? [url] : url;
+  const clients = urls.map((each) => new KeepAliveClient(each, options.concurrency + options.pollers));
+  const clientOf = (index: number) => clients[index % clients.length]!;
   const auth = { Authorization: `Bearer ${appToken}` };
   const accepted = requests.map(() => deferred<Accepted>());
   // The pollers await submissions that failed too; mark those rejections handled so only the first one surfaces.
@@ -108,7 +113,7 @@ export async function runUserOps(
       if (due > Date.now()) await sleep(due - Date.now());
       const sentAt = Date.now();
       try {
-        const response = await client.send(
+        const response = await clientOf(index).send(
           "POST",
           "/v1/kernel/tx",
           {
@@ -142,7 +147,7 @@ export async function runUserOps(
     while (nextPoll < requests.length && failure === undefined) {
       const index = nextPoll++;
       const op = await accepted[index]!.promise;
-      const final = await waitFinal(client, auth, op.id, deadline);
+      const final = await waitFinal(clientOf(index), auth, op.id, deadline);
       if (final.status !== "included" || final.success !== true || !final.transactionHash) {
         failure ??= new UserOpsFailure(`request #${index} (${op.id}) ended ${JSON.stringify(final)}`);
         throw failure;
@@ -164,7 +169,7 @@ export async function runUserOps(
       ...Array.from({ length: options.pollers }, poll),
     ]);
   } finally {
-    client.close();
+    for (const client of clients) client.close();
   }
   return summarize(timings);
 }

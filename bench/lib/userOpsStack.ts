@@ -86,6 +86,19 @@ export interface ServiceOptions {
   readonly rpcUrl?: string;
   /** Sign with the keys in this SoftHSM2 token (PKCS#11) instead of raw keys in the service's environment. */
   readonly token?: CustodyToken;
+  /** A database prepared with `prepareBenchDatabase` (several instances share it) instead of a fresh SQLite file. */
+  readonly database?: BenchDatabase;
+}
+
+/** A database with the bench's app registered, and the setting that names it. */
+export interface BenchDatabase {
+  readonly settings: Readonly<Record<string, string>>;
+  readonly credentials: { clientId: string; clientSecret: string };
+}
+
+/** Registers the bench's app in the (migrated, empty) PostgreSQL database at `url`, for instances to share. */
+export async function prepareBenchDatabase(url: string): Promise<BenchDatabase> {
+  return { settings: { DATABASE_URL: url }, credentials: await registerApp(url) };
 }
 
 /**
@@ -102,10 +115,10 @@ export async function startUserOpsService(
   const removeData = () => rmSync(dataDir, { recursive: true, force: true });
   let server: ServerChild | undefined;
   try {
-    const credentials = await registerApp(databasePath);
+    const credentials = options.database?.credentials ?? (await registerApp(databasePath));
     const c = chain.deployment.contracts;
     const settings: Record<string, string> = {
-      DATABASE_PATH: databasePath,
+      ...(options.database?.settings ?? { DATABASE_PATH: databasePath }),
       AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
       AUTH_ISSUER: BENCH_TOKEN_ISSUER,
       RPC_URL_LOCALHOST: options.rpcUrl ?? chain.node.rpcUrl,

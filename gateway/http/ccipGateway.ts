@@ -5,12 +5,15 @@ import { type NodeHandler, createCcipHandler } from "./ccipHandler";
 import type { KnownProviders } from "../services/knownProviders";
 import { createCcipSigner } from "../ens/ccipSigner";
 import { createCcipService } from "../ens/ccipService";
+import { createProcessLimits } from "../limits/processLimits";
 
 /**
  * The CCIP-read gateway of the configured ENS domain, signing with `signer` (CCIP_SIGNER, or the first of
  * CCIP_SIGNER_KEYS; the others may stay in the resolver's signer set during a rotation), or undefined when there is
  * none (names then do not resolve through this service). `providers` (the process's cache of registered providers)
- * says which providers have names: built-in ones, and registered ones while enabled.
+ * says which providers have names: built-in ones, and registered ones while enabled. Its per-address limit is counted
+ * per process: it protects the process, it is no shared quota, and a database write per ENS lookup would cost this hot
+ * read path most of its throughput (docs/postgres.md, "Shared limits").
  */
 export function createCcipGateway(
   config: Config,
@@ -36,6 +39,7 @@ export function createCcipGateway(
     clock,
     refreshMarginSeconds: config.ens.refreshMarginSeconds,
     requestsPerMinute: config.ens.rateLimitPerMinute,
+    limits: createProcessLimits(),
     trustProxy: config.trustProxy,
     logger,
   });

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { CcipAnswer } from "../ens/ccipService";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
 import type { TrustProxy } from "../config/trustProxy";
 import { ipBucket } from "../auth/addressBuckets";
+import type { Limits } from "../limits/limits";
 import { clientAddress } from "./clientIp";
 
 /** A plain Node request handler. */
@@ -28,17 +28,19 @@ const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
 /**
  * The EIP-3668 gateway over plain node:http: GET /ccip/{sender}/{data}.json and POST /ccip {sender, data}.
  * It is public, high-volume and stays up in maintenance, so it runs beside the Express API rather than
- * through its middleware. Per-IP rate limit (429 + Retry-After), CORS, Cache-Control up to the expiry.
+ * through its middleware. Per-IP rate limit (429 + Retry-After) counted in `limits`, CORS, Cache-Control up to the
+ * expiry.
  */
 export function createCcipHandler(deps: {
   answer(sender: string, data: string): Promise<CcipAnswer>;
   clock: () => Date;
   refreshMarginSeconds: number;
   requestsPerMinute: number;
+  limits: Limits;
   trustProxy: TrustProxy;
   logger: Logger;
 }): NodeHandler {
-  const limiter = new RateLimiterMemory({ points: deps.requestsPerMinute, duration: 60 });
+  const limiter = deps.limits.limiter({ name: "ccip.ip", points: deps.requestsPerMinute, windowSeconds: 60 });
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
     if (req.method === "OPTIONS") {
@@ -46,11 +48,9 @@ export function createCcipHandler(deps: {
       res.writeHead(204, CORS_HEADERS).end();
       return;
     }
-    try {
-      await limiter.consume(ipBucket(clientAddress(req, deps.trustProxy)));
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    const verdict = await limiter.hit(ipBucket(clientAddress(req, deps.trustProxy)));
+    if (!verdict.allowed) {
+      const seconds = verdict.retryAfterSeconds;
       throw new ApiError(
         429,
         "RATE_LIMITED",

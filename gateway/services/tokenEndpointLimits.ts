@@ -1,6 +1,6 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { TooManyRequestsError } from "../errors/apiError";
 import { ipBucket } from "../auth/addressBuckets";
+import type { Limiter, Limits } from "../limits/limits";
 
 /** How many POST /v1/auth requests one client address may make, and tokens one client id may get, per minute. */
 export interface TokenEndpointLimitSettings {
@@ -17,24 +17,21 @@ export interface TokenEndpointLimits {
 }
 
 /**
- * Per process, like the other per-address limits: an address is not a stored fact. Every request from an address
- * counts before its secret is judged, so guesses from one address are bounded whatever client ids they name
+ * Counted through `limits` (the database: every process and instance shares each count, issue 20). Every request from
+ * an address counts before its secret is judged, so guesses from one address are bounded whatever client ids they name
  * (addresses are ipBucket()s: IPv6 by /64, behind the proxies TRUST_PROXY names the forwarded client). A client id's
  * limit counts only the tokens it got, which only the holder of its secret can spend: counting wrong guesses there
  * would let anyone who knows a client id lock its app out of new tokens, and buys nothing against guessing a 256-bit
  * secret. It stops an app that asks for tokens in a loop.
  */
-export function createTokenEndpointLimits(settings: TokenEndpointLimitSettings): TokenEndpointLimits {
-  const perIp = new RateLimiterMemory({ points: settings.perIpPerMinute, duration: 60 });
-  const perClient = new RateLimiterMemory({ points: settings.perClientPerMinute, duration: 60 });
-  const consume = async (limiter: RateLimiterMemory, key: string, what: string): Promise<void> => {
-    try {
-      await limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new TooManyRequestsError("RATE_LIMITED", `Too many ${what}; retry in ${retryAfter} s`, retryAfter);
-    }
+export function createTokenEndpointLimits(settings: TokenEndpointLimitSettings, limits: Limits): TokenEndpointLimits {
+  const perIp = limits.limiter({ name: "auth.ip", points: settings.perIpPerMinute, windowSeconds: 60 });
+  const perClient = limits.limiter({ name: "auth.client", points: settings.perClientPerMinute, windowSeconds: 60 });
+  const consume = async (limiter: Limiter, key: string, what: string): Promise<void> => {
+    const verdict = await limiter.hit(key);
+    if (verdict.allowed) return;
+    const retryAfter = verdict.retryAfterSeconds;
+    throw new TooManyRequestsError("RATE_LIMITED", `Too many ${what}; retry in ${retryAfter} s`, retryAfter);
   };
   return {
     admitRequest: (clientIp) => consume(perIp, ipBucket(clientIp), "token requests from this address"),

@@ -3,6 +3,7 @@ import type { SecretsKeyring } from "../crypto/secretsKeyring";
 import type { AppsRepository } from "./appsRepository";
 import type { AuditLogRepository } from "./auditLogRepository";
 import type { DustRepository } from "./dustRepository";
+import type { LimitCountersRepository } from "./limitCountersRepository";
 import type { OtpRepository } from "./otpRepository";
 import type { ProvidersRepository } from "./providersRepository";
 import type { RateWindowsRepository } from "./rateWindowsRepository";
@@ -13,6 +14,7 @@ import { SqliteAppsRepository } from "./sqlite/sqliteAppsRepository";
 import { SqliteAuditLogRepository } from "./sqlite/sqliteAuditLogRepository";
 import { GroupCommit } from "./sqlite/groupCommit";
 import { SqliteDustRepository } from "./sqlite/sqliteDustRepository";
+import { SqliteLimitCountersRepository } from "./sqlite/sqliteLimitCountersRepository";
 import { SqliteOtpRepository } from "./sqlite/sqliteOtpRepository";
 import { SqliteProvidersRepository } from "./sqlite/sqliteProvidersRepository";
 import { SqliteRateWindowsRepository } from "./sqlite/sqliteRateWindowsRepository";
@@ -33,6 +35,7 @@ export interface Repositories {
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
   readonly rateWindows: RateWindowsRepository;
+  readonly limitCounters: LimitCountersRepository;
   readonly auditLog: AuditLogRepository;
   readonly workerLeases: WorkerLeasesRepository;
 }
@@ -57,6 +60,7 @@ export function createRepositories(
     safes: new SqliteSafesRepository(db, clock, commits),
     dust: new SqliteDustRepository(db, clock),
     rateWindows: new SqliteRateWindowsRepository(db),
+    limitCounters: new SqliteLimitCountersRepository(db),
     auditLog: new SqliteAuditLogRepository(db),
     workerLeases: new SqliteWorkerLeasesRepository(db, clock),
   };

@@ -110,6 +110,16 @@ export interface AppRateWindowsTable {
   count: number;
 }
 
+/** `limit_counters`: one limit's hits by one key (an address, a network, a client id, an app) in its current window. */
+export interface LimitCountersTable {
+  /** Which limit, e.g. `otp.request.ip`. */
+  rule: string;
+  key: string;
+  count: number;
+  /** ISO-8601 end of the window; the next hit after it starts a new one. */
+  expires_at: string;
+}
+
 /** `safes`: a Safe account an app created (spec §4.10), with the exact call that deploys it. */
 export interface SafesTable {
   chain: string;
@@ -203,13 +213,13 @@ export interface SpendBucketsTable {
   settled_gas: number;
 }
 
-/** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
 /** `signature_audit_mark`: one row (id 1), the highest seq ever given out, raised in each append's transaction. */
 export interface SignatureAuditMarkTable {
   id: number;
   seq: number;
 }
 
+/** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
 export interface SignatureAuditTable {
   /** From 1, never reused (`signature_audit_mark` keeps the highest given out); rows are read in this order. */
   seq: number;
@@ -253,6 +263,7 @@ export interface DatabaseSchema {
   app_providers: AppProvidersTable;
   transactions: TransactionsTable;
   app_rate_windows: AppRateWindowsTable;
+  limit_counters: LimitCountersTable;
   spend_buckets: SpendBucketsTable;
   bundles: BundlesTable;
   safes: SafesTable;

@@ -11,6 +11,7 @@ import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { createKnownProviders } from "../../gateway/services/knownProviders";
 import { createMaintenanceMonitor } from "../../gateway/services/maintenance";
 import { createOtpService } from "../../gateway/auth/otp/otpService";
+import { createSharedLimits } from "../../gateway/limits/sharedLimits";
 import { createUserTokens } from "../../gateway/auth/userTokens";
 import { openDatabase } from "../../gateway/storage/database";
 import { CapturingSms } from "./capturingSms";
@@ -119,6 +120,8 @@ export function buildTestApp(
     return { ...r, providers: Object.assign(Object.create(r.providers) as typeof r.providers, { register, remove }) };
   });
   const served = repositories.then((r) => options.serviceRepositories?.(r) ?? r);
+  // Counted in the app's database, like the service's: apps built over one file or URL share their limits.
+  const limits = createSharedLimits({ counters: deferred(served.then((r) => r.limitCounters)), clock: () => clock });
   const app = createApp({
     config,
     clock: () => clock,
@@ -133,6 +136,7 @@ export function buildTestApp(
       repository: deferred(served.then((r) => r.otp)),
       sms: options.sms ?? sms,
       userTokens,
+      limits,
       clock: () => clock,
     }),
     userTokens,
@@ -142,6 +146,7 @@ export function buildTestApp(
     safes: deferred(served.then((r) => r.safes)),
     dust: deferred(served.then((r) => r.dust)),
     rateWindows: deferred(served.then((r) => r.rateWindows)),
+    limits,
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
     custody: testCustody(
       config,

@@ -1,5 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../../config/schema";
+import type { Limiter, Limits } from "../../limits/limits";
 import { ipBucket, networkBucket } from "../addressBuckets";
 import type { OtpCode, OtpSentSince } from "./storedCode";
 import type { OtpRepository } from "../../storage/otpRepository";
@@ -76,28 +76,26 @@ export function createOtpService(deps: {
   repository: OtpRepository;
   sms: SmsSender;
   userTokens: UserTokens;
+  /** Where the per-address, per-network and per-app limits are counted (the database: shared by every instance). */
+  limits: Limits;
   clock: () => Date;
 }): OtpService {
   const { otp } = deps.config;
   const key = otpHmacKey({ hmacSecret: otp.hmacSecret, tokenSecret: deps.config.auth.tokenSecret });
-  // Per process: an address is not a stored fact. The per-phone limits live in the database instead, so they
-  // hold across restarts and workers.
-  // Keys are ipBucket()s: an IPv6 client is one /64, not one address.
-  const perIp = new RateLimiterMemory({ points: otp.perIpPerHour, duration: 3600 });
+  // Counted through `limits`: in the database, so every process and instance shares each count (issue 20), like the
+  // per-phone limits, which the codes' own rows keep. Keys are ipBucket()s: an IPv6 client is one /64, not one address.
+  const hourly = (name: string, points: number) => deps.limits.limiter({ name, points, windowSeconds: 3600 });
+  const perIp = hourly("otp.request.ip", otp.perIpPerHour);
   // An IPv4 /24 or IPv6 /48: a client holding many addresses (a /56 at home holds 256 /64s) must not spend the
   // service's whole SMS budget, which would stop phone login for everyone.
-  const perNetwork = new RateLimiterMemory({ points: otp.perNetworkPerHour, duration: 3600 });
-  const verifyPerIp = new RateLimiterMemory({ points: otp.verifyPerIpPerHour, duration: 3600 });
+  const perNetwork = hourly("otp.request.network", otp.perNetworkPerHour);
+  const verifyPerIp = hourly("otp.verify.ip", otp.verifyPerIpPerHour);
   // An app that binds tokens calls verifyOTP from its backend for all its users: one address, its own budget.
-  const verifyPerApp = new RateLimiterMemory({ points: otp.verifyPerAppPerHour, duration: 3600 });
+  const verifyPerApp = hourly("otp.verify.app", otp.verifyPerAppPerHour);
 
-  const consume = async (limiter: RateLimiterMemory, key: string, scope: OtpLimitScope) => {
-    try {
-      await limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      throw new OtpRateLimitedError(scope, secondsUntil(rejection.msBeforeNext));
-    }
+  const consume = async (limiter: Limiter, key: string, scope: OtpLimitScope) => {
+    const verdict = await limiter.hit(key);
+    if (!verdict.allowed) throw new OtpRateLimitedError(scope, verdict.retryAfterSeconds);
   };
 
   /** The service's SMS in the last hour (the operator's bill), the phone's cooldown, then its count in the hour. */

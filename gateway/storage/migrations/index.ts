@@ -15,6 +15,7 @@ import * as m012 from "./012_otp_backoff";
 import * as m013 from "./013_app_secret_rotation";
 import * as m014 from "./014_signature_audit";
 import * as m015 from "./015_worker_leases";
+import * as m016 from "./016_limit_counters";
 import * as m017 from "./017_dialect_neutral_order";
 
 /**
@@ -37,6 +38,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "013_app_secret_rotation": m013,
   "014_signature_audit": m014,
   "015_worker_leases": m015,
+  "016_limit_counters": m016,
   "017_dialect_neutral_order": m017,
 };
 

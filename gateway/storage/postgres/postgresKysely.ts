@@ -25,7 +25,9 @@ function parseBigint(text: string): number {
 export function postgresKysely(url: string): Kysely<DatabaseSchema> {
   const types = new TypeOverrides();
   types.setTypeParser(INT8, parseBigint);
-  const pool = new Pool({ connectionString: url, types });
+  // Read committed whatever the database's default: a transaction that waited for a lock (`lockKeys`, `for update`)
+  // must read what the holder committed, and a repeatable-read snapshot taken before the wait would not.
+  const pool = new Pool({ connectionString: url, types, options: "-c default_transaction_isolation=read\\ committed" });
   // A connection that drops (the server restarted) emits `error`, which ends the process if nobody listens: on the
   // pool for an idle one, on the client for one a query holds (the pool listens only while it is idle). The query in
   // flight fails with the same error where it is awaited; pg discards the connection and the next query opens another.

@@ -1,4 +1,5 @@
 import { type Kysely, type Transaction, sql } from "kysely";
+import { isStorageUnavailable } from "../errors";
 import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema } from "../schema";
 
@@ -19,8 +20,8 @@ type Outcome = { readonly value: unknown } | { readonly refused: unknown };
  * answer only after the commit (design §1.4). A write that fails (refused by its own rules, a spend limit or a Safe
  * already recorded; or a statement of it failed, a constraint) is undone alone, under its savepoint, while the others
  * still share the commit: PostgreSQL aborts the whole transaction on a failed statement until `rollback to` its
- * savepoint. Should the shared transaction fail otherwise (the savepoint is gone with it: SQLite rolls back the whole
- * transaction on a full disk), each write is tried alone, so one bad request cannot fail the others.
+ * savepoint. Should the database fail (a full disk, a lost connection, a deadlock with another instance), each write
+ * is tried alone, so one bad request cannot fail the others.
  */
 export class GroupCommit {
   /** Writes waiting for the next commit. */
@@ -33,7 +34,7 @@ export class GroupCommit {
    * before it writes (an app's Idempotency-Keys and spend, a Safe's address): on PostgreSQL the transaction locks them
    * first (`lockKeys`), since another instance may write the same rows at once.
    */
-  run<T>(write: GroupWrite<T>, keys: readonly string[] = []): Promise<T> {
+  run<T>(keys: readonly string[], write: GroupWrite<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ write, keys, resolve: resolve as (value: unknown) => void, reject });
       if (this.pending.length === 1) setImmediate(() => void this.commitPending());
@@ -73,8 +74,9 @@ export class GroupCommit {
   }
 
   /**
-   * `write` under a savepoint: its failure undoes only this write's part of the group. If even `rollback to` fails
-   * (the transaction is gone), the write's own error fails the group, which then tries each write alone.
+   * `write` under a savepoint: its failure undoes only this write's part of the group. If the database itself failed,
+   * or even `rollback to` fails (the transaction is gone), the write's own error fails the group, which then tries
+   * each write alone.
    */
   private async runOrRefuse(trx: Transaction<DatabaseSchema>, write: GroupWrite<unknown>): Promise<Outcome> {
     await sql`savepoint batch_item`.execute(trx);
@@ -83,6 +85,9 @@ export class GroupCommit {
       await sql`release batch_item`.execute(trx);
       return { value };
     } catch (error) {
+      // The database's state, not this write (a full disk, a lost connection, a deadlock with another instance): the
+      // group fails and each write is tried alone, in a transaction of its own.
+      if (isStorageUnavailable(error)) throw error;
       try {
         await sql`rollback to batch_item`.execute(trx);
         await sql`release batch_item`.execute(trx);

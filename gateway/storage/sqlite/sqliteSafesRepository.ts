@@ -41,45 +41,43 @@ export class SqliteSafesRepository implements SafesRepository {
     deployment: NewTx,
     limits: readonly SpendLimit[] = [],
   ): Promise<{ safe: SafeRecord | undefined; record: TxRecord; created: boolean }> {
-    return this.commits.run(
-      async (trx) => {
-        if (deployment.idempotencyKey !== undefined) {
-          const earlier = await earlierRequest(trx, deployment.appId, deployment.idempotencyKey);
-          if (earlier) {
-            const earlierSafe = await trx
-              .selectFrom("safes")
-              .selectAll()
-              .where("deployment_tx_id", "=", earlier.id)
-              .executeTakeFirst();
-            // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
-            return { safe: earlierSafe && toSafe(earlierSafe), record: earlier, created: false };
-          }
+    const keys = [...acceptLockKeys(deployment), `safe:${safe.chain}:${safe.address.toLowerCase()}`];
+    return this.commits.run(keys, async (trx) => {
+      if (deployment.idempotencyKey !== undefined) {
+        const earlier = await earlierRequest(trx, deployment.appId, deployment.idempotencyKey);
+        if (earlier) {
+          const earlierSafe = await trx
+            .selectFrom("safes")
+            .selectAll()
+            .where("deployment_tx_id", "=", earlier.id)
+            .executeTakeFirst();
+          // Undefined if the key was used for another kind of request: its request hash differs, so it is a 409.
+          return { safe: earlierSafe && toSafe(earlierSafe), record: earlier, created: false };
         }
-        const taken = await trx
-          .selectFrom("safes")
-          .select("address")
-          .where("chain", "=", safe.chain)
-          .where("address", "=", safe.address)
-          .executeTakeFirst();
-        if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
-        const record = await insertRequest(trx, deployment, limits, this.clock());
-        const safeRow: Selectable<SafesTable> = {
-          chain: safe.chain,
-          address: safe.address,
-          app_id: safe.appId,
-          owners: JSON.stringify(safe.owners),
-          salt_nonce: safe.saltNonce.toString(),
-          singleton: safe.singleton,
-          proxy_factory: safe.proxyFactory,
-          fallback_handler: safe.fallbackHandler,
-          deployment_tx_id: record.id,
-          created_at: record.createdAt,
-        };
-        await trx.insertInto("safes").values(safeRow).execute();
-        return { safe: toSafe(safeRow), record, created: true };
-      },
-      [...acceptLockKeys(deployment), `safe:${safe.chain}:${safe.address.toLowerCase()}`],
-    );
+      }
+      const taken = await trx
+        .selectFrom("safes")
+        .select("address")
+        .where("chain", "=", safe.chain)
+        .where("address", "=", safe.address)
+        .executeTakeFirst();
+      if (taken) throw new SafeExistsError(`a Safe at ${safe.address} on ${safe.chain} is already recorded`);
+      const record = await insertRequest(trx, deployment, limits, this.clock());
+      const safeRow: Selectable<SafesTable> = {
+        chain: safe.chain,
+        address: safe.address,
+        app_id: safe.appId,
+        owners: JSON.stringify(safe.owners),
+        salt_nonce: safe.saltNonce.toString(),
+        singleton: safe.singleton,
+        proxy_factory: safe.proxyFactory,
+        fallback_handler: safe.fallbackHandler,
+        deployment_tx_id: record.id,
+        created_at: record.createdAt,
+      };
+      await trx.insertInto("safes").values(safeRow).execute();
+      return { safe: toSafe(safeRow), record, created: true };
+    });
   }
 
   async find(chain: string, address: string): Promise<SafeRecord | undefined> {

@@ -46,13 +46,13 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
    * with the same Idempotency-Key; a spend limit it does not fit refuses it alone.
    */
   create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<{ record: TxRecord; created: boolean }> {
-    return this.commits.run(async (trx) => {
+    return this.commits.run(acceptLockKeys(tx), async (trx) => {
       const earlier =
         tx.idempotencyKey === undefined ? undefined : await earlierRequest(trx, tx.appId, tx.idempotencyKey);
       // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
       if (earlier) return { record: earlier, created: false };
       return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
-    }, acceptLockKeys(tx));
+    });
   }
 
   async find(id: string): Promise<TxRecord | undefined> {

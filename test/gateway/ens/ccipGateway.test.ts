@@ -23,6 +23,7 @@ import { createCcipService } from "../../../gateway/ens/ccipService";
 import { RECORDS } from "../../../gateway/ens/records";
 import { BUILT_IN_PROVIDERS } from "../../../gateway/identity/userId";
 import { createCcipHandler } from "../../../gateway/http/ccipHandler";
+import { createProcessLimits } from "../../../gateway/limits/processLimits";
 
 const abi = AbiCoder.defaultAbiCoder();
 const RESOLVE = new Interface(["function resolve(bytes name, bytes data) view returns (bytes)"]);
@@ -58,6 +59,7 @@ function gateway(options: { requestsPerMinute?: number; resolver?: string; trust
     clock: () => clock,
     refreshMarginSeconds: 60,
     requestsPerMinute: options.requestsPerMinute ?? 1000,
+    limits: createProcessLimits(),
     trustProxy: options.trustProxy ?? false,
     logger: pino({ level: "silent" }),
   });

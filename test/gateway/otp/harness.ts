@@ -4,6 +4,7 @@ import { admitAppToken } from "../../../gateway/services/appAuth";
 import type { Logger } from "pino";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
+import { createSharedLimits } from "../../../gateway/limits/sharedLimits";
 import { createUserTokens, type UserTokens } from "../../../gateway/auth/userTokens";
 import { CapturingSms } from "../../helpers/capturingSms";
 import { capturingLogger } from "../../helpers/capturingLogger";
@@ -60,6 +61,7 @@ export async function buildOtpHarness(
     repository: repos.otp,
     sms: options.sms ?? new CapturingSms(),
     userTokens,
+    limits: createSharedLimits({ counters: repos.limitCounters, clock: clock.now }),
     clock: clock.now,
   });
   const app = express();

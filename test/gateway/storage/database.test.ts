@@ -42,6 +42,7 @@ describe("storage: openDatabase", () => {
         "dust_orders",
         "dust_prices",
         "dust_tokens",
+        "limit_counters",
         "otp_codes",
         "safes",
         "settings",
@@ -52,6 +53,7 @@ describe("storage: openDatabase", () => {
         // SQLite's own (AUTOINCREMENT, migration 014); the repository reads the mark instead since migration 017.
         "sqlite_sequence",
         "transactions",
+        "worker_leases",
       ]);
       expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));
     } finally {

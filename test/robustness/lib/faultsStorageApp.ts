@@ -9,6 +9,7 @@ import { createApp } from "../../../gateway/app";
 import { createAuditLog } from "../../../gateway/custody/audit";
 import { testCustody } from "../../helpers/keySigners";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
+import { createSharedLimits } from "../../../gateway/limits/sharedLimits";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
 import { createUserTokens } from "../../../gateway/auth/userTokens";
 import { createSecretsKeyring } from "../../../gateway/crypto/secretsKeyring";
@@ -65,6 +66,7 @@ export async function buildStorageFaultApp() {
     chainId: 31337,
     provider: new JsonRpcProvider("http://127.0.0.1:9", 31337, { staticNetwork: true }),
   };
+  const limits = createSharedLimits({ counters: repositories.limitCounters, clock });
   const app = createApp({
     config,
     clock,
@@ -74,7 +76,7 @@ export async function buildStorageFaultApp() {
     chains: new Map([["localhost", localhost]]),
     pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
     apps: repositories.apps,
-    otp: createOtpService({ config, repository: repositories.otp, sms, userTokens, clock }),
+    otp: createOtpService({ config, repository: repositories.otp, sms, userTokens, limits, clock }),
     userTokens,
     providers: repositories.providers,
     knownProviders,
@@ -82,6 +84,7 @@ export async function buildStorageFaultApp() {
     safes: repositories.safes,
     dust: repositories.dust,
     rateWindows: repositories.rateWindows,
+    limits,
     txWorkers: { chains: new Set(["localhost"]), wake: () => undefined },
     custody: testCustody(config, createAuditLog(repositories.auditLog, clock)),
   });

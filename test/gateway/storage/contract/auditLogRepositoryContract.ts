@@ -4,6 +4,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { type AuditRow, verifyAuditChain, verifyAuditLog } from "../../../../gateway/custody/audit";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
+import { isPostgres } from "../../../../gateway/storage/migrations/dialect";
+import { sql } from "kysely";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
 import { auditEntries, auditEntry } from "../../custody/auditBuilders";
 import { manualClock } from "../builders";
@@ -104,6 +106,26 @@ export function auditLogRepositoryContract(dialect: string, create: () => Promis
           .that.match(/append-only/);
       }
       expect(await verifyAuditChain(repos.auditLog.rows())).to.deep.include({ ok: true, count: 2 });
+    });
+
+    it("an append that fails midway gives no seq out: the next one follows on, and the log verifies whole", async () => {
+      await repos.auditLog.append(auditEntries(2), T0);
+      // A row the database refuses (a trigger of the test's, on one digest): the batch's earlier rows roll back with it.
+      const refused = auditEntry(4).digest;
+      await (
+        isPostgres(database.db)
+          ? sql`create function refuse_one() returns trigger language plpgsql as $$
+            begin if new.digest = ${sql.lit(refused)} then raise exception 'refused by the test'; end if; return new; end $$;
+            create trigger refuse_one before insert on signature_audit for each row execute function refuse_one()`
+          : sql`create trigger refuse_one before insert on signature_audit when new.digest = ${sql.lit(refused)}
+            begin select raise(abort, 'refused by the test'); end`
+      ).execute(database.db);
+      const error = await repos.auditLog.append(auditEntries(3, 3), T0).catch((caught: unknown) => caught);
+      expect(String(error)).to.match(/refused by the test/);
+      expect(await repos.auditLog.highestSeq()).to.equal(2);
+      const [next] = await repos.auditLog.append([auditEntry(9)], T0);
+      expect(next!.seq).to.equal(3);
+      expect(await verifyAuditLog(repos.auditLog)).to.deep.include({ ok: true, count: 3 });
     });
 
     it("the attacker deletes the newest row: its seq is never given out again, so the next append shows the gap", async () => {
