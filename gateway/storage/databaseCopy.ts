@@ -27,15 +27,17 @@ const TABLES: Readonly<Record<keyof DatabaseSchema, TableCopy>> = {
   transactions: { order: 5 },
   safes: { order: 6 },
   app_rate_windows: { order: 7 },
-  spend_buckets: { order: 8 },
-  dust_tokens: { order: 9 },
-  dust_prices: { order: 10 },
-  dust_orders: { order: 11 },
-  signature_audit: { order: 12 },
+  // Windows of the shared request limits: copied, so a limit's count goes on where it was.
+  limit_counters: { order: 8 },
+  spend_buckets: { order: 9 },
+  dust_tokens: { order: 10 },
+  dust_prices: { order: 11 },
+  dust_orders: { order: 12 },
+  signature_audit: { order: 13 },
   // Migration 017 writes its one row (seq 0 on a new database); the copy raises it to the source's highest seq given out.
-  signature_audit_mark: { order: 13, seeded: { key: "id", untouched: sql<boolean>`seq = 0` } },
+  signature_audit_mark: { order: 14, seeded: { key: "id", untouched: sql<boolean>`seq = 0` } },
   // The lease holders are the SQLite instance's and expire; copied so each lease's fencing token only grows.
-  worker_leases: { order: 14 },
+  worker_leases: { order: 15 },
 };
 
 /** The tables in copy order. */

@@ -112,6 +112,7 @@ async function populate(repos: Repositories) {
     [{ txId: safeTxId, safeTx: undefined }],
   );
   await repos.rateWindows.hit(app.id, NOW);
+  await repos.limitCounters.hit("otp.request.ip", "203.0.113.0/24", NOW, new Date(NOW.getTime() + 3_600_000));
   const token = "0x2000000000000000000000000000000000000001";
   await repos.dust.putToken({ chain: "localhost", address: token, symbol: "DEMO", decimals: 18, listing: "sweepable" });
   await repos.dust.putPrice({ chain: "localhost", asset: token, usd: 0.5 });
@@ -181,6 +182,9 @@ describe("admin CLI: db copy (SQLite → PostgreSQL)", function () {
       }
       // The sealed secret was copied sealed, and opens with the same SECRETS_KEY.
       expect(after.provider?.key).to.deep.include({ kind: "hs256", secret: HS256_SECRET });
+      // A shared limit's window goes on counting where SQLite left it.
+      const hit = await repos.limitCounters.hit("otp.request.ip", "203.0.113.0/24", NOW, new Date(NOW.getTime() + 1));
+      expect(hit).to.deep.equal({ count: 2, windowEnd: new Date(NOW.getTime() + 3_600_000) });
       // The highest seq given out came along: the next signature logged continues the chain at seq 4.
       expect(await repos.auditLog.highestSeq()).to.equal(3);
       const [next] = await repos.auditLog.append(auditEntries(1, 4), NOW);
