@@ -6,15 +6,16 @@ import { createRepositories } from "../../gateway/storage/repositories";
 
 /**
  * Requests written straight into a stopped (or not yet started) service's database, as the API would have stored
- * them, so that several are due together when it starts; and their stored attempts read back.
+ * them, so that several are due together when it starts; and their stored attempts read back. `database`: a SQLite
+ * file or a postgres:// URL.
  */
-export function storedRequests(databasePath: string, kernelFactory: string) {
+export function storedRequests(database: string, kernelFactory: string) {
   const withRepositories = async <T>(use: (r: ReturnType<typeof createRepositories>) => Promise<T>): Promise<T> => {
-    const database = await openDatabase(databasePath);
+    const opened = await openDatabase(database);
     try {
-      return await use(createRepositories(database.db, () => new Date()));
+      return await use(createRepositories(opened.db, () => new Date()));
     } finally {
-      await database.close();
+      await opened.close();
     }
   };
   return {
