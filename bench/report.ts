@@ -20,6 +20,7 @@ const BENCHMARKS = [
   { name: "resolver", title: "Resolver", command: TS_NODE, args: ["bench/resolver.ts"] },
   { name: "ccip", title: "CCIP-read gateway", command: TS_NODE, args: ["bench/ccip.ts"] },
   { name: "userops", title: "UserOperations", command: HARDHAT, args: ["run", "bench/userops.ts"] },
+  { name: "instances", title: "Several instances", command: HARDHAT, args: ["run", "bench/instances.ts"] },
   {
     name: "gas",
     title: "Gas of UserOperations: our accounts against SimpleAccount",
