@@ -15,6 +15,7 @@ import { notFound, problemHandler } from "./errors/problemHandler";
 import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
 import { type Metrics, createMetrics } from "./http/metrics";
+import type { WorkerLeasesRepository } from "./storage/workerLeasesRepository";
 import { requestTimeout } from "./http/requestTimeout";
 import { authRouter } from "./routes/auth";
 import { docsRouter } from "./routes/docs";
@@ -64,6 +65,8 @@ export interface AppDeps {
   readonly dust: DustRepository;
   /** Per-app request counters, shared by every process on the database (the app rate limit). */
   readonly rateWindows: RateWindowsRepository;
+  /** The chain workers' leases, for the metrics (which instance runs which chain). */
+  readonly workerLeases?: WorkerLeasesRepository;
   /** Where the token endpoint's per-address and per-client limits are counted (the database: shared, issue 20). */
   readonly limits: Limits;
   /**
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
     () => deps.transactions.countByStatus(),
     budgetUsage,
     () => deps.transactions.revertedGasByChain(),
+    deps.workerLeases && (() => deps.workerLeases!.list()),
   );
   const policy = createSpendPolicy({
     defaults: config.policy,

@@ -134,6 +134,7 @@ export async function startServer(
       safes: repositories.safes,
       dust: repositories.dust,
       rateWindows: repositories.rateWindows,
+      workerLeases: repositories.workerLeases,
       limits,
       txWorkers: { chains: workers.chains, wake: (chain) => waker.wake(chain) },
       custody: {

@@ -19,6 +19,9 @@ export type BudgetUsageSource = () => Promise<
 /** Where the relayer's loss gauge reads from, at each scrape: gas of each chain's reverted wallet bundles. */
 export type RevertedGasSource = () => Promise<readonly { chain: string; gas: bigint }[]>;
 
+/** Where the worker-lease gauge reads from, at each scrape: each chain worker's lease, its holder and its end. */
+export type LeaseSource = () => Promise<readonly { name: string; holder: { host: string }; expiresAt: Date }[]>;
+
 /**
  * Creates the registry, the HTTP metrics, Node's default process metrics and, given `transactionCounts`, the
  * transaction requests by chain and status (read from the database at scrape time, so every process of a
@@ -28,6 +31,7 @@ export function createMetrics(
   transactionCounts?: TransactionCounts,
   budgetUsage?: BudgetUsageSource,
   revertedGas?: RevertedGasSource,
+  leases?: LeaseSource,
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -54,6 +58,22 @@ export function createMetrics(
       async collect() {
         this.reset();
         for (const row of await revertedGas()) this.set({ chain: row.chain }, Number(row.gas));
+      },
+    });
+  }
+  if (leases) {
+    // Which instance runs each chain's worker: a chain whose lease has ended has no holder (alert on it).
+    new Gauge({
+      name: "idwallet_worker_lease_held",
+      help: "1 for the instance holding a chain worker's lease (INSTANCE_ID), 0 once its lease has ended unrenewed",
+      labelNames: ["lease", "instance"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const now = Date.now();
+        for (const lease of await leases()) {
+          this.set({ lease: lease.name, instance: lease.holder.host }, lease.expiresAt.getTime() > now ? 1 : 0);
+        }
       },
     });
   }

@@ -138,6 +138,9 @@ describe("Several instances on one PostgreSQL database (e2e)", function () {
     const [lease] = await repositories.workerLeases.list();
     expect(lease?.holder.host).to.equal("instance-b");
     expect(lease?.token).to.be.greaterThan(1);
+    // Either instance's metrics say which one runs the chain.
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).to.include('idwallet_worker_lease_held{lease="tx-worker:localhost",instance="instance-b"} 1');
 
     // B stops cleanly: A takes the chain over at once (no lease time to wait) and includes what comes next.
     await b.stop();
