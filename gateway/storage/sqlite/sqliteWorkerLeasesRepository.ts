@@ -1,9 +1,24 @@
-import type { Kysely, Selectable, Transaction } from "kysely";
+import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import type { Fence, Lease, LeaseHolder } from "../../leases/lease";
 import { LeaseLostError } from "../../leases/lease";
 import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema, WorkerLeasesTable } from "../schema";
 import type { WorkerLeasesRepository } from "../workerLeasesRepository";
+
+/**
+ * How long PostgreSQL lets a transaction that locks a lease row (a fenced write, a renewal, a takeover) sit idle before
+ * it ends the session, rolling the transaction back. A holder frozen there (SIGSTOP, a paused VM, a partition) would
+ * otherwise keep the row locked for as long as it stays frozen, and every other instance's acquire skips a locked row:
+ * the chain's worker would stand still. These transactions run their statements back to back, so only a stalled
+ * process goes idle this long; below the shortest lease (TX_LEASE_SECONDS 2), so a takeover waits no longer than that.
+ */
+const LEASE_LOCK_IDLE_MS = 1_000;
+
+/** First thing in a transaction that will lock a lease row: on PostgreSQL, bound how long it may sit idle. */
+async function boundIdleInTransaction(trx: Transaction<DatabaseSchema>): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select set_config('idle_in_transaction_session_timeout', ${String(LEASE_LOCK_IDLE_MS)}, true)`.execute(trx);
+}
 
 const toLease = (row: Selectable<WorkerLeasesTable>): Lease => ({
   name: row.name,
@@ -25,6 +40,7 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
 
   acquire(name: string, holder: LeaseHolder, ttlMs: number, exited: (pid: number) => boolean) {
     return this.db.transaction().execute(async (trx): Promise<Lease | undefined> => {
+      await boundIdleInTransaction(trx);
       const now = this.clock();
       let query = trx.selectFrom("worker_leases").selectAll().where("name", "=", name);
       if (isPostgres(trx)) query = query.forUpdate().skipLocked();
@@ -63,6 +79,7 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
 
   renew(lease: Lease, ttlMs: number) {
     return this.db.transaction().execute(async (trx): Promise<Lease | undefined> => {
+      await boundIdleInTransaction(trx);
       const expiresAt = new Date(this.clock().getTime() + ttlMs);
       const result = await trx
         .updateTable("worker_leases")
@@ -92,9 +109,10 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
 
 /**
  * Checks, first thing in a write's transaction, that `fence` still holds its lease (throws LeaseLostError if not),
- * and keeps the lease from changing holder until the transaction ends.
+ * and keeps the lease from changing holder until the transaction ends (or, frozen idle in it, the server ends it).
  */
 export async function checkFence(trx: Transaction<DatabaseSchema>, fence: Fence): Promise<void> {
+  await boundIdleInTransaction(trx);
   let query = trx.selectFrom("worker_leases").select("token").where("name", "=", fence.name);
   if (isPostgres(trx)) query = query.forShare();
   const row = await query.executeTakeFirst();
