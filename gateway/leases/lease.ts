@@ -13,6 +13,11 @@ export interface LeaseHolder {
   /** The instance's name (INSTANCE_ID, by default the host name). */
   readonly host: string;
   readonly pid: number;
+  /**
+   * Where `pid` means something: the machine's boot and the process's pid namespace. Two containers given one
+   * INSTANCE_ID by mistake have different ones, so neither reads the other's pid as an exited process of its own.
+   */
+  readonly pidNamespace: string;
 }
 
 /** A lease held: the work's name, the holder, its fencing token and when it ends unless renewed. */

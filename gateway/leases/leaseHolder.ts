@@ -1,10 +1,24 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import type { LeaseHolder } from "./lease";
 
 /** This process as a lease holder; `instanceId` names the instance (INSTANCE_ID), the host name by default. */
 export function thisProcessHolder(instanceId: string | undefined): LeaseHolder {
-  return { id: randomUUID(), host: instanceId ?? hostname(), pid: process.pid };
+  return { id: randomUUID(), host: instanceId ?? hostname(), pid: process.pid, pidNamespace: pidNamespace() };
+}
+
+/**
+ * This boot of this machine and this process's pid namespace (Linux); elsewhere the host name and a random id, so no
+ * other process is ever taken for an exited one of ours (its lease is then waited for).
+ */
+function pidNamespace(): string {
+  try {
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    return `${boot}/${readlinkSync("/proc/self/ns/pid")}`;
+  } catch {
+    return `${hostname()}/${randomUUID()}`;
+  }
 }
 
 /**

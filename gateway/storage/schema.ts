@@ -251,6 +251,7 @@ export interface WorkerLeasesTable {
   holder_id: string;
   holder_host: string;
   holder_pid: number;
+  holder_pid_namespace: string;
   token: number;
   acquired_at: string;
   expires_at: string;

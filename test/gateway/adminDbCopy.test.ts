@@ -127,7 +127,7 @@ async function populate(repos: Repositories) {
   await repos.auditLog.append(auditEntries(3), NOW);
   const lease = await repos.workerLeases.acquire(
     "tx:localhost",
-    { id: "sqlite-host", host: "old", pid: 1 },
+    { id: "sqlite-host", host: "old", pid: 1, pidNamespace: "boot/pid:[1]" },
     60_000,
     () => false,
   );

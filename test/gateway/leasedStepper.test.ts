@@ -8,7 +8,7 @@ import { manualClock, type ManualClock } from "./storage/builders";
 
 const TTL = 9_000;
 const silent = pino({ level: "silent" });
-const holder = (host: string): LeaseHolder => ({ id: `${host}-id`, host, pid: 1 });
+const holder = (host: string): LeaseHolder => ({ id: `${host}-id`, host, pid: 1, pidNamespace: `${host}/pid:[1]` });
 const bundle = (nonce: number) => ({
   chain: "localhost",
   relayer: "0x" + "11".repeat(20),

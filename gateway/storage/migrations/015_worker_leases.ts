@@ -3,7 +3,7 @@ import { int64 } from "./dialect";
 
 /**
  * Which instance runs each chain's transaction worker (issue: several instances on one database). One row a chain:
- * the holder (its host, process id and a random id of the process), a fencing token raised on every change of
+ * the holder (its instance, process id and pid namespace, and a random id of the process), a fencing token raised on every change of
  * holder, and when the lease ends unless renewed. Every write of a worker checks the token in its transaction.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -13,6 +13,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("holder_id", "text", (c) => c.notNull())
     .addColumn("holder_host", "text", (c) => c.notNull())
     .addColumn("holder_pid", "integer", (c) => c.notNull())
+    .addColumn("holder_pid_namespace", "text", (c) => c.notNull())
     .addColumn("token", int64(db), (c) => c.notNull())
     .addColumn("acquired_at", "text", (c) => c.notNull())
     .addColumn("expires_at", "text", (c) => c.notNull())

@@ -22,7 +22,12 @@ async function boundIdleInTransaction(trx: Transaction<DatabaseSchema>): Promise
 
 const toLease = (row: Selectable<WorkerLeasesTable>): Lease => ({
   name: row.name,
-  holder: { id: row.holder_id, host: row.holder_host, pid: Number(row.holder_pid) },
+  holder: {
+    id: row.holder_id,
+    host: row.holder_host,
+    pid: Number(row.holder_pid),
+    pidNamespace: row.holder_pid_namespace,
+  },
   token: Number(row.token),
   expiresAt: new Date(row.expires_at),
 });
@@ -49,6 +54,7 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
         holder_id: holder.id,
         holder_host: holder.host,
         holder_pid: holder.pid,
+        holder_pid_namespace: holder.pidNamespace,
         acquired_at: now.toISOString(),
         expires_at: new Date(now.getTime() + ttlMs).toISOString(),
       };
@@ -59,12 +65,17 @@ export class SqliteWorkerLeasesRepository implements WorkerLeasesRepository {
           .values({ name, token: 1, ...values })
           .onConflict((c) => c.column("name").doNothing())
           .executeTakeFirst();
-        return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1 ? toLease({ name, token: 1, ...values }) : undefined;
+        return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1
+          ? toLease({ name, token: 1, ...values })
+          : undefined;
       }
       // The holder's own row: it asks again only after dropping its holding (a write found the token changed).
       const mine = row.holder_id === holder.id;
       const ended = row.expires_at <= values.acquired_at;
-      const earlierProcessOfMine = row.holder_host === holder.host && exited(Number(row.holder_pid));
+      const earlierProcessOfMine =
+        row.holder_host === holder.host &&
+        row.holder_pid_namespace === holder.pidNamespace &&
+        exited(Number(row.holder_pid));
       if (!mine && !ended && !earlierProcessOfMine) return undefined;
       const token = Number(row.token) + 1;
       await trx

@@ -7,8 +7,8 @@ import { freshPostgresDatabase } from "../../helpers/postgresServer";
 
 const TTL = 2_000;
 const alive = () => false;
-const A: LeaseHolder = { id: "a-1", host: "machine-a", pid: 101 };
-const B: LeaseHolder = { id: "b-1", host: "machine-b", pid: 202 };
+const A: LeaseHolder = { id: "a-1", host: "machine-a", pid: 101, pidNamespace: "boot-a/pid:[1]" };
+const B: LeaseHolder = { id: "b-1", host: "machine-b", pid: 202, pidNamespace: "boot-b/pid:[1]" };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Tries to take `name` for B every 100 ms for up to `ms` (real time: the server's timeouts run on it). */

@@ -6,7 +6,12 @@ import { manualClock, type ManualClock, type OpenTestDatabase } from "../builder
 
 const TTL = 15_000;
 const alive = () => false;
-const holder = (host: string, pid: number, id = `${host}-${pid}`): LeaseHolder => ({ id, host, pid });
+const holder = (host: string, pid: number, pidNamespace = `${host}-boot/pid:[1]`): LeaseHolder => ({
+  id: `${host}-${pid}`,
+  host,
+  pid,
+  pidNamespace,
+});
 const A = holder("machine-a", 101);
 const B = holder("machine-b", 202);
 const bundle = (nonce: number) => ({
@@ -76,6 +81,15 @@ export function workerLeasesContract(dialect: string, open: OpenTestDatabase): v
       expect(await repos.workerLeases.acquire("tx-worker:x", B, TTL, () => true)).to.equal(undefined);
       const taken = await repos.workerLeases.acquire("tx-worker:x", restarted, TTL, (pid) => pid === 101);
       expect(taken).to.include({ token: 2 });
+    });
+
+    it("a process of the same INSTANCE_ID in another pid namespace (a second container) waits for the lease to end", async () => {
+      await repos.workerLeases.acquire("tx-worker:x", A, TTL, alive);
+      // Its own namespace has no process 101: it must not take that for the holder having exited.
+      const twin = holder("machine-a", 303, "other-boot/pid:[9]");
+      expect(await repos.workerLeases.acquire("tx-worker:x", twin, TTL, () => true)).to.equal(undefined);
+      clock.advance(TTL);
+      expect(await repos.workerLeases.acquire("tx-worker:x", twin, TTL, () => true)).to.include({ token: 2 });
     });
 
     it("released, the lease goes to another instance at once", async () => {
