@@ -108,10 +108,11 @@ async function writeBatch(target: Transaction<DatabaseSchema>, table: keyof Data
     .execute();
 }
 
-/** The source's rows of `table` in rowid order, `size` at a time (keyset pagination: each batch one indexed query). */
-async function* sqliteBatches(db: Kysely<DatabaseSchema>, table: string, size: (row: Row) => number) {
+/** The source's rows of `table` in rowid order, in batches (keyset pagination: each batch one indexed query). */
+async function* sqliteBatches(db: Kysely<DatabaseSchema>, table: string) {
+  const { rows: info } = await sql<{ n: number }>`select count(*) as n from pragma_table_info(${table})`.execute(db);
+  const limit = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMETERS / Math.max(1, info[0]!.n))));
   let after = 0;
-  let limit = 1;
   for (;;) {
     const { rows } = await sql<Row & { copy_rowid: number }>`
       select rowid as copy_rowid, * from ${sql.table(table)} where rowid > ${after} order by rowid limit ${limit}`.execute(
@@ -119,9 +120,7 @@ async function* sqliteBatches(db: Kysely<DatabaseSchema>, table: string, size: (
     );
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.copy_rowid;
-    const batch = rows.map(({ copy_rowid: _, ...row }) => row);
-    yield batch;
-    limit = size(batch[0]!);
+    yield rows.map(({ copy_rowid: _, ...row }) => row);
   }
 }
 
@@ -181,9 +180,7 @@ export async function copyDatabase(
       }
       const copied: CopiedTable[] = [];
       for (const table of COPIED_TABLES) {
-        const batchSize = (row: Row) =>
-          Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMETERS / Math.max(1, Object.keys(row).length))));
-        for await (const rows of sqliteBatches(src, table, batchSize)) await writeBatch(dst, table, rows);
+        for await (const rows of sqliteBatches(src, table)) await writeBatch(dst, table, rows);
         const [inSource, inTarget] = [await countRows(src, table), await countRows(dst, table)];
         if (inSource !== inTarget) {
           throw new Error(`${table}: ${inSource} row(s) in the source but ${inTarget} in the target; nothing copied`);

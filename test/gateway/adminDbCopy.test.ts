@@ -197,6 +197,41 @@ describe("admin CLI: db copy (SQLite → PostgreSQL)", function () {
     expect(verified.stdout).to.include("The signature audit log verifies: 4 row(s).");
   });
 
+  it("copies a table of several batches whole (2,500 rows, at most 1,000 a batch)", async () => {
+    const big = path.join(mkdtempSync(path.join(tmpdir(), "idwallet-copy-")), "idwallet.sqlite");
+    const source = await openDatabase(big);
+    try {
+      const { app } = await createRepositories(source.db, () => NOW).apps.create({ name: "busy" });
+      const windows = Array.from({ length: 2_500 }, (_, i) => ({
+        app_id: app.id,
+        window_start: new Date(NOW.getTime() + i * 60_000).toISOString(),
+        count: i,
+      }));
+      for (let i = 0; i < windows.length; i += 500) {
+        await source.db
+          .insertInto("app_rate_windows")
+          .values(windows.slice(i, i + 500))
+          .execute();
+      }
+    } finally {
+      await source.close();
+    }
+    const url = await freshPostgresDatabase("copy_batches");
+    const copied = await admin(["db", "copy", "--to", url], { DATABASE_PATH: big });
+    expect(copied.code, copied.stderr).to.equal(EXIT.ok);
+    expect(copied.stdout).to.match(/^app_rate_windows\s+2500$/m);
+    const target = await openDatabase(url);
+    try {
+      const sum = await target.db
+        .selectFrom("app_rate_windows")
+        .select((eb) => eb.fn.sum<number>("count").as("total"))
+        .executeTakeFirstOrThrow();
+      expect(Number(sum.total)).to.equal((2_499 * 2_500) / 2);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("refuses a target that is not empty, and changes nothing in it", async () => {
     const url = await freshPostgresDatabase("copy_nonempty");
     const target = await openDatabase(url);
