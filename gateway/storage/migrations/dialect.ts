@@ -17,6 +17,14 @@ export function int64(db: Kysely<unknown>): ColumnDataType {
   return isPostgres(db) ? "bigint" : "integer";
 }
 
+/**
+ * A point in time. SQLite has no time type: ISO-8601 text from `toISOString()` (UTC, milliseconds), which sorts in
+ * time order. PostgreSQL: `timestamptz`, read back as that same text by the pool's type parser (postgresKysely.ts).
+ */
+export function timestamp(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? "timestamptz" : "text";
+}
+
 /** An 8-byte float: SQLite's `real` is one, PostgreSQL's `real` is 4 bytes (`double precision` is 8). */
 export function float64(db: Kysely<unknown>): ColumnDataType {
   return isPostgres(db) ? "double precision" : "real";
