@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { float64, int64, timestamp } from "./dialect";
+import { decimal, int64, timestamp } from "./dialect";
 
 /**
  * The dust-order interface (spec §2.8, §4.11): the token list of each chain (what may be swept), where each
@@ -50,8 +50,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("block_number", int64(db))
     // Wei received for the tokens, the USD value and the ETH/USD price at the sweep.
     .addColumn("eth_amount", "text")
-    .addColumn("usd_value", float64(db))
-    .addColumn("eth_price", float64(db))
+    .addColumn("usd_value", decimal(db))
+    .addColumn("eth_price", decimal(db))
     .addColumn("swept_at", timestamp(db))
     .addForeignKeyConstraint("dust_orders_token_fk", ["chain", "token"], "dust_tokens", ["chain", "address"])
     .addCheckConstraint("dust_orders_status_check", sql`status in ('open', 'swept', 'cancelled')`)

@@ -6,13 +6,14 @@ import { freshPostgresDatabase } from "../../helpers/postgresServer";
 /**
  * Each table's columns as `name type null|not-null|key`, the type named the SQLite way so both dialects compare.
  * Primary key columns say `key`: SQLite lets a text primary key be null (a historical quirk), PostgreSQL does not.
- * Which text columns are `timestamptz` is pinned below.
+ * Which text columns are `timestamptz` and which real ones `numeric` is pinned below; a float (`float8`, `float4`)
+ * has no SQLite name here, so one fails the comparison.
  */
 async function columnsOf<DB>(db: Kysely<DB>, primaryKeys: ReadonlySet<string>): Promise<Record<string, string[]>> {
   const asSqlite: Record<string, string> = {
     int4: "integer",
     int8: "integer",
-    float8: "real",
+    numeric: "real",
     text: "text",
     timestamptz: "text",
   };
@@ -109,6 +110,15 @@ describe("storage: migrations on PostgreSQL", () => {
     expect(named).to.include.members(["apps.created_at", "signature_audit.at", "app_rate_windows.window_start"]);
     // A minute number stays an integer.
     expect(columns.find((c) => qualified(c) === "spend_buckets.minute")?.data_type).to.equal("bigint");
+  });
+
+  it("keeps no float column: the dust sweep's USD amounts are numeric", async () => {
+    const columns = await publicColumns(postgres.db);
+    expect(columns.filter((c) => /real|double/.test(c.data_type)).map(qualified)).to.deep.equal([]);
+    expect(columns.filter((c) => c.data_type === "numeric").map(qualified)).to.deep.equal([
+      "dust_orders.eth_price",
+      "dust_orders.usd_value",
+    ]);
   });
 
   it("reads a timestamptz as the ISO text in any session time zone, and refuses one no Date holds", async () => {
