@@ -3,6 +3,7 @@
  * timestamps, 0/1 integers for booleans). Only `storage/sqlite/` and the migrations use these types; everything
  * else sees the domain types of the repository interfaces.
  */
+import type { ColumnType } from "kysely";
 
 /** `apps`: one API client (OAuth 2.0 client credentials, design §5); only a hash of the secret is kept. */
 export interface AppsTable {
@@ -193,8 +194,9 @@ export interface DustOrdersTable {
   block_number: number | null;
   /** Wei, decimal. */
   eth_amount: string | null;
-  usd_value: number | null;
-  eth_price: number | null;
+  /** USD value and USD per ETH at the sweep: SQLite `real`; PostgreSQL `numeric`, read back as decimal text. */
+  usd_value: Decimal | null;
+  eth_price: Decimal | null;
   swept_at: string | null;
 }
 
@@ -240,6 +242,9 @@ export interface SignatureAuditTable {
   /** SHA-256 of prev_hash and the row (custody/audit/auditRowHash.ts). */
   hash: string;
 }
+
+/** A decimal column (migrations/dialect.ts `decimal`): written as a number, read back as one or as decimal text. */
+export type Decimal = ColumnType<number | string, number, number>;
 
 /** Whose spend a bucket sums. */
 export type SpendScope = "app" | "user";

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { timestamp } from "./dialect";
 
 /** Creates `apps` (API clients) and `settings` (service-wide switches such as maintenance mode). */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -10,9 +11,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("secret_hash", "text", (col) => col.notNull())
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("test_mode", "integer", (col) => col.notNull().defaultTo(0))
-    .addColumn("created_at", "text", (col) => col.notNull())
-    .addColumn("updated_at", "text", (col) => col.notNull())
-    .addColumn("secret_rotated_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
+    .addColumn("secret_rotated_at", timestamp(db), (col) => col.notNull())
     // Constraints, not just the zod parse on read, so a hand-edited row cannot put the service in an unknown state.
     .addCheckConstraint("apps_status_check", sql`status in ('active', 'disabled')`)
     .addCheckConstraint("apps_test_mode_check", sql`test_mode in (0, 1)`)
@@ -22,7 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable("settings")
     .addColumn("key", "text", (col) => col.primaryKey())
     .addColumn("value", "text", (col) => col.notNull())
-    .addColumn("updated_at", "text", (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
     .execute();
 }
 

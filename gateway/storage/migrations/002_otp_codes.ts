@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { timestamp } from "./dialect";
 
 /** Creates `otp_codes`: phone login codes (spec §4.5, §4.6), kept only as HMACs (design §1.6). */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -7,8 +8,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("id", "text", (col) => col.primaryKey())
     .addColumn("phone", "text", (col) => col.notNull())
     .addColumn("code_hash", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
-    .addColumn("expires_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
+    .addColumn("expires_at", timestamp(db), (col) => col.notNull())
     .addColumn("attempts", "integer", (col) => col.notNull().defaultTo(0))
     .addColumn("used", "integer", (col) => col.notNull().defaultTo(0))
     .addCheckConstraint("otp_codes_attempts_check", sql`attempts >= 0`)

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { timestamp } from "./dialect";
 
 /** Creates `app_providers`: provider names apps own for their own identity services (spec §5.2). */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -9,7 +10,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("app_id", "text", (col) => col.notNull().references("apps.id"))
     // JSON of the verification key (ProofKey), issuer and audience.
     .addColumn("verification", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
     .execute();
   await db.schema.createIndex("app_providers_app").on("app_providers").column("app_id").execute();
 }

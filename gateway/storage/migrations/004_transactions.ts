@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { int64 } from "./dialect";
+import { int64, timestamp } from "./dialect";
 
 /**
  * Creates `transactions` (one accepted wallet transaction request and its UserOperation's lifecycle, spec §4.3)
@@ -20,9 +20,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("mined_tx_hash", "text")
     .addColumn("block_number", int64(db))
-    .addColumn("created_at", "text", (col) => col.notNull())
-    .addColumn("updated_at", "text", (col) => col.notNull())
-    .addColumn("sent_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
+    .addColumn("sent_at", timestamp(db), (col) => col.notNull())
     .addCheckConstraint("bundles_status_check", sql`status in ('pending', 'mined', 'dropped')`)
     .execute();
   await db.schema.createIndex("bundles_chain_status").on("bundles").columns(["chain", "status"]).execute();
@@ -52,9 +52,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("error_code", "text")
     .addColumn("error_message", "text")
     .addColumn("attempts", "integer", (col) => col.notNull().defaultTo(0))
-    .addColumn("next_attempt_at", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
-    .addColumn("updated_at", "text", (col) => col.notNull())
+    .addColumn("next_attempt_at", timestamp(db), (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
     .addCheckConstraint("transactions_status_check", sql`status in ('queued', 'submitted', 'included', 'failed')`)
     .addCheckConstraint("transactions_account_type_check", sql`account_type in ('kernel', 'base')`)
     .execute();

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { int64 } from "./dialect";
+import { int64, timestamp } from "./dialect";
 
 /**
  * Safe accounts (spec §4.10). Creates `safes` (a Safe an app created: where, its owners and the exact deployment
@@ -21,7 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("fallback_handler", "text", (col) => col.notNull())
     // The transaction request that deploys it.
     .addColumn("deployment_tx_id", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
     .addPrimaryKeyConstraint("safes_pk", ["chain", "address"])
     .execute();
   // Listing an app's Safes on a chain, oldest first, page by page.
@@ -49,9 +49,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("error_code", "text")
     .addColumn("error_message", "text")
     .addColumn("attempts", "integer", (col) => col.notNull().defaultTo(0))
-    .addColumn("next_attempt_at", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
-    .addColumn("updated_at", "text", (col) => col.notNull())
+    .addColumn("next_attempt_at", timestamp(db), (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
     // Safe requests: what was asked (create, custom, transfer, disperse, disperseNFT) and, once built, the Safe
     // transaction's EIP-712 hash and nonce.
     .addColumn("safe_action", "text")

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { float64, int64 } from "./dialect";
+import { decimal, int64, timestamp } from "./dialect";
 
 /**
  * The dust-order interface (spec §2.8, §4.11): the token list of each chain (what may be swept), where each
@@ -15,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("decimals", "integer", (col) => col.notNull())
     // Whether the operator sweeps it: `sweepable` or `unsupported` (a wallet's `approved` comes from its orders).
     .addColumn("listing", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
     .addPrimaryKeyConstraint("dust_tokens_pk", ["chain", "address"])
     .addCheckConstraint("dust_tokens_listing_check", sql`listing in ('sweepable', 'unsupported')`)
     .addCheckConstraint("dust_tokens_decimals_check", sql`decimals between 0 and 36`)
@@ -29,7 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Either a fixed USD price (decimal text) set by the admin, or a Chainlink AggregatorV3 feed read live.
     .addColumn("usd", "text")
     .addColumn("feed", "text")
-    .addColumn("updated_at", "text", (col) => col.notNull())
+    .addColumn("updated_at", timestamp(db), (col) => col.notNull())
     .addPrimaryKeyConstraint("dust_prices_pk", ["chain", "asset"])
     .addCheckConstraint("dust_prices_source_check", sql`(usd is null) <> (feed is null)`)
     .execute();
@@ -44,15 +44,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("amount", "text", (col) => col.notNull())
     // The maker's approval transaction, and when the order was made.
     .addColumn("tx", "text", (col) => col.notNull())
-    .addColumn("created_at", "text", (col) => col.notNull())
+    .addColumn("created_at", timestamp(db), (col) => col.notNull())
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("sweep_tx", "text")
     .addColumn("block_number", int64(db))
     // Wei received for the tokens, the USD value and the ETH/USD price at the sweep.
     .addColumn("eth_amount", "text")
-    .addColumn("usd_value", float64(db))
-    .addColumn("eth_price", float64(db))
-    .addColumn("swept_at", "text")
+    .addColumn("usd_value", decimal(db))
+    .addColumn("eth_price", decimal(db))
+    .addColumn("swept_at", timestamp(db))
     .addForeignKeyConstraint("dust_orders_token_fk", ["chain", "token"], "dust_tokens", ["chain", "address"])
     .addCheckConstraint("dust_orders_status_check", sql`status in ('open', 'swept', 'cancelled')`)
     .addCheckConstraint(

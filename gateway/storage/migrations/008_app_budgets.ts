@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { int64 } from "./dialect";
+import { int64, timestamp } from "./dialect";
 
 /**
  * Per-app budgets and policies (design §1.7): `apps.policy` holds the operator's settings (JSON, null for the
@@ -28,7 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable("app_rate_windows")
     .addColumn("app_id", "text", (col) => col.notNull().references("apps.id"))
-    .addColumn("window_start", "text", (col) => col.notNull())
+    .addColumn("window_start", timestamp(db), (col) => col.notNull())
     .addColumn("count", "integer", (col) => col.notNull())
     .addPrimaryKeyConstraint("app_rate_windows_pk", ["app_id", "window_start"])
     .execute();

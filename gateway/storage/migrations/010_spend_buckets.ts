@@ -25,9 +25,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index spend_buckets_pending on spend_buckets (app_id, scope, user_id, chain, minute)
     where pending_gas > 0`.execute(db);
   const postgres = isPostgres(db);
-  // The minute of an ISO-8601 text timestamp; PostgreSQL has no strftime, and needs the scope parameter's type.
+  // The minute of the timestamp: ISO-8601 text on SQLite, `timestamptz` on PostgreSQL (which has no strftime, and
+  // needs the scope parameter's type).
   const minute = postgres
-    ? sql`cast(floor(extract(epoch from cast(created_at as timestamptz)) / 60) as bigint)`
+    ? sql`cast(floor(extract(epoch from created_at) / 60) as bigint)`
     : sql`cast(strftime('%s', created_at) as integer) / 60`;
   for (const [scope, userId] of [
     ["app", "''"],

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { isPostgres } from "./dialect";
+import { isPostgres, timestamp } from "./dialect";
 
 /**
  * `signature_audit`: every signature a custody key makes, logged before it leaves the process (design §1.8), each row
@@ -15,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("seq", postgres ? "bigint" : "integer", (col) =>
       postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement(),
     )
-    .addColumn("at", "text", (col) => col.notNull())
+    .addColumn("at", timestamp(db), (col) => col.notNull())
     .addColumn("purpose", "text", (col) => col.notNull())
     .addColumn("signer", "text", (col) => col.notNull())
     .addColumn("digest", "text", (col) => col.notNull())

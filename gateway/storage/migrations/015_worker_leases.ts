@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { int64 } from "./dialect";
+import { int64, timestamp } from "./dialect";
 
 /**
  * Which instance runs each chain's transaction worker (issue: several instances on one database). One row a chain:
@@ -15,8 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("holder_pid", "integer", (c) => c.notNull())
     .addColumn("holder_pid_namespace", "text", (c) => c.notNull())
     .addColumn("token", int64(db), (c) => c.notNull())
-    .addColumn("acquired_at", "text", (c) => c.notNull())
-    .addColumn("expires_at", "text", (c) => c.notNull())
+    .addColumn("acquired_at", timestamp(db), (c) => c.notNull())
+    .addColumn("expires_at", timestamp(db), (c) => c.notNull())
     .execute();
 }
 

@@ -17,7 +17,19 @@ export function int64(db: Kysely<unknown>): ColumnDataType {
   return isPostgres(db) ? "bigint" : "integer";
 }
 
-/** An 8-byte float: SQLite's `real` is one, PostgreSQL's `real` is 4 bytes (`double precision` is 8). */
-export function float64(db: Kysely<unknown>): ColumnDataType {
-  return isPostgres(db) ? "double precision" : "real";
+/**
+ * A point in time. SQLite has no time type: ISO-8601 text from `toISOString()` (UTC, milliseconds), which sorts in
+ * time order. PostgreSQL: `timestamptz`, read back as that same text by the pool's type parser (postgresKysely.ts).
+ */
+export function timestamp(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? "timestamptz" : "text";
+}
+
+/**
+ * A decimal amount of money the service handles as a JavaScript number (a USD value, a USD price). SQLite: `real`, as
+ * it always was. PostgreSQL: `numeric`, never a float (issue 20); read back as decimal text, which the repository
+ * turns into the same number (a number's shortest decimal form is stored exactly and parses back to it).
+ */
+export function decimal(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? "numeric" : "real";
 }

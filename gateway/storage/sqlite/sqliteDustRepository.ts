@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely, Selectable, Updateable } from "kysely";
 import type { DatabaseSchema, DustOrdersTable, DustPricesTable, DustTokensTable } from "../schema";
 import { type DustOrder, type DustPriceSource, type DustToken } from "../../dust/dustModel";
 import { DustOrderStateError, type DustRepository } from "../dustRepository";
@@ -35,8 +35,8 @@ function toOrder(row: Selectable<DustOrdersTable>): DustOrder {
       tx: row.sweep_tx!,
       blockNumber: row.block_number!,
       ethAmount: BigInt(row.eth_amount!),
-      usdValue: row.usd_value!,
-      ethPrice: row.eth_price!,
+      usdValue: Number(row.usd_value),
+      ethPrice: Number(row.eth_price),
       at: row.swept_at!,
     },
   };
@@ -106,7 +106,7 @@ export class SqliteDustRepository implements DustRepository {
   }
 
   async createOrder(order: Omit<DustOrder, "id" | "status" | "sweep">): Promise<DustOrder> {
-    const row: Selectable<DustOrdersTable> = {
+    const row = {
       id: randomUUID(),
       chain: order.chain,
       maker: order.maker,
@@ -121,7 +121,7 @@ export class SqliteDustRepository implements DustRepository {
       usd_value: null,
       eth_price: null,
       swept_at: null,
-    };
+    } satisfies Selectable<DustOrdersTable>;
     await this.db.insertInto("dust_orders").values(row).execute();
     return toOrder(row);
   }
@@ -142,7 +142,7 @@ export class SqliteDustRepository implements DustRepository {
     return this.changeOpen(id, { status: "cancelled" });
   }
 
-  private async changeOpen(id: string, changes: Partial<Selectable<DustOrdersTable>>): Promise<DustOrder> {
+  private async changeOpen(id: string, changes: Updateable<DustOrdersTable>): Promise<DustOrder> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable("dust_orders")

@@ -6,9 +6,17 @@ import { freshPostgresDatabase } from "../../helpers/postgresServer";
 /**
  * Each table's columns as `name type null|not-null|key`, the type named the SQLite way so both dialects compare.
  * Primary key columns say `key`: SQLite lets a text primary key be null (a historical quirk), PostgreSQL does not.
+ * Which text columns are `timestamptz` and which real ones `numeric` is pinned below; a float (`float8`, `float4`)
+ * has no SQLite name here, so one fails the comparison.
  */
 async function columnsOf<DB>(db: Kysely<DB>, primaryKeys: ReadonlySet<string>): Promise<Record<string, string[]>> {
-  const asSqlite: Record<string, string> = { int4: "integer", int8: "integer", float8: "real", text: "text" };
+  const asSqlite: Record<string, string> = {
+    int4: "integer",
+    int8: "integer",
+    numeric: "real",
+    text: "text",
+    timestamptz: "text",
+  };
   const tables = await db.introspection.getTables();
   const describe = (table: string, column: ColumnMetadata) => {
     const type = asSqlite[column.dataType] ?? column.dataType.toLowerCase();
@@ -39,6 +47,21 @@ const postgresPrimaryKeys = async <DB>(db: Kysely<DB>) =>
         where tc.constraint_type = 'PRIMARY KEY' and tc.table_schema = 'public'`.execute(db)
     ).rows,
   );
+
+interface ColumnRow {
+  table_name: string;
+  column_name: string;
+  data_type: string;
+}
+
+/** Every column of the service's tables (schema public), sorted. */
+const publicColumns = async <DB>(db: Kysely<DB>) =>
+  (
+    await sql<ColumnRow>`select table_name, column_name, data_type from information_schema.columns
+      where table_schema = 'public' and table_name not like 'kysely\_%' order by 1, 2`.execute(db)
+  ).rows;
+
+const qualified = (column: ColumnRow) => `${column.table_name}.${column.column_name}`;
 
 /** A signature_audit row as the repository appends it (it numbers the rows itself). */
 const auditRow = { at: "2025-01-01T00:00:00.000Z", purpose: "p", signer: "s", digest: "d", signature: "x" };
@@ -76,6 +99,42 @@ describe("storage: migrations on PostgreSQL", () => {
     ]);
     const { rows: big } = await sql<{ n: unknown }>`select cast(${2 ** 40} as bigint) as n`.execute(postgres.db);
     expect(big[0]?.n).to.equal(2 ** 40);
+  });
+
+  it("makes every point in time a timestamptz, and nothing else", async () => {
+    const columns = await publicColumns(postgres.db);
+    // A point in time is named for it: `…_at` (created_at, expires_at, …), the audit log's `at`, a window's `…_start`.
+    const named = columns.filter((c) => /(^|_)at$|_start$/.test(c.column_name)).map(qualified);
+    const timestamptz = columns.filter((c) => c.data_type === "timestamp with time zone").map(qualified);
+    expect(timestamptz).to.deep.equal(named);
+    expect(named).to.include.members(["apps.created_at", "signature_audit.at", "app_rate_windows.window_start"]);
+    // A minute number stays an integer.
+    expect(columns.find((c) => qualified(c) === "spend_buckets.minute")?.data_type).to.equal("bigint");
+  });
+
+  it("keeps no float column: the dust sweep's USD amounts are numeric", async () => {
+    const columns = await publicColumns(postgres.db);
+    expect(columns.filter((c) => /real|double/.test(c.data_type)).map(qualified)).to.deep.equal([]);
+    expect(columns.filter((c) => c.data_type === "numeric").map(qualified)).to.deep.equal([
+      "dust_orders.eth_price",
+      "dust_orders.usd_value",
+    ]);
+  });
+
+  it("reads a timestamptz as the ISO text in any session time zone, and refuses one no Date holds", async () => {
+    const read = (literal: string) =>
+      postgres.db.transaction().execute(async (trx) => {
+        await sql`set local time zone 'Asia/Kathmandu'`.execute(trx);
+        const { rows } = await sql<{ t: unknown }>`select cast(${literal} as timestamptz) as t`.execute(trx);
+        return rows[0]?.t;
+      });
+    expect(await read("2025-01-01T00:00:00.010Z")).to.equal("2025-01-01T00:00:00.010Z");
+    expect(await read("2025-01-01 05:45:00.5+05:45")).to.equal("2025-01-01T00:00:00.500Z");
+    // Microseconds, which the service never writes, are cut to the millisecond, as Date cuts them.
+    expect(await read("2025-01-01T00:00:00.123999Z")).to.equal("2025-01-01T00:00:00.123Z");
+    expect(String(await read("infinity").catch((caught: unknown) => caught))).to.match(
+      /no time a JavaScript Date holds/,
+    );
   });
 
   it("refuses to edit, delete or truncate the signature audit log (migration 014)", async () => {

@@ -176,9 +176,22 @@ export function appsRepositoryContract(dialect: string, open: OpenTestDatabase):
 
     it("parses rows read back and refuses a corrupt one", async () => {
       const { app } = await store.repos.apps.create({ name: "Demo" });
-      await store.database.db.updateTable("apps").set({ created_at: "yesterday" }).where("id", "=", app.id).execute();
+      await store.database.db.updateTable("apps").set({ secret_generation: -1 }).where("id", "=", app.id).execute();
       const error = await store.repos.apps.findById(app.id).catch((caught: unknown) => caught);
       expect(error).to.be.instanceOf(ZodError);
+    });
+
+    it("lets no time that is not one reach the service: refused on write (PostgreSQL) or on read (SQLite)", async () => {
+      const { app } = await store.repos.apps.create({ name: "Demo" });
+      const error = await store.database.db
+        .updateTable("apps")
+        .set({ created_at: "not a time" })
+        .where("id", "=", app.id)
+        .execute()
+        .then(() => store.repos.apps.findById(app.id))
+        .catch((caught: unknown) => caught);
+      const refused = error instanceof ZodError || /invalid input syntax for type timestamp/.test(String(error));
+      expect(refused, String(error)).to.equal(true);
     });
   });
 }

@@ -11,8 +11,9 @@ const SWEEP = {
   tx: `0x${"cd".repeat(32)}`,
   blockNumber: 2 ** 40,
   ethAmount: 123_456_789_012_345_678_901n,
-  usdValue: 0.125,
-  ethPrice: 3012.5,
+  // Floats with no short binary form (17 significant digits, a decimal price): PostgreSQL's numeric must give them back.
+  usdValue: 0.1 + 0.2,
+  ethPrice: 3012.57,
   at: "2025-01-01T00:01:00.000Z",
 };
 

@@ -95,7 +95,7 @@ export function otpRepositoryContract(dialect: string, open: OpenTestDatabase): 
     it("refuses rows that break the table's constraints", async () => {
       const insert = (id: string, attempts: number, used: number) =>
         sql`insert into otp_codes (id, phone, code_hash, created_at, expires_at, attempts, used)
-          values (${id}, '1', 'h', 'c', 'e', ${attempts}, ${used})`
+          values (${id}, '1', 'h', '2025-01-01T00:00:00.000Z', '2025-01-01T00:05:00.000Z', ${attempts}, ${used})`
           .execute(store.database.db)
           .then(
             () => "inserted",
