@@ -205,9 +205,10 @@ export function auditLogRepositoryContract(dialect: string, create: () => Promis
       repos = createRepositories(database.db, manualClock().now);
       const rows = await collect(repos.auditLog.rows());
       expect(await verifyAuditChain(rows)).to.deep.include({ ok: true, count: 2 * batches * batchSize });
-      // The two really did append at the same time: their batches alternate along the chain.
+      // The two really did append at the same time: their batches alternate along the chain (one after the other
+      // would switch once; a loaded machine may let one run ahead for a while, so any interleaving counts).
       const switches = rows.filter((row, i) => i > 0 && row.appId !== rows[i - 1]!.appId).length;
-      expect(switches).to.be.greaterThan(2);
+      expect(switches).to.be.greaterThan(1);
     });
   });
 }
