@@ -100,7 +100,7 @@ describe("Worker lease takeover from a paused holder (e2e, PostgreSQL)", functio
     const { app } = await repositories.apps.create({ name: "lease-takeover" });
     await repositories.apps.setPolicy(app.id, { rate: parseRate("10000/min")!, budgetGas: 10n ** 13n });
     const env = setup.env(setup.chain.rpcUrl, {
-      DATABASE_PATH: databaseUrl,
+      DATABASE_URL: databaseUrl,
       TX_LEASE_SECONDS: String(LEASE_SECONDS),
       TX_STUCK_AFTER_SECONDS: "1",
     });
