@@ -111,8 +111,9 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
       reply: (answer) => worker.isConnected() && worker.send(answer),
     });
   cluster.on("message", onMessage);
-  // Workers run the entry file again; under ts-node they need its hook too.
-  if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("ts-node"))) {
+  // Workers run the entry file again; run from TypeScript they need a loader too (the primary's own, if it was given
+  // one with -r: `npm run serve` runs under the ts-node binary, which passes none on).
+  if (__filename.endsWith(".ts") && !process.execArgv.some((a) => a.includes("register"))) {
     cluster.setupPrimary({ execArgv: [...process.execArgv, "-r", "ts-node/register/transpile-only"] });
   }
   let stopping = false;

@@ -30,7 +30,7 @@ async function startService(env: Readonly<Record<string, string>> = {}): Promise
 }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-workers-"));
   const database = databaseEnv(await serviceDatabase(dataDir));
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "gateway/main.ts"], {
+  const child = spawn(process.execPath, ["-r", "sucrase/register/ts", "gateway/main.ts"], {
     env: {
       PATH: process.env.PATH ?? "",
       WORKERS: "2",
