@@ -1,12 +1,8 @@
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import { TestTarget__factory, type TestTarget } from "../../typechain-types";
-import { createAppTokens } from "../../gateway/auth/appTokens";
-import { parseRate } from "../../gateway/policy/policySettings";
-import { openDatabase } from "../../gateway/storage/database";
-import { createRepositories } from "../../gateway/storage/repositories";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
-import { freshPostgresDatabase } from "../helpers/postgresServer";
+import { sharedDatabaseApp } from "../helpers/sharedDatabaseApp";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
@@ -93,25 +89,11 @@ describe("Worker lease takeover from a paused holder (e2e, PostgreSQL)", functio
     // No blocks until the test mines: the first bundle stays pending, goes stuck and is being replaced.
     await provider.send("evm_setAutomine", [false]);
 
-    const databaseUrl = await freshPostgresDatabase("lease_takeover");
-    const database = await openDatabase(databaseUrl);
-    cleanups.push(() => database.close());
-    const repositories = createRepositories(database.db, () => new Date());
-    const { app } = await repositories.apps.create({ name: "lease-takeover" });
-    await repositories.apps.setPolicy(app.id, { rate: parseRate("10000/min")!, budgetGas: 10n ** 13n });
-    const env = setup.env(setup.chain.rpcUrl, {
-      DATABASE_URL: databaseUrl,
+    const { database, repositories, env, appToken } = await sharedDatabaseApp(setup, "lease-takeover", {
       TX_LEASE_SECONDS: String(LEASE_SECONDS),
       TX_STUCK_AFTER_SECONDS: "1",
     });
-    const appToken = (
-      await createAppTokens({
-        secret: env.AUTH_TOKEN_SECRET!,
-        issuer: "idwallet",
-        audience: "idwallet-api",
-        clock: () => new Date(),
-      }).issue(app)
-    ).token;
+    cleanups.push(() => database.close());
 
     // A reaches the chain through the proxy, which freezes it at its first fee look-up for a stuck bundle: inside
     // replaceBundle, after reading the bundle and before recording its replacement.

@@ -1,12 +1,8 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { TestTarget__factory, type TestTarget } from "../../typechain-types";
-import { createAppTokens } from "../../gateway/auth/appTokens";
-import { parseRate } from "../../gateway/policy/policySettings";
-import { openDatabase } from "../../gateway/storage/database";
-import { createRepositories } from "../../gateway/storage/repositories";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
-import { freshPostgresDatabase } from "../helpers/postgresServer";
+import { sharedDatabaseApp } from "../helpers/sharedDatabaseApp";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
@@ -39,20 +35,9 @@ describe("Several instances on one PostgreSQL database (e2e)", function () {
     await setup.chain.provider.send("evm_setAutomine", [false]);
     await setup.chain.provider.send("evm_setIntervalMining", [500]);
 
-    const databaseUrl = await freshPostgresDatabase("instances");
-    const database = await openDatabase(databaseUrl);
-    const repositories = createRepositories(database.db, () => new Date());
-    const { app } = await repositories.apps.create({ name: "two-instances" });
-    await repositories.apps.setPolicy(app.id, { rate: parseRate("10000/min")!, budgetGas: 10n ** 13n });
-    const env = setup.env(setup.chain.rpcUrl, { DATABASE_URL: databaseUrl, TX_LEASE_SECONDS: String(LEASE_SECONDS) });
-    const appToken = (
-      await createAppTokens({
-        secret: env.AUTH_TOKEN_SECRET!,
-        issuer: "idwallet",
-        audience: "idwallet-api",
-        clock: () => new Date(),
-      }).issue(app)
-    ).token;
+    const { database, repositories, env, appToken } = await sharedDatabaseApp(setup, "two-instances", {
+      TX_LEASE_SECONDS: String(LEASE_SECONDS),
+    });
     const start = async (instance: string) => {
       const service = await startServiceProcess({ ...env, INSTANCE_ID: instance });
       running.push(service);
