@@ -9,6 +9,7 @@ import { databaseLocation } from "./config/databaseSetting";
 import { createRepositories } from "./storage/repositories";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers, workerLeases } from "./bundler/txWorkers";
+import { startWebhookDelivery } from "./webhooks/deliveryWorker";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 import { createAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
@@ -102,6 +103,16 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     run: config.transactions.worker,
     leases: workerLeases(config, repositories),
   });
+  // The primary delivers webhooks too: it runs the workers whose state changes are the events.
+  const webhookDelivery =
+    config.transactions.worker && config.webhooks.worker
+      ? startWebhookDelivery({
+          repository: repositories.webhooks,
+          settings: config.webhooks,
+          clock: () => new Date(),
+          logger: logger.child({ component: "webhooks" }),
+        })
+      : undefined;
   // Every worker, a replacement too, may ask for a wake or an EIP-1271 answer; any other message is the fork's own.
   const onMessage = (worker: Worker, message: unknown) =>
     handleWakeMessage(message, txWorkers) ||
@@ -141,7 +152,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     close: async () => {
       stopping = true;
       cluster.off("message", onMessage);
-      await txWorkers.stop();
+      await Promise.all([txWorkers.stop(), webhookDelivery?.stop()]);
       await custody.close();
       for (const chain of chains.values()) chain.provider.destroy();
       await database.close();

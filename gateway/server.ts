@@ -27,6 +27,7 @@ import { databaseLocation } from "./config/databaseSetting";
 import type { ProvidersRepository } from "./storage/providersRepository";
 import { createRepositories } from "./storage/repositories";
 import type { WorkerWaker } from "./workerWaker";
+import { type WebhookDelivery, startWebhookDelivery } from "./webhooks/deliveryWorker";
 
 /** A running service. */
 export interface RunningServer {
@@ -75,6 +76,7 @@ export async function startServer(
   const clock = options.clock ?? (() => new Date());
   const database = await openDatabase(databaseLocation(config));
   let txWorkers: TxWorkers | undefined;
+  let webhookDelivery: WebhookDelivery | undefined;
   let custody: ProcessCustody | undefined;
   let ccipSigner: CustodySigner | undefined;
   try {
@@ -109,7 +111,17 @@ export async function startServer(
       run: options.runTxWorkers ?? config.transactions.worker,
       leases: workerLeases(config, repositories),
     });
+    // Webhooks are delivered where the transaction workers run (claims keep several processes and instances apart).
+    if ((options.runTxWorkers ?? config.transactions.worker) && config.webhooks.worker) {
+      webhookDelivery = startWebhookDelivery({
+        repository: repositories.webhooks,
+        settings: config.webhooks,
+        clock,
+        logger: logger.child({ component: "webhooks" }),
+      });
+    }
     const workers = txWorkers;
+    const delivery = webhookDelivery;
     const openedCustody = custody;
     const waker = options.waker ?? workers;
     const userTokens = createUserTokens({
@@ -187,14 +199,14 @@ export async function startServer(
         maintenance.stop();
         knownProviders.stop();
         await Promise.all([server, authServer, dustServer].map((s) => s && closeServer(s)));
-        await workers.stop();
+        await Promise.all([workers.stop(), delivery?.stop()]);
         await Promise.allSettled([openedCustody.close(), ccipSigner?.close?.()]);
         for (const chain of chains.values()) chain.provider.destroy();
         await database.close();
       },
     };
   } catch (error) {
-    await txWorkers?.stop();
+    await Promise.all([txWorkers?.stop(), webhookDelivery?.stop()]);
     await Promise.allSettled([custody?.close(), ccipSigner?.close?.()]);
     await database.close();
     throw error;

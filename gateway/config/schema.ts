@@ -16,6 +16,7 @@ import {
   isNormalizedEnsName,
 } from "./settingTypes";
 import { TrustProxySetting } from "./trustProxy";
+import { WebhookSettings } from "./webhookSettings";
 
 /** The whole service configuration; every field documented in .env.example. */
 export const ConfigSchema = z
@@ -221,6 +222,7 @@ export const ConfigSchema = z
         userDailyCapGas: z.coerce.bigint().min(1n).optional(),
       })
       .prefault({}),
+    webhooks: WebhookSettings,
     chains: z.record(z.string(), ChainConnectionConfig).default({}),
     rpcTimeoutMs: int(100, 120_000).default(5_000),
   })

@@ -6,7 +6,8 @@ import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../services/safeActions";
 import { listSafes } from "../services/safeListing";
 import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../services/safes";
-import { safeTransactionView, safeView } from "../services/safeViews";
+import { safeView } from "../services/safeViews";
+import { safeTransactionView } from "../transactions/txViews";
 import { waitForFinal } from "../services/requestAcceptance";
 import {
   CreateSafeBody,

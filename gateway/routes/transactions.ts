@@ -5,7 +5,8 @@ import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { AccountType } from "../identity/walletAddress";
 import { waitForFinal } from "../services/requestAcceptance";
-import { type TransactionsDeps, findTransaction, submitTransaction, transactionView } from "../services/transactions";
+import { type TransactionsDeps, findTransaction, submitTransaction } from "../services/transactions";
+import { transactionView } from "../transactions/txViews";
 import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
 
 /** RFC 9745 / RFC 8594: the base account endpoints are deprecated in favour of the Kernel ones. */

@@ -1,23 +1,6 @@
 import type { SafeRecord } from "../safe/safeRecord";
 import type { SafeTxRecord } from "../transactions/txRecord";
 
-/** The API's view of a Safe request (SafeTxStatus). */
-export function safeTransactionView(record: SafeTxRecord) {
-  return {
-    txUuid: record.id,
-    action: record.safeAction,
-    status: record.status,
-    chain: record.chain,
-    safe: record.sender,
-    safeTxHash: record.safeTxHash ?? null,
-    transactionHash: record.transactionHash ?? null,
-    blockNumber: record.blockNumber ?? null,
-    error: record.error ?? null,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
 /** The API's view of a Safe (SafeAccount). */
 export function safeView(safe: SafeRecord, deployment: SafeTxRecord | undefined) {
   return {

@@ -154,21 +154,3 @@ export async function findTransaction(
   }
   return record;
 }
-
-/** The API's view of a request (TxStatusResponse). */
-export function transactionView(record: WalletTxRecord) {
-  return {
-    id: record.id,
-    status: record.status,
-    userId: record.userId,
-    chain: record.chain,
-    sender: record.sender,
-    userOpHash: record.userOpHash ?? null,
-    transactionHash: record.transactionHash ?? null,
-    blockNumber: record.blockNumber ?? null,
-    success: record.success ?? null,
-    error: record.error ?? null,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}

@@ -38,6 +38,11 @@ const TABLES: Readonly<Record<keyof DatabaseSchema, TableCopy>> = {
   signature_audit_mark: { order: 14, seeded: { key: "id", untouched: sql<boolean>`seq = 0` } },
   // The lease holders are the SQLite instance's and expire; copied so each lease's fencing token only grows.
   worker_leases: { order: 15 },
+  // Endpoints (secrets stay sealed under the same SECRETS_KEY), the outbox, what is owed and what was tried.
+  webhook_endpoints: { order: 16 },
+  webhook_events: { order: 17 },
+  webhook_deliveries: { order: 18 },
+  webhook_attempts: { order: 19 },
 };
 
 /** The tables in copy order. */

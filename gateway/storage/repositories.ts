@@ -24,6 +24,8 @@ import { SqliteTransactionsRepository } from "./sqlite/sqliteTransactionsReposit
 import type { TransactionsRepository } from "./transactionsRepository";
 import { SqliteWorkerLeasesRepository } from "./sqlite/sqliteWorkerLeasesRepository";
 import type { WorkerLeasesRepository } from "./workerLeasesRepository";
+import { SqliteWebhooksRepository } from "./sqlite/sqliteWebhooksRepository";
+import type { WebhooksRepository } from "./webhooksRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
@@ -38,11 +40,12 @@ export interface Repositories {
   readonly limitCounters: LimitCountersRepository;
   readonly auditLog: AuditLogRepository;
   readonly workerLeases: WorkerLeasesRepository;
+  readonly webhooks: WebhooksRepository;
 }
 
 /**
  * Builds the repositories over one database; `clock` is the only source of time they use, `secrets` seals the secrets
- * they store (HS256 provider secrets; without it such providers are refused).
+ * they store (HS256 provider secrets, webhook signing secrets; without it those are refused).
  */
 export function createRepositories(
   db: Kysely<DatabaseSchema>,
@@ -63,5 +66,6 @@ export function createRepositories(
     limitCounters: new SqliteLimitCountersRepository(db),
     auditLog: new SqliteAuditLogRepository(db),
     workerLeases: new SqliteWorkerLeasesRepository(db, clock),
+    webhooks: new SqliteWebhooksRepository(db, clock, options.secrets),
   };
 }

@@ -4,6 +4,12 @@
  * else sees the domain types of the repository interfaces.
  */
 import type { ColumnType } from "kysely";
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+} from "./webhookTables";
 
 /** `apps`: one API client (OAuth 2.0 client credentials, design §5); only a hash of the secret is kept. */
 export interface AppsTable {
@@ -279,4 +285,8 @@ export interface DatabaseSchema {
   signature_audit: SignatureAuditTable;
   worker_leases: WorkerLeasesTable;
   signature_audit_mark: SignatureAuditMarkTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

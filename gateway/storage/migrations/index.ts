@@ -17,6 +17,7 @@ import * as m014 from "./014_signature_audit";
 import * as m015 from "./015_worker_leases";
 import * as m016 from "./016_limit_counters";
 import * as m017 from "./017_dialect_neutral_order";
+import * as m018 from "./018_webhooks";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -40,6 +41,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "015_worker_leases": m015,
   "016_limit_counters": m016,
   "017_dialect_neutral_order": m017,
+  "018_webhooks": m018,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

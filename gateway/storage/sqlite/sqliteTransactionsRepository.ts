@@ -7,6 +7,7 @@ import { checkFence } from "./sqliteWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
 import { isPostgres } from "../migrations/dialect";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
+import { recordRequestEvent } from "./webhookOutbox";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
@@ -222,6 +223,8 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       }))
       .where("id", "=", op.txId)
       .execute();
+    // Webhooks: the event goes in with the state change (the outbox), or not at all.
+    await recordRequestEvent(trx, op.txId, this.clock());
   }
 
   private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
@@ -282,9 +285,11 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
       .where("status", "not in", ["included", "failed"])
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n || before === undefined) return;
-    // Only the settlement that made it final moves its pending gas to settled, so it is moved once.
-    if (changes.status !== "queued") await settleSpend(trx, txId, pendingBefore);
-    else if (spent > 0) {
+    // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
+    if (changes.status !== "queued") {
+      await settleSpend(trx, txId, pendingBefore);
+      await recordRequestEvent(trx, txId, this.clock());
+    } else if (spent > 0) {
       await growPendingSpend(trx, txId, Math.max(before.reserved_gas, before.spent_gas + spent) - pendingBefore);
     }
   }

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { flag, int } from "./settingTypes";
+
+/**
+ * Seconds between a failed attempt and the next, per Standard Webhooks' recommended schedule (the first attempt is
+ * made at once): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Eight attempts over about 27.6 hours, each delay with ±20 %
+ * jitter, then the delivery is given up (`failed`).
+ */
+export const DEFAULT_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+
+/** How webhooks are delivered (README "Webhooks"); WEBHOOK_* settings. */
+export const WebhookSettings = z
+  .object({
+    /** Deliver in this process (in cluster mode: in the primary); every instance may, claims keep them apart. */
+    worker: flag.default(true),
+    /** Endpoints on loopback addresses, over http too: the local stack and tests only. */
+    allowLoopback: flag.default(false),
+    /** Endpoints on private, unique-local, link-local and shared addresses: the operator's own network. */
+    allowPrivate: flag.default(false),
+    /** One attempt's limit: connecting, the answer's headers and its body together. */
+    timeoutMs: int(1000, 60_000).default(10_000),
+    /** The delays between attempts, in seconds (comma-separated); their count is the retries. */
+    retrySeconds: z
+      .array(int(0, 7 * 86_400))
+      .min(1)
+      .max(20)
+      .default([...DEFAULT_RETRY_SECONDS]),
+    /** An endpoint is disabled once this many attempts in a row failed … */
+    disableAfterFailures: int(1, 10_000).default(5),
+    /** … over at least this long (its first failure of the run this long ago). */
+    disableAfterSeconds: int(0, 30 * 86_400).default(86_400),
+    /** Endpoints one app may register. */
+    maxEndpointsPerApp: int(1, 100).default(10),
+    /** How often the delivery worker looks for due deliveries. */
+    pollMs: int(10, 60_000).default(500),
+    /** Attempts one process makes at once. */
+    concurrency: int(1, 256).default(16),
+  })
+  .prefault({});
+
+/** The webhook settings, parsed. */
+export type WebhookSettings = z.infer<typeof WebhookSettings>;

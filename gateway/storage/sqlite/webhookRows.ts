@@ -1,0 +1,55 @@
+import type { Selectable } from "kysely";
+import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
+import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from "../../webhooks/webhookDelivery";
+import type { WebhookEndpoint } from "../../webhooks/webhookEndpoint";
+import type { WebhookAttemptsTable, WebhookEndpointsTable } from "../webhookTables";
+import { parseEventTypes } from "./webhookOutbox";
+
+/** What an endpoint's secret is sealed for: its row, so a sealed value moved to another endpoint does not open. */
+const sealContext = (endpointId: string): string => `webhook_endpoints:${endpointId}`;
+
+/** Seals an endpoint's signing secret; SecretsKeyError without SECRETS_KEY (webhooks need one). */
+export function sealEndpointSecret(keyring: SecretsKeyring | undefined, endpointId: string, secret: string): string {
+  if (!keyring) throw new SecretsKeyError("webhook signing secrets are sealed under SECRETS_KEY, which is not set");
+  return keyring.seal(secret, sealContext(endpointId));
+}
+
+/** Opens an endpoint's signing secret; SecretsKeyError if it cannot. */
+export function openEndpointSecret(keyring: SecretsKeyring | undefined, endpointId: string, sealed: string): string {
+  if (!keyring) throw new SecretsKeyError("webhook signing secrets are sealed under SECRETS_KEY, which is not set");
+  return keyring.open(sealed, sealContext(endpointId));
+}
+
+/** An endpoint row as the domain sees it (no secret). */
+export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    url: row.url,
+    events: parseEventTypes(row.events),
+    status: row.status,
+    disabledReason: row.disabled_reason ?? undefined,
+    consecutiveFailures: Number(row.consecutive_failures),
+    failingSince: row.failing_since ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** An attempt row, with its event's type and its delivery's state. */
+export function toAttempt(
+  row: Selectable<WebhookAttemptsTable> & { event_type: string; delivery_status: string },
+): DeliveryAttempt {
+  return {
+    eventId: row.event_id,
+    eventType: row.event_type,
+    deliveryId: row.delivery_id,
+    attempt: Number(row.attempt),
+    at: row.at,
+    outcome: row.outcome as AttemptOutcome,
+    statusCode: row.status_code ?? undefined,
+    error: row.error ?? undefined,
+    durationMs: Number(row.duration_ms),
+    deliveryStatus: row.delivery_status as DeliveryStatus,
+  };
+}

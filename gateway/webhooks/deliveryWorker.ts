@@ -1,0 +1,76 @@
+import { deliverWebhook, type DeliveryDeps } from "./deliverWebhook";
+
+/** How long a claim outlives an attempt's timeout: room to record the outcome before another process may retake it. */
+const CLAIM_MARGIN_MS = 30_000;
+
+/** The delivery loop of one process. */
+export interface WebhookDelivery {
+  /** Looks for due deliveries now instead of at the next poll (after a state change was recorded here). */
+  wake(): void;
+  /** Stops claiming and waits for the attempts in flight. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts delivering: every `pollMs` (or when woken) claims as many due deliveries as it has room for, up to
+ * `concurrency` attempts at once, and makes each. Claims keep processes and instances apart, and a request's later
+ * event is claimed only after its earlier one to the same endpoint is settled, so each endpoint receives a request's
+ * events in order. What a crash leaves claimed is claimed again once its claim ends: delivery is at least once.
+ */
+export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
+  const { settings, repository, logger } = deps;
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  /** Woken while a look was running: look again as soon as it ends. */
+  let again = false;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), ms);
+  };
+  const tick = (): Promise<void> => {
+    if (running) again = true;
+    running ??= claimAndSend().finally(() => (running = undefined));
+    return running;
+  };
+  async function claimAndSend(): Promise<void> {
+    if (stopped) return;
+    const room = settings.concurrency - inFlight.size;
+    let full = false;
+    try {
+      if (room > 0) {
+        const claims = await repository.claimDue({ limit: room, claimMs: settings.timeoutMs + CLAIM_MARGIN_MS });
+        full = claims.length === room;
+        for (const claim of claims) {
+          const attempt = deliverWebhook(deps, claim)
+            .catch((error: unknown) => logger.error({ err: error, eventId: claim.eventId }, "webhook attempt failed"))
+            .finally(() => {
+              inFlight.delete(attempt);
+              // Room again, and maybe a request's next event now due: look at once.
+              schedule(0);
+            });
+          inFlight.add(attempt);
+        }
+      }
+    } catch (error) {
+      logger.error({ err: error }, "claiming webhook deliveries failed");
+    }
+    const soon = full || again;
+    again = false;
+    schedule(soon ? 0 : settings.pollMs);
+  }
+
+  schedule(0);
+  return {
+    wake: () => schedule(0),
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
