@@ -1,7 +1,7 @@
 import { deliverWebhook, type DeliveryDeps } from "./deliverWebhook";
 
 /** How long a claim outlives an attempt's timeout: room to record the outcome before another process may retake it. */
-const CLAIM_MARGIN_MS = 30_000;
+const CLAIM_MARGIN_MS = 5_000;
 
 /** The delivery loop of one process. */
 export interface WebhookDelivery {

@@ -20,10 +20,20 @@ export interface ExportedRow {
 
 /** `npm run admin -- --db <the service's database> <args>`, as the operator runs it. */
 export function admin(database: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return adminWith({}, database, ...args);
+}
+
+/** The same, with `env` added to the CLI's environment (SECRETS_KEY, WEBHOOK_* settings). */
+export function adminWith(
+  env: Record<string, string>,
+  database: string,
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["run", "--silent", "admin", "--", "--db", database, ...args], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
     let out = "";
     let err = "";
