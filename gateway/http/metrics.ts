@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { registerWebhookGauges, type WebhookMetricsSource } from "./webhookMetrics";
 
 /** The service's Prometheus metrics, in a registry of its own (one per app, so tests stay isolated). */
 export interface Metrics {
@@ -32,6 +33,7 @@ export function createMetrics(
   budgetUsage?: BudgetUsageSource,
   revertedGas?: RevertedGasSource,
   leases?: LeaseSource,
+  webhooks?: WebhookMetricsSource,
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -77,6 +79,7 @@ export function createMetrics(
       },
     });
   }
+  if (webhooks) registerWebhookGauges(registry, webhooks, () => new Date());
   const requests = new Histogram({
     name: "idwallet_http_request_duration_seconds",
     help: "HTTP request duration by route and status",

@@ -110,6 +110,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       safe: { operatorKey: raw?.safeOperator, contracts: safe },
       // The dust interface shows the local chain's wallets unless DUST_CHAIN says otherwise.
       dust: { chain: options.env?.DUST_CHAIN || "localhost" },
+      // Webhook receivers on this machine (http://127.0.0.1:…), which a deployment refuses.
+      webhooks: { allowLoopback: true },
       ens: {
         domain: ensDomain,
         chain: "localhost",
