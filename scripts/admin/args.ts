@@ -8,6 +8,13 @@ import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import { PROVIDER_OPTIONS, type ProviderOptions, providerVerification } from "./providerArgs";
 import { UsageError, issues } from "./usageError";
 import {
+  WEBHOOK_OPTIONS,
+  WEBHOOKS_USAGE,
+  type WebhookCommand,
+  type WebhookOptions,
+  parseWebhookCommand,
+} from "./webhookArgs";
+import {
   DB_OPTIONS,
   DB_USAGE,
   DEFAULT_DATABASE_PATH,
@@ -54,11 +61,13 @@ ${POLICY_USAGE}
 ${DUST_USAGE}
 ${AUDIT_USAGE}
 ${KEYS_USAGE}
+${WEBHOOKS_USAGE}
 ${DB_USAGE}
 
 Database: --db <path or postgres:// URL>, else $DATABASE_URL (PostgreSQL) or $DATABASE_PATH (SQLite; not both),
 else ${DEFAULT_DATABASE_PATH}.
-HS256 provider secrets are sealed with $SECRETS_KEY, the service's (README "Provider secrets at rest").`;
+HS256 provider secrets and webhook signing secrets are sealed with $SECRETS_KEY, the service's (README "Provider
+secrets at rest").`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */
 export type AdminCommand =
@@ -85,6 +94,7 @@ export type AdminCommand =
   | { readonly kind: "dust"; readonly command: DustCommand }
   | { readonly kind: "audit"; readonly command: AuditCommand }
   | { readonly kind: "keys"; readonly command: KeysCommand }
+  | { readonly kind: "webhooks"; readonly command: WebhookCommand }
   | { readonly kind: "db"; readonly command: DbCommand };
 
 /** The outcome of reading the command line: a command and database (file or URL), or what was wrong with it. */
@@ -109,6 +119,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         ...POLICY_OPTIONS,
         ...AUDIT_OPTIONS,
         ...DB_OPTIONS,
+        ...WEBHOOK_OPTIONS,
       },
     });
   } catch (error) {
@@ -132,6 +143,11 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     const policyStray = (Object.keys(POLICY_OPTIONS) as (keyof PolicyOptions)[]).find((o) => values[o] !== undefined);
     if (policyStray && command.kind !== "apps policy")
       throw new UsageError(`option --${policyStray} applies only to apps policy`);
+    const webhookStray = (Object.keys(WEBHOOK_OPTIONS) as (keyof WebhookOptions)[]).find(
+      (o) => values[o] !== undefined,
+    );
+    if (webhookStray && command.kind !== "webhooks")
+      throw new UsageError(`option --${webhookStray} applies only to webhooks commands`);
     if (values.to !== undefined && command.kind !== "db") throw new UsageError("option --to applies only to db copy");
     if (values.after !== undefined && command.kind !== "audit")
       throw new UsageError("option --after applies only to audit export");
@@ -151,12 +167,14 @@ function toCommand(
     DustOptions &
     PolicyOptions &
     AuditOptions &
-    DbOptions,
+    DbOptions &
+    WebhookOptions,
 ): AdminCommand {
   const [group, action, ...rest] = positionals;
   if (group === "dust") return { kind: "dust", command: parseDustCommand(action, rest[0], rest.slice(1), values) };
   if (group === "audit") return { kind: "audit", command: parseAuditCommand(action, rest, values) };
   if (group === "keys") return { kind: "keys", command: parseKeysCommand(action, rest) };
+  if (group === "webhooks") return { kind: "webhooks", command: parseWebhookCommand(action, rest, values) };
   if (group === "db") return { kind: "db", command: parseDbCommand(action, rest, values) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {

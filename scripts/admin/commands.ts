@@ -10,6 +10,8 @@ import { formatRate } from "../../gateway/policy/policySettings";
 import { runDustCommand } from "./dustCommands";
 import { runAuditCommand } from "./auditCommands";
 import { KeysCommandError, runKeysCommand } from "./keysCommands";
+import { WebhookCommandError, runWebhookCommand } from "./webhookCommands";
+import { WebhookSettingsError } from "./webhookEnv";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -17,7 +19,7 @@ export interface AdminOutput {
   err(text: string): void;
 }
 
-/** Process exit codes of the admin CLI: `failed` when `audit verify` finds the chain broken. */
+/** Process exit codes of the admin CLI: `failed` when `audit verify` finds the chain broken or `webhooks test` fails. */
 export const EXIT = { ok: 0, notFound: 1, failed: 1, usage: 2 } as const;
 
 const SECRET_WARNING =
@@ -78,6 +80,10 @@ export async function runAdminCommand(
     if (command.kind === "audit") {
       return (await runAuditCommand(command.command, repos.auditLog, output)) ? EXIT.ok : EXIT.failed;
     }
+    if (command.kind === "webhooks") {
+      const done = await runWebhookCommand(command.command, repos, env, output, clock, formatTable);
+      return done ? EXIT.ok : EXIT.failed;
+    }
     // `db` commands open their own databases (scripts/admin/dbCommands.ts); the CLI runs them before this.
     if (command.kind === "db") throw new Error("db commands do not run on one database's repositories");
     if (command.kind === "dust") await runDustCommand(command.command, repos.dust, output, clock, formatTable);
@@ -88,12 +94,13 @@ export async function runAdminCommand(
       error instanceof ProviderTakenError ||
       error instanceof DustUsageError ||
       error instanceof PolicyUsageError ||
-      error instanceof SecretsKeyError
+      error instanceof SecretsKeyError ||
+      error instanceof WebhookSettingsError
     ) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
-    if (error instanceof KeysCommandError) {
+    if (error instanceof KeysCommandError || error instanceof WebhookCommandError) {
       output.err(`Error: ${error.message}`);
       return EXIT.failed;
     }
@@ -104,7 +111,7 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" | "db" }>,
+  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" | "db" | "webhooks" }>,
   { apps, settings, providers }: Repositories,
   output: AdminOutput,
 ): Promise<void> {

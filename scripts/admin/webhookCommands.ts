@@ -1,0 +1,175 @@
+import { ApiError } from "../../gateway/errors/apiError";
+import { NotFoundError } from "../../gateway/storage/errors";
+import type { Repositories } from "../../gateway/storage/repositories";
+import type { WebhooksRepository } from "../../gateway/storage/webhooksRepository";
+import type { DeliveryAttempt } from "../../gateway/webhooks/webhookDelivery";
+import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";
+import { registerEndpoint, rotateEndpointSecret } from "../../gateway/webhooks/webhookEndpoints";
+import type { WebhookCommand } from "./webhookArgs";
+import { webhookSettingsOf } from "./webhookEnv";
+import { sendTestEvent } from "./webhookTestCommand";
+
+/** Where a webhook command writes: results on `out`, refusals and warnings on `err`. */
+interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Renders rows as columns under a header (commands.ts's formatTable, passed in: commands.ts imports this file). */
+type FormatTable = (header: readonly string[], rows: ReadonlyArray<readonly string[]>) => string;
+
+/** A webhook command the service refuses (a URL it will not post to, too many endpoints, …); nothing was stored. */
+export class WebhookCommandError extends Error {
+  override readonly name = "WebhookCommandError";
+}
+
+/** The operator's own reason, told apart from the service's (a run of failures) in `webhooks list`. */
+const OPERATOR_REASON = "disabled by the operator";
+
+const SECRET_WARNING =
+  "Store this signing secret now: it is shown only this once and will not be shown again (it is stored sealed). " +
+  "If it is lost, make a new one with `webhooks rotate-secret`.";
+
+const events = (endpoint: WebhookEndpoint): string =>
+  endpoint.events.length === 0 ? "all" : endpoint.events.join(",");
+
+const printSecret = (output: Output, endpointId: string, secret: string): void => {
+  output.out(`  id:             ${endpointId}\n  signing secret: ${secret}`);
+  output.err(SECRET_WARNING);
+};
+
+/** `webhooks list`: every column but the secret, which is never shown after it was made. */
+const endpointsTable = (endpoints: readonly WebhookEndpoint[], formatTable: FormatTable): string =>
+  formatTable(
+    ["ID", "APP", "URL", "EVENTS", "STATUS", "FAILURES", "DISABLED REASON"],
+    endpoints.map((e) => [
+      e.id,
+      e.appId,
+      e.url,
+      events(e),
+      e.status,
+      String(e.consecutiveFailures),
+      e.disabledReason ?? "-",
+    ]),
+  );
+
+/** `webhooks deliveries`: one attempt a row, with the state its delivery is in now. */
+const attemptsTable = (attempts: readonly DeliveryAttempt[], formatTable: FormatTable): string =>
+  formatTable(
+    ["TIME", "EVENT", "TYPE", "ATTEMPT", "OUTCOME", "STATUS CODE", "ERROR", "DURATION", "DELIVERY NOW"],
+    attempts.map((a) => [
+      a.at,
+      a.eventId,
+      a.eventType,
+      String(a.attempt),
+      a.outcome,
+      a.statusCode === undefined ? "-" : String(a.statusCode),
+      a.error ?? "-",
+      `${a.durationMs} ms`,
+      a.deliveryStatus,
+    ]),
+  );
+
+/** The endpoint, or NotFoundError (exit 1) naming it. */
+async function endpointOf(webhooks: WebhooksRepository, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await webhooks.findEndpoint(id);
+  if (endpoint === undefined) throw new NotFoundError("webhook endpoint", id);
+  return endpoint;
+}
+
+/**
+ * Runs one webhook command against the database (README "Webhooks"). Resolves false when `test` made its attempt and
+ * it was not delivered (the CLI exits 1), true otherwise.
+ */
+export async function runWebhookCommand(
+  command: WebhookCommand,
+  repos: Pick<Repositories, "apps" | "webhooks">,
+  env: NodeJS.ProcessEnv,
+  output: Output,
+  clock: () => Date,
+  formatTable: FormatTable,
+): Promise<boolean> {
+  const { webhooks } = repos;
+  switch (command.kind) {
+    case "add": {
+      if ((await repos.apps.findById(command.appId)) === undefined) throw new NotFoundError("app", command.appId);
+      const settings = webhookSettingsOf(env);
+      const { endpoint, secret } = await registerEndpoint(webhooks, settings, {
+        appId: command.appId,
+        url: command.url,
+        events: command.events,
+      }).catch((error: unknown) => {
+        // The service's refusals (URL not allowed, too many endpoints, no SECRETS_KEY) carry the reason to print.
+        throw error instanceof ApiError ? new WebhookCommandError(error.message) : error;
+      });
+      output.out(
+        `Registered webhook endpoint ${endpoint.id} for app ${endpoint.appId}: ${endpoint.url} (events: ${events(endpoint)})`,
+      );
+      printSecret(output, endpoint.id, secret);
+      return true;
+    }
+    case "list": {
+      const all = await webhooks.listEndpoints(command.appId);
+      if (all.length > 0) output.out(endpointsTable(all, formatTable));
+      else output.out(`No webhook endpoints${command.appId === undefined ? "" : ` for app ${command.appId}`}.`);
+      return true;
+    }
+    case "remove":
+      if (!(await webhooks.removeEndpoint(command.endpointId)))
+        throw new NotFoundError("webhook endpoint", command.endpointId);
+      output.out(`Removed webhook endpoint ${command.endpointId} and every delivery still owed to it`);
+      return true;
+    case "rotate-secret": {
+      const secret = await rotateEndpointSecret(webhooks, command.endpointId);
+      if (secret === undefined) throw new NotFoundError("webhook endpoint", command.endpointId);
+      output.out(
+        `Rotated the signing secret of webhook endpoint ${command.endpointId}: the old one signs nothing more`,
+      );
+      printSecret(output, command.endpointId, secret);
+      return true;
+    }
+    case "enable":
+    case "disable": {
+      const enabled = command.kind === "enable";
+      const change = enabled ? ({ enabled } as const) : ({ enabled, reason: OPERATOR_REASON } as const);
+      if (!(await webhooks.setStatus(command.endpointId, change)))
+        throw new NotFoundError("webhook endpoint", command.endpointId);
+      output.out(
+        enabled
+          ? `Enabled webhook endpoint ${command.endpointId}: what it is owed is due at once`
+          : `Disabled webhook endpoint ${command.endpointId}: it is sent nothing until enabled again`,
+      );
+      return true;
+    }
+    case "test": {
+      const endpoint = await endpointOf(webhooks, command.endpointId);
+      // A disabled endpoint's deliveries are not claimed: the test event would wait, owed, until it is enabled.
+      if (endpoint.status === "disabled") {
+        throw new WebhookCommandError(
+          `webhook endpoint ${endpoint.id} is disabled (${endpoint.disabledReason ?? "no reason"}): enable it first`,
+        );
+      }
+      return sendTestEvent(webhooks, webhookSettingsOf(env), endpoint, output, clock);
+    }
+    case "deliveries": {
+      await endpointOf(webhooks, command.endpointId);
+      const attempts = await webhooks.attempts(command.endpointId, command.limit);
+      if (attempts.length > 0) output.out(attemptsTable(attempts, formatTable));
+      else output.out(`No delivery attempts to webhook endpoint ${command.endpointId} yet.`);
+      return true;
+    }
+    case "redeliver": {
+      const queued = await webhooks.redeliver(command.eventId);
+      // Removing an endpoint removes what it was owed, so an event of removed endpoints has nothing to queue either.
+      if (queued === 0) {
+        throw new WebhookCommandError(
+          `no delivery of event "${command.eventId}" to queue: no such event, or it is owed to no endpoint`,
+        );
+      }
+      output.out(
+        `Queued event ${command.eventId} again for ${queued} endpoint(s), due at once (a disabled endpoint once enabled)`,
+      );
+      return true;
+    }
+  }
+}
