@@ -29,6 +29,7 @@ import { LastTransferCache } from "./dust/chainReads";
 import type { DustDeps } from "./dust/dustService";
 import { safesRouter } from "./routes/safes";
 import { transactionsRouter } from "./routes/transactions";
+import { webhooksRouter } from "./routes/webhooks";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { createSpendPolicy } from "./policy/spendPolicy";
 import { admitAppToken } from "./services/appAuth";
@@ -43,6 +44,7 @@ import type { ProvidersRepository } from "./storage/providersRepository";
 import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
 import type { SafesRepository } from "./storage/safesRepository";
 import type { TransactionsRepository } from "./storage/transactionsRepository";
+import type { WebhooksRepository } from "./storage/webhooksRepository";
 import type { WorkerWaker } from "./workerWaker";
 
 /** Everything the app is built from; only the entry file reads the environment. */
@@ -63,6 +65,8 @@ export interface AppDeps {
   readonly transactions: TransactionsRepository;
   readonly safes: SafesRepository;
   readonly dust: DustRepository;
+  /** The apps' webhook endpoints (issue 21). */
+  readonly webhooks: WebhooksRepository;
   /** Per-app request counters, shared by every process on the database (the app rate limit). */
   readonly rateWindows: RateWindowsRepository;
   /** The chain workers' leases, for the metrics (which instance runs which chain). */
@@ -204,6 +208,9 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+
+  const webhooks = { repository: deps.webhooks, settings: config.webhooks };
+  app.use(webhooksRouter({ tokens: deps.tokens, admitApp, bodyLimit: config.bodyLimit, webhooks }));
 
   app.use(dustRouter({ dust: dustDeps(deps, capabilities) }));
 

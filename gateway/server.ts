@@ -145,6 +145,7 @@ export async function startServer(
       transactions: repositories.transactions,
       safes: repositories.safes,
       dust: repositories.dust,
+      webhooks: repositories.webhooks,
       rateWindows: repositories.rateWindows,
       workerLeases: repositories.workerLeases,
       limits,

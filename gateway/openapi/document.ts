@@ -16,6 +16,7 @@ import { CcipRequest, CcipResponse } from "../ens/ccip.schema";
 import { Problem } from "./problem.schema";
 import { registerDustPaths } from "./dustPaths";
 import { registerSafePaths } from "./safePaths";
+import { registerWebhookPaths } from "./webhookPaths";
 
 const problem = (description: string) => ({
   description,
@@ -259,6 +260,7 @@ export function buildOpenApiDocument(serverUrl?: string): object {
 
   registerSafePaths(registry, bearer.name);
   registerDustPaths(registry);
+  registerWebhookPaths(registry, bearer.name);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -145,6 +145,7 @@ export function buildTestApp(
     transactions: deferred(served.then((r) => r.transactions)),
     safes: deferred(served.then((r) => r.safes)),
     dust: deferred(served.then((r) => r.dust)),
+    webhooks: deferred(served.then((r) => r.webhooks)),
     rateWindows: deferred(served.then((r) => r.rateWindows)),
     limits,
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },

@@ -133,22 +133,34 @@ describe("robustness: security matrix of the protected routes, constant-time sec
     await service?.close();
   });
 
-  /** Sends `route` as `caller`, with `authorization` as given (undefined: no header). */
-  function call(route: ProtectedRoute, caller: Caller, authorization: string | undefined): Promise<Response> {
-    const req = request(service.app)[route.method](route.path(service.seeded));
+  /** Sends `route` as `caller`, with `authorization` as given (undefined: no header), to its path or `target`. */
+  function call(
+    route: ProtectedRoute,
+    caller: Caller,
+    authorization: string | undefined,
+    target = route.path(service.seeded),
+  ): Promise<Response> {
+    const req = request(service.app)[route.method](target);
     if (authorization !== undefined) req.set("Authorization", authorization);
     return route.body ? req.send(route.body(caller, proofs)) : req;
   }
 
-  /** Requests committed (wallet and Safe, all states) and each app's Safes: what a refused request must not change. */
+  /**
+   * Requests committed (wallet and Safe, all states), each app's Safes and webhook endpoints: what a refused request
+   * must not change.
+   */
   async function stored() {
     const repositories = await service.repositories;
     const rows = (await repositories.transactions.countByStatus()).reduce((sum, row) => sum + row.count, 0);
     const safes: Record<string, string[]> = {};
+    const webhooks = {} as Record<keyof typeof apps, string[]>;
     for (const [key, app] of Object.entries(apps)) {
       safes[key] = (await repositories.safes.list(app.id, CHAIN, 200)).map((safe) => safe.address);
+      webhooks[key as keyof typeof apps] = (await repositories.webhooks.listEndpoints(app.id)).map(
+        (endpoint) => endpoint.id,
+      );
     }
-    return { rows, safes };
+    return { rows, safes, webhooks };
   }
 
   /** Sends a request that must be refused with `status` and `code`, and checks that nothing was stored. */
@@ -171,12 +183,21 @@ describe("robustness: security matrix of the protected routes, constant-time sec
 
   it("a valid token (and the user's proof) is served on every protected route", async () => {
     for (const route of PROTECTED_ROUTES) {
+      const target = route.removes ? await route.removes(service) : route.path(service.seeded);
       const before = await stored();
-      const res = await call(route, "valid", `Bearer ${bearer.valid}`);
-      expect(res.status, `${route.name}: ${JSON.stringify(res.body)}`).to.be.within(200, 202);
+      const res = await call(route, "valid", `Bearer ${bearer.valid}`, target);
+      expect(res.status, `${route.name}: ${JSON.stringify(res.body)}`).to.be.within(200, 204);
       const creates =
         route.method === "post" && /\/tx$|\/account$|\/custom$|\/payout\//.test(route.path(service.seeded));
-      expect((await stored()).rows, route.name).to.equal(before.rows + (creates ? 1 : 0));
+      const after = await stored();
+      expect(after.rows, route.name).to.equal(before.rows + (creates ? 1 : 0));
+      if (route.name === "POST /v1/webhooks") {
+        expect(after.webhooks.first, route.name).to.deep.equal([...before.webhooks.first, res.body.id]);
+        // A webhook signing secret is a secret like the others: never in a log line.
+        secrets.add(res.body.secret);
+      } else if (route.removes) {
+        expect(after.webhooks.first, route.name).to.have.length(before.webhooks.first.length - 1);
+      } else expect(after.webhooks, route.name).to.deep.equal(before.webhooks);
       cells++;
     }
     // A phone user's own token is the proof of their wallet.
@@ -229,7 +250,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
     }
   });
 
-  it("another app's valid token: 404 for the first app's transactions, 403 for its Safes and its users", async () => {
+  it("another app's valid token: 404 for the first app's transactions and webhooks, 403 for its Safes and its users", async () => {
     const { safe } = service.seeded;
     for (const route of PROTECTED_ROUTES) {
       const [status, code] = route.otherApp;
@@ -249,9 +270,15 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       expect(res.status, route.name).to.equal(status);
       const after = await stored();
       expect(after.safes.first, `${route.name}: the first app's Safes`).to.deep.equal(before.safes.first);
+      expect(after.webhooks.first, `${route.name}: the first app's webhooks`).to.deep.equal(before.webhooks.first);
       if (route.name === "POST /v1/{chain}/account") expect(after.safes.other).to.include(res.body.address);
       if (route.name === "POST /v1/{chain}/accounts") {
         expect(res.body.accounts.map((a: { address: string }) => a.address)).to.not.include(safe);
+      }
+      if (route.name === "POST /v1/webhooks") expect(after.webhooks.other).to.include(res.body.id);
+      if (route.name === "GET /v1/webhooks") {
+        expect(before.webhooks.first).to.include(service.seeded.webhookId);
+        expect(res.body.endpoints.map((e: { id: string }) => e.id)).to.deep.equal(before.webhooks.other);
       }
       cells++;
     }

@@ -132,8 +132,15 @@ describe("Operations endpoints", () => {
       "/api/{address}",
       "/api/all-orders",
       "/api/orders",
+      "/v1/webhooks",
+      "/v1/webhooks/{id}",
     ]);
     expect(doc.components.schemas.CreateSafeRequest.required).to.deep.equal(["signers"]);
+    expect(doc.components.schemas.CreateWebhookRequest).to.include({ additionalProperties: false });
+    expect(doc.components.schemas.CreateWebhookRequest.required).to.deep.equal(["url"]);
+    // The secret is in the registration's answer only, never in a listed endpoint.
+    expect(doc.components.schemas.CreatedWebhook.required).to.include("secret");
+    expect(doc.components.schemas.WebhookEndpoint.properties).to.not.have.property("secret");
     expect(doc.components.schemas.KernelTxRequest.required).to.include.members([
       "userId",
       "chain",

@@ -83,6 +83,7 @@ export async function buildStorageFaultApp() {
     transactions: repositories.transactions,
     safes: repositories.safes,
     dust: repositories.dust,
+    webhooks: repositories.webhooks,
     rateWindows: repositories.rateWindows,
     limits,
     txWorkers: { chains: new Set(["localhost"]), wake: () => undefined },

@@ -1,5 +1,6 @@
 import { Wallet } from "ethers";
-import { CHAIN, PROVIDER, type Seeded } from "./testService";
+import request from "supertest";
+import { CHAIN, PROVIDER, type Seeded, type TestService } from "./testService";
 
 /** Who is calling, and with what. */
 export type Caller =
@@ -40,7 +41,7 @@ export const PHONE_USER = "tel:14155550123";
 /** What a request of a route is: method, path and body for a caller. */
 export interface ProtectedRoute {
   readonly name: string;
-  readonly method: "get" | "post";
+  readonly method: "get" | "post" | "delete";
   readonly path: (seeded: Seeded) => string;
   /** The body for a caller (user-acting routes vary userId and auth by caller). */
   readonly body?: (caller: Caller, proofs: Proofs) => object;
@@ -48,11 +49,17 @@ export interface ProtectedRoute {
   readonly actsForUser?: boolean;
   /** What another app's valid token gets: [status, code], or a 2xx with the caller's own result. */
   readonly otherApp: readonly [number, string?];
+  /**
+   * A route whose valid call removes what it names: the path of one made for that call, so the seeded one stays for
+   * the refused cells to prove they removed nothing.
+   */
+  readonly removes?: (service: TestService) => Promise<string>;
 }
 
 const HASH = `0x${"ab".repeat(32)}`;
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 const TOKEN = "0x000000000000000000000000000000000000C0DE";
+const HOOK = "https://hooks.example.com/matrix";
 
 /** userId and auth of a user-acting request, by caller. */
 function userFields(caller: Caller, proofs: Proofs): { userId: string; auth: string } {
@@ -83,7 +90,7 @@ const txBody = (caller: Caller, proofs: Proofs) => ({
 
 /**
  * Every route that needs an app's bearer token: the wallet routes (signing, transactions and their status), the Safe
- * routes, and the resolver when RESOLVER_REQUIRE_AUTH is on.
+ * routes, the webhook endpoints, and the resolver when RESOLVER_REQUIRE_AUTH is on.
  */
 export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
   {
@@ -176,6 +183,33 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
     method: "get",
     path: (s) => `/v1/${CHAIN}/account/${s.safe}/tx/${s.safeTxId}`,
     otherApp: [403, "SAFE_NOT_OWNED"],
+  },
+  {
+    name: "POST /v1/webhooks",
+    method: "post",
+    path: () => "/v1/webhooks",
+    body: () => ({ url: HOOK, events: ["transaction.included"] }),
+    // Another app registers an endpoint of its own.
+    otherApp: [201],
+  },
+  {
+    name: "GET /v1/webhooks",
+    method: "get",
+    path: () => "/v1/webhooks",
+    // Another app lists its own endpoints: checked not to show the first app's.
+    otherApp: [200],
+  },
+  {
+    name: "DELETE /v1/webhooks/{id}",
+    method: "delete",
+    path: (s) => `/v1/webhooks/${s.webhookId}`,
+    // As for an unknown id: another app learns nothing of the first app's endpoints.
+    otherApp: [404, "NOT_FOUND"],
+    removes: async ({ app, seeded }) => {
+      const res = await request(app).post("/v1/webhooks").auth(seeded.token, { type: "bearer" }).send({ url: HOOK });
+      if (res.status !== 201) throw new Error(`registering an endpoint to remove: ${res.status} ${res.text}`);
+      return `/v1/webhooks/${res.body.id}`;
+    },
   },
   {
     name: "POST /v1/resolver (RESOLVER_REQUIRE_AUTH)",

@@ -4,6 +4,7 @@ import { RECORDS } from "../../../gateway/ens/records";
 import type { RouteRules } from "./answerRules";
 import { addressLike, anyJson, anyText, field, hexBytes, shapedBody, wellFormed } from "./badInputs";
 import { CHAIN, PROVIDER, type Seeded } from "./testService";
+import { WEBHOOK_ROUTES } from "./webhookRoutes";
 
 /** What the generated requests may name: the seeded app's resources and a few proofs. */
 export interface Fixture {
@@ -16,7 +17,7 @@ export interface Fixture {
 export interface Route {
   /** As the README names it, e.g. `POST /v1/kernel/tx`. */
   readonly name: string;
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** Path with `{param}`s, filled from `params` unless a test replaces them. */
   readonly template: string;
   readonly params: (fixture: Fixture) => Record<string, string>;
@@ -27,7 +28,7 @@ export interface Route {
   readonly encoding?: "json" | "form";
   /** A valid-shaped query with random values (GET routes). */
   readonly query?: fc.Arbitrary<Record<string, string>>;
-  /** Valid-shaped path parameters with random values, %-encoded (GET routes whose input is the path). */
+  /** Valid-shaped path parameters with random values, %-encoded (GET and DELETE routes whose input is the path). */
   readonly shapedParams?: fc.Arbitrary<Record<string, string>>;
   /** Bytes a body may have: BODY_LIMIT (1 MB), or the CCIP gateway's own 64 KiB. */
   readonly bodyLimit: number;
@@ -488,6 +489,7 @@ export const ROUTES: readonly Route[] = [
     bodyLimit: CCIP_LIMIT,
     rules: {},
   },
+  ...WEBHOOK_ROUTES,
 ];
 
 /** The path of `route` with its parameters (defaults, or the given raw segments). */

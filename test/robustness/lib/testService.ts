@@ -57,7 +57,10 @@ export async function serviceSettings(overrides: Record<string, unknown> = {}): 
   };
 }
 
-/** What the seeded app owns, so requests can name real resources: its token, a Safe, a wallet and a Safe request. */
+/**
+ * What the seeded app owns, so requests can name real resources: its token, a Safe, a wallet and a Safe request, a
+ * webhook endpoint.
+ */
 export interface Seeded {
   readonly appId: string;
   readonly clientId: string;
@@ -67,12 +70,13 @@ export interface Seeded {
   readonly kernelTxId: string;
   readonly baseTxId: string;
   readonly safeTxId: string;
+  readonly webhookId: string;
 }
 
 /**
  * The real app (fresh in-memory database) and the CCIP gateway behind one node:http server on a free port, routed as
  * the service's entry point routes them, with its connection timeouts; seeded with one test-mode app that owns the
- * provider `acme`, a Safe and one request of each kind.
+ * provider `acme`, a Safe, one request of each kind and a webhook endpoint.
  */
 export async function startTestService(options: { logger?: Logger; settings?: Record<string, unknown> } = {}) {
   const logger = options.logger ?? pino({ level: "silent" });
@@ -108,7 +112,8 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
     to: Wallet.createRandom().address,
     amount: "1",
   });
-  for (const res of [safe, kernelTx, baseTx, safeTx]) {
+  const webhook = await post("/v1/webhooks", { url: "https://hooks.example.com/seeded" });
+  for (const res of [safe, kernelTx, baseTx, safeTx, webhook]) {
     if (res.status >= 300) throw new Error(`seeding failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
   const seeded: Seeded = {
@@ -120,6 +125,7 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
     kernelTxId: kernelTx.body.id,
     baseTxId: baseTx.body.id,
     safeTxId: safeTx.body.txUuid,
+    webhookId: webhook.body.id,
   };
   return {
     ...built,
