@@ -101,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
     budgetUsage,
     () => deps.transactions.revertedGasByChain(),
     deps.workerLeases && (() => deps.workerLeases!.list()),
+    deps.webhooks,
   );
   const policy = createSpendPolicy({
     defaults: config.policy,

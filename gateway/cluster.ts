@@ -83,7 +83,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   const repositories = createRepositories(database.db, () => new Date(), {
     secrets: createSecretsKeyring(config.secrets),
   });
-  await sealStoredSecrets(repositories.providers, logger);
+  await sealStoredSecrets(repositories, logger);
   const custody = await openCustody(
     config,
     createAuditLog(repositories.auditLog, () => new Date()),

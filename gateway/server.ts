@@ -25,6 +25,7 @@ import { type TxWorkers, startTxWorkers, workerLeases } from "./bundler/txWorker
 import { openDatabase } from "./storage/database";
 import { databaseLocation } from "./config/databaseSetting";
 import type { ProvidersRepository } from "./storage/providersRepository";
+import type { WebhooksRepository } from "./storage/webhooksRepository";
 import { createRepositories } from "./storage/repositories";
 import type { WorkerWaker } from "./workerWaker";
 import { type WebhookDelivery, startWebhookDelivery } from "./webhooks/deliveryWorker";
@@ -48,10 +49,19 @@ const PROVIDERS_POLL_MS = 2000;
 /**
  * Seals every stored HS256 provider secret under SECRETS_KEY (plain-text ones and those of SECRETS_KEY_PREVIOUS)
  * before the service answers; throws, naming the providers, without a key or with a secret that does not open.
+ * Webhook signing secrets of SECRETS_KEY_PREVIOUS are sealed again too, so dropping it later stops no delivery.
  */
-export async function sealStoredSecrets(providers: Pick<ProvidersRepository, "resealSecrets">, logger: Logger) {
-  const done = await providers.resealSecrets();
+export async function sealStoredSecrets(
+  repositories: {
+    providers: Pick<ProvidersRepository, "resealSecrets">;
+    webhooks: Pick<WebhooksRepository, "resealSecrets">;
+  },
+  logger: Logger,
+) {
+  const done = await repositories.providers.resealSecrets();
   if (done.sealed + done.resealed > 0) logger.info(done, "provider secrets sealed under SECRETS_KEY");
+  const webhooks = await repositories.webhooks.resealSecrets();
+  if (webhooks > 0) logger.info({ resealed: webhooks }, "webhook signing secrets sealed again under SECRETS_KEY");
 }
 
 /**
@@ -81,7 +91,7 @@ export async function startServer(
   let ccipSigner: CustodySigner | undefined;
   try {
     const repositories = createRepositories(database.db, clock, { secrets: createSecretsKeyring(config.secrets) });
-    await sealStoredSecrets(repositories.providers, logger);
+    await sealStoredSecrets(repositories, logger);
     custody = options.custody ?? (await openCustody(config, createAuditLog(repositories.auditLog, clock), logger));
     ccipSigner = await loadCcipSigner(config);
     checkCcipSignerApart(custody.addresses, ccipSigner?.address);

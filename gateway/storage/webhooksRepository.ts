@@ -49,6 +49,11 @@ export interface WebhooksRepository {
   attempts(endpointId: string, limit: number): Promise<DeliveryAttempt[]>;
   /** Queues every delivery of an event again, due now, from the start of the schedule; how many. */
   redeliver(eventId: string): Promise<number>;
+  /**
+   * Seals again under SECRETS_KEY every signing secret sealed under SECRETS_KEY_PREVIOUS (at start-up, so a key
+   * rotation does not stop deliveries once the old key is dropped); how many. One that opens under neither is left.
+   */
+  resealSecrets(): Promise<number>;
   /** Deliveries owed (pending) and when the oldest undelivered event happened, for metrics. */
   queue(): Promise<{ pending: number; oldestEventAt: string | undefined }>;
   /** Attempts made, by endpoint and outcome, for metrics. */

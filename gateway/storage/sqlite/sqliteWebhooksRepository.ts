@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, type Transaction, sql } from "kysely";
-import type { SecretsKeyring } from "../../crypto/secretsKeyring";
-import type { AttemptResult, ClaimedDelivery, EndpointHealth } from "../../webhooks/webhookDelivery";
+import type { Kysely } from "kysely";
+import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
+import type { AttemptResult, ClaimedDelivery } from "../../webhooks/webhookDelivery";
 import { newEndpointId, newEventId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
 import { TEST_EVENT_TYPE } from "../../webhooks/webhookEvents";
-import { isPostgres } from "../migrations/dialect";
 import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema } from "../schema";
 import { EndpointLimitError, type WebhooksRepository } from "../webhooksRepository";
 import { openEndpointSecret, sealEndpointSecret, toAttempt, toEndpoint } from "./webhookRows";
+import { claimDeliveries, recordWebhookAttempt } from "./webhookClaims";
 
 /**
  * WebhooksRepository on either database. A claim is taken in one transaction: on SQLite `begin immediate` makes it
@@ -158,140 +158,27 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
     });
   }
 
-  claimDue(options: { limit: number; claimMs: number; deliveryId?: string }) {
-    return this.db.transaction().execute(async (trx) => {
-      const now = this.clock();
-      const ids = await this.claimable(trx, now.toISOString(), options);
-      if (ids.length === 0) return [];
-      const token = randomUUID();
-      await trx
-        .updateTable("webhook_deliveries")
-        .set({ claim_token: token, claimed_until: new Date(now.getTime() + options.claimMs).toISOString() })
-        .where("id", "in", ids)
-        .execute();
-      const rows = await trx
-        .selectFrom("webhook_deliveries as d")
-        .innerJoin("webhook_events as ev", "ev.seq", "d.event_seq")
-        .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-        .select([
-          "d.id",
-          "d.attempts",
-          "ev.id as event_id",
-          "ev.type",
-          "ev.body",
-          "ev.created_at",
-          "e.id as endpoint_id",
-          "e.app_id",
-          "e.url",
-          "e.secret_sealed",
-        ])
-        .where("d.id", "in", ids)
-        .orderBy("d.event_seq")
-        .execute();
-      return rows.map((row): ClaimedDelivery => ({
-        deliveryId: row.id,
-        claimToken: token,
-        eventId: row.event_id,
-        eventType: row.type,
-        eventAt: row.created_at,
-        body: row.body,
-        endpointId: row.endpoint_id,
-        appId: row.app_id,
-        url: row.url,
-        secret: openEndpointSecret(this.keyring, row.endpoint_id, row.secret_sealed),
-        attemptsBefore: Number(row.attempts),
-      }));
-    });
-  }
-
-  /**
-   * The deliveries a claim may take: pending, due, unclaimed (or their claim ended), of an enabled endpoint, and not
-   * behind an earlier event of the same request still owed to the same endpoint (a request's events arrive in order).
-   */
-  private async claimable(
-    trx: Transaction<DatabaseSchema>,
-    now: string,
-    options: { limit: number; deliveryId?: string },
-  ): Promise<string[]> {
-    const lock = isPostgres(trx) ? sql`for update of d skip locked` : sql``;
-    const one = options.deliveryId === undefined ? sql`` : sql`and d.id = ${options.deliveryId}`;
-    const due = options.deliveryId === undefined ? sql`and d.next_attempt_at <= ${now}` : sql``;
-    const result = await sql<{ id: string }>`
-      select d.id from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id
-      where d.status = 'pending' ${due} ${one}
-        and (d.claimed_until is null or d.claimed_until <= ${now})
-        and e.status = 'enabled'
-        and not exists (
-          select 1 from webhook_deliveries p
-          where p.endpoint_id = d.endpoint_id and p.tx_id = d.tx_id and p.status = 'pending' and p.event_seq < d.event_seq
-        )
-      order by d.next_attempt_at, d.event_seq
-      limit ${options.limit}
-      ${lock}`.execute(trx);
-    return result.rows.map((row) => row.id);
+  async claimDue(options: { limit: number; claimMs: number; deliveryId?: string }) {
+    const rows = await this.db.transaction().execute((trx) => claimDeliveries(trx, this.clock(), options));
+    // Secrets are opened after the claim commits: one that does not open (sealed under a key no longer configured, or
+    // moved from another row) disables its endpoint alone instead of failing every app's claim.
+    const claims: ClaimedDelivery[] = [];
+    for (const { sealedSecret, ...row } of rows) {
+      try {
+        claims.push({ ...row, secret: openEndpointSecret(this.keyring, row.endpointId, sealedSecret) });
+      } catch (error) {
+        if (!(error instanceof SecretsKeyError)) throw error;
+        await this.setStatus(row.endpointId, {
+          enabled: false,
+          reason: "its signing secret does not open under SECRETS_KEY: rotate it (webhooks rotate-secret)",
+        });
+      }
+    }
+    return claims;
   }
 
   recordAttempt(claim: ClaimedDelivery, result: AttemptResult, retryAt: Date | undefined) {
-    return this.db.transaction().execute(async (trx): Promise<EndpointHealth> => {
-      const at = result.at.toISOString();
-      const exists = await trx
-        .selectFrom("webhook_deliveries")
-        .select("id")
-        .where("id", "=", claim.deliveryId)
-        .$if(isPostgres(trx), (q) => q.forUpdate())
-        .executeTakeFirst();
-      // The endpoint was removed meanwhile, and what it was owed with it.
-      if (!exists) return { consecutiveFailures: 0, failingSince: undefined };
-      await trx
-        .insertInto("webhook_attempts")
-        .values({
-          delivery_id: claim.deliveryId,
-          endpoint_id: claim.endpointId,
-          event_id: claim.eventId,
-          attempt: claim.attemptsBefore + 1,
-          at,
-          outcome: result.outcome,
-          status_code: result.statusCode ?? null,
-          error: result.error ?? null,
-          duration_ms: Math.round(result.durationMs),
-        })
-        .execute();
-      const delivered = result.outcome === "delivered";
-      await trx
-        .updateTable("webhook_deliveries")
-        .set((eb) => ({
-          status: delivered ? "delivered" : retryAt ? "pending" : "failed",
-          attempts: eb("attempts", "+", 1),
-          next_attempt_at: (retryAt ?? result.at).toISOString(),
-          claim_token: null,
-          claimed_until: null,
-          last_attempt_at: at,
-          last_status_code: result.statusCode ?? null,
-          last_error: result.error ?? null,
-          delivered_at: delivered ? at : null,
-        }))
-        .where("id", "=", claim.deliveryId)
-        .where("claim_token", "=", claim.claimToken)
-        .execute();
-      const health = await trx
-        .updateTable("webhook_endpoints")
-        .set((eb) =>
-          delivered
-            ? { consecutive_failures: 0, failing_since: null }
-            : {
-                consecutive_failures: eb("consecutive_failures", "+", 1),
-                failing_since: eb.fn.coalesce("failing_since", eb.val(at)),
-              },
-        )
-        .where("id", "=", claim.endpointId)
-        .returning(["consecutive_failures", "failing_since"])
-        .executeTakeFirst();
-      return {
-        consecutiveFailures: Number(health?.consecutive_failures ?? 0),
-        failingSince: health?.failing_since ?? undefined,
-      };
-    });
+    return this.db.transaction().execute((trx) => recordWebhookAttempt(trx, claim, result, retryAt));
   }
 
   async attempts(endpointId: string, limit: number) {
@@ -315,6 +202,33 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
       .where("event_seq", "=", (eb) => eb.selectFrom("webhook_events").select("seq").where("id", "=", eventId))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  resealSecrets() {
+    return this.db.transaction().execute(async (trx) => {
+      const keyring = this.keyring;
+      if (!keyring) return 0;
+      const rows = await trx.selectFrom("webhook_endpoints").select(["id", "secret_sealed"]).execute();
+      let resealed = 0;
+      for (const row of rows) {
+        if (keyring.keyIdOf(row.secret_sealed) === keyring.currentKeyId) continue;
+        let secret: string;
+        try {
+          secret = openEndpointSecret(keyring, row.id, row.secret_sealed);
+        } catch (error) {
+          // Opens under neither key: left as it is; its first claim disables the endpoint, naming the cause.
+          if (error instanceof SecretsKeyError) continue;
+          throw error;
+        }
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ secret_sealed: sealEndpointSecret(keyring, row.id, secret) })
+          .where("id", "=", row.id)
+          .execute();
+        resealed++;
+      }
+      return resealed;
+    });
   }
 
   async queue() {

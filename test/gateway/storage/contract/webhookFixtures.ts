@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
 import type { Database } from "../../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
-import type { DatabaseSchema } from "../../../../gateway/storage/schema";
 import type { BuiltSafeTx, BuiltUserOp } from "../../../../gateway/transactions/builtOp";
 import type { NewBundle } from "../../../../gateway/transactions/bundle";
 import type { NewSafeTx, NewWalletTx } from "../../../../gateway/transactions/txRecord";
@@ -20,7 +18,7 @@ const WORD = `0x${"00".repeat(32)}`;
 /** A store with webhook secrets sealed under the test key, a manual clock, and two apps that must not see each other. */
 export interface WebhookStore {
   readonly database: Database;
-  readonly db: Kysely<DatabaseSchema>;
+  readonly db: Database["db"];
   readonly repos: Repositories;
   readonly clock: ManualClock;
   readonly appId: string;
@@ -104,11 +102,10 @@ export const bundleOf = (nonce: number): NewBundle => ({
 export const included = { status: "included", transactionHash: WORD, blockNumber: 7, success: true } as const;
 
 /** The webhook_events rows, in recording order. */
-export const eventRows = (db: Kysely<DatabaseSchema>) =>
-  db.selectFrom("webhook_events").selectAll().orderBy("seq").execute();
+export const eventRows = (db: Database["db"]) => db.selectFrom("webhook_events").selectAll().orderBy("seq").execute();
 
 /** The webhook_deliveries rows with their event's type, in recording order. */
-export const deliveryRows = (db: Kysely<DatabaseSchema>) =>
+export const deliveryRows = (db: Database["db"]) =>
   db
     .selectFrom("webhook_deliveries as d")
     .innerJoin("webhook_events as ev", "ev.seq", "d.event_seq")
@@ -119,7 +116,7 @@ export const deliveryRows = (db: Kysely<DatabaseSchema>) =>
     .execute();
 
 /** One delivery's row. */
-export const deliveryRow = (db: Kysely<DatabaseSchema>, id: string) =>
+export const deliveryRow = (db: Database["db"], id: string) =>
   db.selectFrom("webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
 /** Claims every due delivery (up to 50) for CLAIM_MS. */

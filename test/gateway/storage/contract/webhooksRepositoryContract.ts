@@ -3,7 +3,7 @@ import { SecretsKeyError } from "../../../../gateway/crypto/secretsKeyring";
 import { createRepositories } from "../../../../gateway/storage/repositories";
 import { EndpointLimitError } from "../../../../gateway/storage/webhooksRepository";
 import { newWebhookSecret } from "../../../../gateway/webhooks/webhookEndpoint";
-import type { OpenTestDatabase } from "../builders";
+import { TEST_KEYS, testKeyring, type OpenTestDatabase } from "../builders";
 import {
   addEndpoint,
   claimAll,
@@ -63,7 +63,28 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
         .executeTakeFirstOrThrow();
       await db.updateTable("webhook_endpoints").set({ secret_sealed }).where("id", "=", attacker.endpoint.id).execute();
       await repos.webhooks.recordTestEvent(attacker.endpoint.id, testBody);
-      expect(await thrown(claimAll(repos))).to.be.instanceOf(SecretsKeyError);
+      // Its delivery is not sent (it would be signed with the victim's secret): the endpoint is disabled, naming why,
+      // while another endpoint's delivery in the same claim still goes out.
+      await repos.webhooks.recordTestEvent(victim.endpoint.id, testBody);
+      const claims = await claimAll(repos);
+      expect(claims.map((claim) => claim.endpointId)).to.deep.equal([victim.endpoint.id]);
+      const disabled = await repos.webhooks.findEndpoint(attacker.endpoint.id);
+      expect(disabled).to.include({ status: "disabled" });
+      expect(disabled?.disabledReason).to.match(/does not open under SECRETS_KEY/);
+    });
+
+    it("seals signing secrets of the previous SECRETS_KEY again, so deliveries go on once it is dropped", async () => {
+      const { repos, database, clock, appId } = store;
+      const before = await addEndpoint(repos, appId);
+      await repos.webhooks.recordTestEvent(before.endpoint.id, testBody);
+      const rotated = createRepositories(database.db, clock.now, {
+        secrets: testKeyring(TEST_KEYS.other, TEST_KEYS.current),
+      });
+      expect(await rotated.webhooks.resealSecrets()).to.equal(1);
+      expect(await rotated.webhooks.resealSecrets()).to.equal(0);
+      const dropped = createRepositories(database.db, clock.now, { secrets: testKeyring(TEST_KEYS.other) });
+      const [claim] = await claimAll(dropped);
+      expect(claim?.secret).to.equal(before.secret);
     });
 
     it("lists one app's endpoints or every app's, oldest first, and finds one by id", async () => {
