@@ -121,6 +121,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["WEBHOOK_DISABLE_AFTER_FAILURES", ["webhooks", "disableAfterFailures"]],
   ["WEBHOOK_DISABLE_AFTER_SECONDS", ["webhooks", "disableAfterSeconds"]],
   ["WEBHOOK_MAX_ENDPOINTS_PER_APP", ["webhooks", "maxEndpointsPerApp"]],
+  ["WEBHOOK_SECRET_OVERLAP_SECONDS", ["webhooks", "secretOverlapSeconds"]],
   ["WEBHOOK_POLL_MS", ["webhooks", "pollMs"]],
   ["WEBHOOK_CONCURRENCY", ["webhooks", "concurrency"]],
   ["ENS_DOMAIN", ["ens", "domain"]],

@@ -29,6 +29,8 @@ export const WebhookSettings = z
     disableAfterFailures: int(1, 10_000).default(5),
     /** … over at least this long (its first failure of the run this long ago). */
     disableAfterSeconds: int(0, 30 * 86_400).default(86_400),
+    /** How long a rotated-out signing secret still signs beside the new one (0: it stops at once). */
+    secretOverlapSeconds: int(0, 7 * 86_400).default(86_400),
     /** Endpoints one app may register. */
     maxEndpointsPerApp: int(1, 100).default(10),
     /** How often the delivery worker looks for due deliveries. */

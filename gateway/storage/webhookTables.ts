@@ -10,6 +10,9 @@ export interface WebhookEndpointsTable {
   events: string;
   /** `whsec_…` sealed under SECRETS_KEY, context the endpoint id. */
   secret_sealed: string;
+  /** The secret a rotation replaced, sealed like it: it signs beside the new one until `previous_secret_until`. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: string | null;
   status: "enabled" | "disabled";
   disabled_reason: string | null;
   consecutive_failures: number;

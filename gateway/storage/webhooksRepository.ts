@@ -23,8 +23,11 @@ export interface WebhooksRepository {
   findEndpoint(id: string): Promise<WebhookEndpoint | undefined>;
   /** Removes an endpoint and what is owed to it; with `appId`, only that app's. Whether one was removed. */
   removeEndpoint(id: string, appId?: string): Promise<boolean>;
-  /** Replaces the signing secret (sealed); whether the endpoint exists. */
-  rotateSecret(id: string, secret: string): Promise<boolean>;
+  /**
+   * Replaces the signing secret (sealed); the old one keeps signing beside it for `keepPreviousMs` (0: it stops at
+   * once). Whether the endpoint exists.
+   */
+  rotateSecret(id: string, secret: string, keepPreviousMs?: number): Promise<boolean>;
   /**
    * Enables an endpoint (its run of failures forgotten, what it is owed due at once) or disables it with a reason.
    * Whether the endpoint exists.

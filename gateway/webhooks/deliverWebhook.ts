@@ -24,7 +24,8 @@ export interface DeliveryDeps {
 export async function deliverWebhook(deps: DeliveryDeps, claim: ClaimedDelivery): Promise<WebhookResponse> {
   const { settings, repository } = deps;
   const at = deps.clock();
-  const headers = signedHeaders(claim.secret, claim.eventId, claim.body, at);
+  const secrets = claim.previousSecret === undefined ? [claim.secret] : [claim.secret, claim.previousSecret];
+  const headers = signedHeaders(secrets, claim.eventId, claim.body, at);
   const response = await (deps.post ?? postWebhook)(claim.url, headers, claim.body, {
     timeoutMs: settings.timeoutMs,
     rules: { allowLoopback: settings.allowLoopback, allowPrivate: settings.allowPrivate },

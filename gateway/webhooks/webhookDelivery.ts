@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   readonly url: string;
   /** The endpoint's signing secret, opened (`whsec_…`). */
   readonly secret: string;
+  /** The secret a rotation replaced, while it still signs beside the new one (receivers switch over meanwhile). */
+  readonly previousSecret?: string;
   /** Attempts made before this one (its place in the retry schedule). */
   readonly attemptsBefore: number;
 }

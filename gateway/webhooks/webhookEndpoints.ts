@@ -65,10 +65,18 @@ export async function registerEndpoint(
   }
 }
 
-/** A new secret for an endpoint, stored sealed; returned this once (undefined: no such endpoint). */
-export async function rotateEndpointSecret(repository: WebhooksRepository, endpointId: string) {
+/**
+ * A new secret for an endpoint, stored sealed; returned this once (undefined: no such endpoint). The old one signs
+ * beside it for `keepPreviousSeconds` (every attempt carries both signatures), so the app can switch its receiver over
+ * without refusing a delivery; 0 stops it at once (a leaked secret).
+ */
+export async function rotateEndpointSecret(
+  repository: WebhooksRepository,
+  endpointId: string,
+  keepPreviousSeconds: number,
+) {
   const secret = newWebhookSecret();
-  return (await repository.rotateSecret(endpointId, secret)) ? secret : undefined;
+  return (await repository.rotateSecret(endpointId, secret, keepPreviousSeconds * 1000)) ? secret : undefined;
 }
 
 /** The body of a `webhook.test` event: what it is, and which endpoint it was sent to. */

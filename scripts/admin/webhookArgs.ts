@@ -11,8 +11,9 @@ export const WEBHOOKS_USAGE = `  webhooks add <app-id> <url> [--events <type,typ
                                      its signing secret once; the URL is checked by the service's WEBHOOK_* settings
   webhooks list [<app-id>]           endpoints, all or one app's (never secrets)
   webhooks remove <endpoint-id>      the endpoint and every delivery still owed to it
-  webhooks rotate-secret <endpoint-id>
-                                     a new signing secret, printed once; the old one stops signing at once
+  webhooks rotate-secret <endpoint-id> [--revoke-old]
+                                     a new signing secret, printed once; the old one signs beside it for
+                                     WEBHOOK_SECRET_OVERLAP_SECONDS (a day), or stops at once with --revoke-old
   webhooks enable <endpoint-id>      re-enable a disabled endpoint: what it is owed is due at once
   webhooks disable <endpoint-id>     send the endpoint nothing until it is enabled again
   webhooks test <endpoint-id>        send it a webhook.test event now, signed and recorded like any other; exits 1
@@ -23,12 +24,17 @@ export const WEBHOOKS_USAGE = `  webhooks add <app-id> <url> [--events <type,typ
                                      owed to`;
 
 /** The option names of the webhook commands, with their parseArgs types. */
-export const WEBHOOK_OPTIONS = { events: { type: "string" }, limit: { type: "string" } } as const;
+export const WEBHOOK_OPTIONS = {
+  events: { type: "string" },
+  limit: { type: "string" },
+  "revoke-old": { type: "boolean" },
+} as const;
 
 /** The options the webhook commands read. */
 export interface WebhookOptions {
   events?: string;
   limit?: string;
+  "revoke-old"?: boolean;
 }
 
 /** One webhook admin action, validated. */
@@ -40,10 +46,8 @@ export type WebhookCommand =
       readonly events: readonly WebhookEventType[];
     }
   | { readonly kind: "list"; readonly appId: string | undefined }
-  | {
-      readonly kind: "remove" | "rotate-secret" | "enable" | "disable" | "test";
-      readonly endpointId: string;
-    }
+  | { readonly kind: "remove" | "enable" | "disable" | "test"; readonly endpointId: string }
+  | { readonly kind: "rotate-secret"; readonly endpointId: string; readonly revokeOld: boolean }
   | { readonly kind: "deliveries"; readonly endpointId: string; readonly limit: number }
   | { readonly kind: "redeliver"; readonly eventId: string };
 
@@ -85,6 +89,9 @@ export function parseWebhookCommand(
   if (values.limit !== undefined && known !== "deliveries") {
     throw new UsageError("option --limit applies only to webhooks deliveries");
   }
+  if (values["revoke-old"] !== undefined && known !== "rotate-secret") {
+    throw new UsageError("option --revoke-old applies only to webhooks rotate-secret");
+  }
   const counts = known === "add" ? [2] : known === "list" ? [0, 1] : [1];
   if (!counts.includes(rest.length)) {
     throw new UsageError(`"webhooks ${known}" takes ${counts.join(" or ")} argument(s), got ${rest.length}`);
@@ -104,6 +111,8 @@ export function parseWebhookCommand(
       return { kind: "deliveries", endpointId: first, limit: limitOf(values.limit) };
     case "redeliver":
       return { kind: "redeliver", eventId: first };
+    case "rotate-secret":
+      return { kind: "rotate-secret", endpointId: first, revokeOld: values["revoke-old"] === true };
     default:
       return { kind: known, endpointId: first };
   }

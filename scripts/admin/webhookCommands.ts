@@ -120,10 +120,14 @@ export async function runWebhookCommand(
       output.out(`Removed webhook endpoint ${command.endpointId} and every delivery still owed to it`);
       return true;
     case "rotate-secret": {
-      const secret = await rotateEndpointSecret(webhooks, command.endpointId);
+      const overlap = command.revokeOld ? 0 : webhookSettingsOf(env).secretOverlapSeconds;
+      const secret = await rotateEndpointSecret(webhooks, command.endpointId, overlap);
       if (secret === undefined) throw new NotFoundError("webhook endpoint", command.endpointId);
       output.out(
-        `Rotated the signing secret of webhook endpoint ${command.endpointId}: the old one signs nothing more`,
+        `Rotated the signing secret of webhook endpoint ${command.endpointId}: ` +
+          (overlap === 0
+            ? "the old one signs nothing more"
+            : `the old one signs beside it for ${overlap} s more (each delivery carries both signatures)`),
       );
       printSecret(output, command.endpointId, secret);
       return true;

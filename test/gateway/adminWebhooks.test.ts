@@ -135,10 +135,24 @@ describe("admin CLI: webhooks", () => {
     expect((await admin("webhooks", "list")).out).to.match(/enabled\s+1\s+-$/m);
   });
 
-  it("rotates the signing secret: the next test delivery verifies with the new secret, not the old", async () => {
+  it("rotates the signing secret: during the overlap a delivery verifies with either secret", async () => {
     const target = await receiver(200);
     const { id, secret: old } = await add(target.url);
     const rotated = await admin("webhooks", "rotate-secret", id);
+    expect(rotated.code).to.equal(EXIT.ok);
+    expect(rotated.out).to.match(/the old one signs beside it for 86400 s more/);
+    const fresh = secretIn(rotated.out);
+    expect((await admin("webhooks", "test", id)).code).to.equal(EXIT.ok);
+    const [request] = target.received;
+    expect(request!.headers["webhook-signature"]!.split(" ")).to.have.length(2);
+    expect(verifies(old, request!)).to.equal(true);
+    expect(verifies(fresh, request!)).to.equal(true);
+  });
+
+  it("rotates a leaked secret with --revoke-old: the next test delivery verifies with the new secret, not the old", async () => {
+    const target = await receiver(200);
+    const { id, secret: old } = await add(target.url);
+    const rotated = await admin("webhooks", "rotate-secret", id, "--revoke-old");
     expect(rotated.code).to.equal(EXIT.ok);
     expect(rotated.err).to.include("will not be shown again");
     const fresh = secretIn(rotated.out);

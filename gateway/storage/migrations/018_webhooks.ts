@@ -5,7 +5,8 @@ import { int64, isPostgres, timestamp } from "./dialect";
  * Webhooks (issue 21): apps' endpoints, the outbox of events, one delivery per event and endpoint, and every attempt.
  *
  * - `webhook_endpoints`: an app's URL, the event types it takes (JSON array; empty: all), its signing secret sealed
- *   under SECRETS_KEY (context: the endpoint id), and its run of failures (which disables it).
+ *   under SECRETS_KEY (context: the endpoint id), the secret it replaced while that still signs beside it (a
+ *   rotation's overlap), and its run of failures (which disables it).
  * - `webhook_events`: the outbox. A request's event is written in the transaction that changes its state, with the body
  *   every attempt sends; `seq` orders a request's events, `rank` keeps them from going backwards.
  * - `webhook_deliveries`: an event owed to one endpoint. A worker claims it (`claim_token`, `claimed_until`) before it
@@ -21,6 +22,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("url", "text", (col) => col.notNull())
     .addColumn("events", "text", (col) => col.notNull())
     .addColumn("secret_sealed", "text", (col) => col.notNull())
+    .addColumn("previous_secret_sealed", "text")
+    .addColumn("previous_secret_until", timestamp(db))
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("disabled_reason", "text")
     .addColumn("consecutive_failures", "integer", (col) => col.notNull().defaultTo(0))

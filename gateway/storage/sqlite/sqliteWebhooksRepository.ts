@@ -40,6 +40,8 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
         url: endpoint.url,
         events: JSON.stringify(endpoint.events),
         secret_sealed: sealEndpointSecret(this.keyring, id, endpoint.secret),
+        previous_secret_sealed: null,
+        previous_secret_until: null,
         status: "enabled" as const,
         disabled_reason: null,
         consecutive_failures: 0,
@@ -77,10 +79,18 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
     return result.numDeletedRows > 0n;
   }
 
-  async rotateSecret(id: string, secret: string) {
+  async rotateSecret(id: string, secret: string, keepPreviousMs = 0) {
+    const now = this.clock();
+    const sealed = sealEndpointSecret(this.keyring, id, secret);
     const result = await this.db
       .updateTable("webhook_endpoints")
-      .set({ secret_sealed: sealEndpointSecret(this.keyring, id, secret), updated_at: this.clock().toISOString() })
+      .set((eb) => ({
+        // The secret being replaced becomes the previous one (sealed for the same row, so it opens as it is).
+        previous_secret_sealed: keepPreviousMs > 0 ? eb.ref("secret_sealed") : null,
+        previous_secret_until: keepPreviousMs > 0 ? new Date(now.getTime() + keepPreviousMs).toISOString() : null,
+        secret_sealed: sealed,
+        updated_at: now.toISOString(),
+      }))
       .where("id", "=", id)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
@@ -159,13 +169,16 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
   }
 
   async claimDue(options: { limit: number; claimMs: number; deliveryId?: string }) {
-    const rows = await this.db.transaction().execute((trx) => claimDeliveries(trx, this.clock(), options));
+    const now = this.clock();
+    const rows = await this.db.transaction().execute((trx) => claimDeliveries(trx, now, options));
     // Secrets are opened after the claim commits: one that does not open (sealed under a key no longer configured, or
     // moved from another row) disables its endpoint alone instead of failing every app's claim.
     const claims: ClaimedDelivery[] = [];
-    for (const { sealedSecret, ...row } of rows) {
+    for (const { sealedSecret, sealedPrevious, ...row } of rows) {
       try {
-        claims.push({ ...row, secret: openEndpointSecret(this.keyring, row.endpointId, sealedSecret) });
+        const secret = openEndpointSecret(this.keyring, row.endpointId, sealedSecret);
+        const previous = sealedPrevious && this.openPrevious(row.endpointId, sealedPrevious, now);
+        claims.push({ ...row, secret, ...(previous ? { previousSecret: previous } : {}) });
       } catch (error) {
         if (!(error instanceof SecretsKeyError)) throw error;
         await this.setStatus(row.endpointId, {
@@ -175,6 +188,17 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
       }
     }
     return claims;
+  }
+
+  /** A rotated-out secret still in its overlap, opened; one that does not open is dropped, not fatal. */
+  private openPrevious(endpointId: string, sealed: { sealed: string; until: string }, now: Date) {
+    if (new Date(sealed.until) <= now) return undefined;
+    try {
+      return openEndpointSecret(this.keyring, endpointId, sealed.sealed);
+    } catch (error) {
+      if (error instanceof SecretsKeyError) return undefined;
+      throw error;
+    }
   }
 
   recordAttempt(claim: ClaimedDelivery, result: AttemptResult, retryAt: Date | undefined) {
@@ -208,21 +232,32 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
     return this.db.transaction().execute(async (trx) => {
       const keyring = this.keyring;
       if (!keyring) return 0;
-      const rows = await trx.selectFrom("webhook_endpoints").select(["id", "secret_sealed"]).execute();
-      let resealed = 0;
-      for (const row of rows) {
-        if (keyring.keyIdOf(row.secret_sealed) === keyring.currentKeyId) continue;
-        let secret: string;
+      const rows = await trx
+        .selectFrom("webhook_endpoints")
+        .select(["id", "secret_sealed", "previous_secret_sealed"])
+        .execute();
+      /** `sealed` sealed again under the current key, or undefined if it is already, or opens under neither key. */
+      const reseal = (id: string, sealed: string): string | undefined => {
+        if (keyring.keyIdOf(sealed) === keyring.currentKeyId) return undefined;
         try {
-          secret = openEndpointSecret(keyring, row.id, row.secret_sealed);
+          return sealEndpointSecret(keyring, id, openEndpointSecret(keyring, id, sealed));
         } catch (error) {
-          // Opens under neither key: left as it is; its first claim disables the endpoint, naming the cause.
-          if (error instanceof SecretsKeyError) continue;
+          // Left as it is: its first claim disables the endpoint, naming the cause.
+          if (error instanceof SecretsKeyError) return undefined;
           throw error;
         }
+      };
+      let resealed = 0;
+      for (const row of rows) {
+        const current = reseal(row.id, row.secret_sealed);
+        const previous = row.previous_secret_sealed === null ? undefined : reseal(row.id, row.previous_secret_sealed);
+        if (current === undefined && previous === undefined) continue;
         await trx
           .updateTable("webhook_endpoints")
-          .set({ secret_sealed: sealEndpointSecret(keyring, row.id, secret) })
+          .set({
+            ...(current ? { secret_sealed: current } : {}),
+            ...(previous ? { previous_secret_sealed: previous } : {}),
+          })
           .where("id", "=", row.id)
           .execute();
         resealed++;

@@ -5,7 +5,11 @@ import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema } from "../schema";
 
 /** A delivery claimed, its endpoint's secret still sealed (opened by the repository once the claim commits). */
-export type SealedClaim = Omit<ClaimedDelivery, "secret"> & { readonly sealedSecret: string };
+export type SealedClaim = Omit<ClaimedDelivery, "secret" | "previousSecret"> & {
+  readonly sealedSecret: string;
+  /** The rotated-out secret and until when it signs, if the endpoint has one. */
+  readonly sealedPrevious: { readonly sealed: string; readonly until: string } | undefined;
+};
 
 /**
  * Claims, in `trx`, up to `limit` deliveries a claim may take (or the one `deliveryId`) until `now` + `claimMs`, under a
@@ -49,6 +53,7 @@ export async function claimDeliveries(
     .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
     .select(["d.id", "d.attempts", "ev.id as event_id", "ev.type", "ev.body", "ev.created_at"])
     .select(["e.id as endpoint_id", "e.app_id", "e.url", "e.secret_sealed"])
+    .select(["e.previous_secret_sealed", "e.previous_secret_until"])
     .where("d.id", "in", ids)
     .orderBy("d.event_seq")
     .execute();
@@ -63,6 +68,10 @@ export async function claimDeliveries(
     appId: row.app_id,
     url: row.url,
     sealedSecret: row.secret_sealed,
+    sealedPrevious:
+      row.previous_secret_sealed && row.previous_secret_until
+        ? { sealed: row.previous_secret_sealed, until: row.previous_secret_until }
+        : undefined,
     attemptsBefore: Number(row.attempts),
   }));
 }

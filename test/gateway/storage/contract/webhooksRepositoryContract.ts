@@ -122,6 +122,26 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       expect(await repos.webhooks.rotateSecret("ep_unknown", newWebhookSecret())).to.equal(false);
     });
 
+    it("a secret rotated with an overlap still signs beside the new one until the overlap ends", async () => {
+      const { repos, clock, appId } = store;
+      const { endpoint, secret } = await addEndpoint(repos, appId);
+      const rotated = newWebhookSecret();
+      expect(await repos.webhooks.rotateSecret(endpoint.id, rotated, 60_000)).to.equal(true);
+      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const [during] = await claimAll(repos);
+      expect([during?.secret, during?.previousSecret]).to.deep.equal([rotated, secret]);
+      clock.advance(60_001);
+      const [after] = await claimAll(repos);
+      expect(after?.secret).to.equal(rotated);
+      expect(after).to.not.have.property("previousSecret");
+      // A second rotation without overlap drops it at once.
+      await repos.webhooks.rotateSecret(endpoint.id, newWebhookSecret(), 60_000);
+      await repos.webhooks.rotateSecret(endpoint.id, newWebhookSecret());
+      clock.advance(CLAIM_MS + 1);
+      const [revoked] = await claimAll(repos);
+      expect(revoked).to.not.have.property("previousSecret");
+    });
+
     it("refuses an endpoint past the app's limit, storing nothing; another app's count is its own", async () => {
       const { repos, db, appId, otherAppId } = store;
       const add = (app: string) =>
