@@ -132,7 +132,7 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
   it("a receiver answering 500 three times, then 200, gets the event on the fourth try under the same id", async () => {
     const hooks = await receiver([500, 500, 500]);
     const endpoint = await addEndpoint(hooks.url, "--events", "transaction.included");
-    await start();
+    const service = await start();
     const id = await requests().submit("tel:14155550112", record(2));
     await hooks.until((got) => got.length === 4, "four attempts");
     const ids = hooks.received.map((hook) => hook.headers["webhook-id"]);
@@ -145,6 +145,12 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
     const { out } = await adminWith(HOOK_SETTINGS, setup.database, "webhooks", "deliveries", endpoint.id);
     expect(out.match(/http_error/g)).to.have.length(3);
     expect(out).to.match(/delivered/);
+    // The metrics count the attempts by outcome, and nothing is owed any more.
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).to.include(`idwallet_webhook_deliveries_total{endpoint="${endpoint.id}",outcome="http_error"} 3`);
+    expect(metrics).to.include(`idwallet_webhook_deliveries_total{endpoint="${endpoint.id}",outcome="delivered"} 1`);
+    expect(metrics).to.match(/^idwallet_webhook_queue_depth 0$/m);
+    expect(metrics).to.match(/^idwallet_webhook_oldest_undelivered_seconds 0$/m);
   });
 
   it("killed between the state change and the delivery: the event goes out after the restart, once delivered", async () => {
