@@ -20,25 +20,62 @@ const MAX_ERROR_LENGTH = 200;
 class RefusedTarget extends Error {}
 
 /**
+ * Host-name look-ups in flight at once. dns.lookup runs getaddrinfo on libuv's thread pool (four threads, shared with
+ * file and crypto work), and a name whose nameserver never answers holds its thread past the attempt's deadline: an
+ * app's names may hold at most these, never the whole pool.
+ */
+const MAX_LOOKUPS = 2;
+let lookupsInFlight = 0;
+const waitingLookups: (() => void)[] = [];
+
+/** Runs `lookup` once fewer than MAX_LOOKUPS are in flight; `done` must be called when it has answered. */
+function whenLookupFree(lookup: (done: () => void) => void): void {
+  const run = () => {
+    lookupsInFlight++;
+    let finished = false;
+    lookup(() => {
+      if (finished) return;
+      finished = true;
+      lookupsInFlight--;
+      waitingLookups.shift()?.();
+    });
+  };
+  if (lookupsInFlight < MAX_LOOKUPS) run();
+  else waitingLookups.push(run);
+}
+
+/**
  * A `lookup` for node:net that connects only to addresses the rules allow: a name registered while it pointed at a
  * public address may point somewhere private by now (DNS rebinding), so the answer is judged here, at connect time.
  */
 function guardedLookup(rules: TargetRules): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
-    dns.lookup(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
-      if (err) return callback(err, "");
-      const first = addresses[0];
-      if (first === undefined) return callback(new RefusedTarget(`the host ${hostname} has no address`), "");
-      // Every answer must pass: net may try any of them (happy eyeballs), and a mixed answer is a rebinding tell.
-      for (const { address } of addresses) {
-        const verdict = isAllowedAddress(address, rules);
-        if (!verdict.ok) return callback(new RefusedTarget(`the host ${hostname} resolves to: ${verdict.reason}`), "");
-      }
-      // Node 20 asks for `all` when it may race address families (autoSelectFamily), and for one address otherwise.
-      if (options.all) return callback(null, addresses);
-      callback(null, first.address, first.family);
-    });
+    whenLookupFree((done) => lookupGuarded(hostname, options, rules, done, callback));
   };
+}
+
+/** One guarded look-up: every address `hostname` resolves to must be allowed; `done` frees its look-up slot. */
+function lookupGuarded(
+  hostname: string,
+  options: LookupOptions,
+  rules: TargetRules,
+  done: () => void,
+  callback: Parameters<LookupFunction>[2],
+): void {
+  dns.lookup(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
+    done();
+    if (err) return callback(err, "");
+    const first = addresses[0];
+    if (first === undefined) return callback(new RefusedTarget(`the host ${hostname} has no address`), "");
+    // Every answer must pass: net may try any of them (happy eyeballs), and a mixed answer is a rebinding tell.
+    for (const { address } of addresses) {
+      const verdict = isAllowedAddress(address, rules);
+      if (!verdict.ok) return callback(new RefusedTarget(`the host ${hostname} resolves to: ${verdict.reason}`), "");
+    }
+    // Node 20 asks for `all` when it may race address families (autoSelectFamily), and for one address otherwise.
+    if (options.all) return callback(null, addresses);
+    callback(null, first.address, first.family);
+  });
 }
 
 function shortError(err: NodeJS.ErrnoException): string {

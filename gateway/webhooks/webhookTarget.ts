@@ -11,8 +11,13 @@ type Verdict = { ok: true } | { ok: false; reason: string };
 
 const MAX_URL_LENGTH = 2048;
 
-// ipaddr.js range names an operator may open up with allowPrivate.
-const PRIVATE_RANGES = new Set(["private", "uniqueLocal", "linkLocal", "carrierGradeNat"]);
+// ipaddr.js range names an operator may open up with allowPrivate. Never link-local: it holds the cloud metadata
+// services (169.254.169.254, fe80::…), which hand out the machine's credentials to whoever asks.
+const PRIVATE_RANGES = new Set(["private", "uniqueLocal", "carrierGradeNat"]);
+
+// Metadata services outside link-local, refused even with allowPrivate: Alibaba Cloud's (in 100.64/10) and AWS's IPv6
+// one (in fc00::/7).
+const METADATA_ADDRESSES = new Set(["100.100.100.200", "fd00:ec2::254"]);
 
 // How each ipaddr.js range reads in a refusal; any range not listed is "reserved".
 const RANGE_WORDS: Readonly<Record<string, string>> = {
@@ -48,6 +53,7 @@ export function isAllowedAddress(ip: string, rules: TargetRules): Verdict {
     return { ok: true };
   }
   if (range === "loopback" && rules.allowLoopback) return { ok: true };
+  if (METADATA_ADDRESSES.has(shown)) return refuse(`the address ${shown} is a cloud metadata service`);
   if (PRIVATE_RANGES.has(range) && rules.allowPrivate) return { ok: true };
   return refuse(`the address ${shown} is ${RANGE_WORDS[range] ?? "reserved"}`);
 }

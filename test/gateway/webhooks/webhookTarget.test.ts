@@ -109,13 +109,10 @@ describe("webhooks: a malicious app registering webhook URLs", () => {
       ["https://172.16.0.1/", "the address 172.16.0.1 is private"],
       ["https://172.31.255.254/", "the address 172.31.255.254 is private"],
       ["https://192.168.1.1/", "the address 192.168.1.1 is private"],
-      ["https://169.254.169.254/latest/meta-data/", "the address 169.254.169.254 is link-local"],
       ["https://100.64.0.1/", "the address 100.64.0.1 is carrier-grade NAT"],
-      ["https://[fe80::1]/", "the address fe80::1 is link-local"],
       ["https://[fc00::1]/", "the address fc00::1 is unique-local"],
       ["https://[fd12:3456::1]/", "the address fd12:3456::1 is unique-local"],
       ["https://[::ffff:10.0.0.1]/", "the address 10.0.0.1 is private"],
-      ["https://[::ffff:169.254.169.254]/", "the address 169.254.169.254 is link-local"],
     ];
 
     it("refuses each by default, with a reason naming the address and its kind", () => {
@@ -124,6 +121,20 @@ describe("webhooks: a malicious app registering webhook URLs", () => {
 
     it("accepts each with allowPrivate", () => {
       for (const [url] of cases) expect(checkWebhookUrl(url, PRIVATE).ok, url).to.equal(true);
+    });
+
+    it("refuses link-local and the cloud metadata services even with allowPrivate: they hand out credentials", () => {
+      const metadata: [string, string][] = [
+        ["https://169.254.169.254/latest/meta-data/", "the address 169.254.169.254 is link-local"],
+        ["https://[fe80::1]/", "the address fe80::1 is link-local"],
+        ["https://[::ffff:169.254.169.254]/", "the address 169.254.169.254 is link-local"],
+        ["https://100.100.100.200/latest/meta-data/", "the address 100.100.100.200 is a cloud metadata service"],
+        ["https://[fd00:ec2::254]/", "the address fd00:ec2::254 is a cloud metadata service"],
+      ];
+      for (const [url, reason] of metadata) {
+        expect(refusal(url, EVERYTHING), url).to.equal(reason);
+        expect(refusal(url, LOOPBACK), url).to.equal(reason);
+      }
     });
 
     it("does not take 172.32.0.1 (just past 172.16/12) for private", () => {
