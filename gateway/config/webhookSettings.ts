@@ -33,10 +33,15 @@ export const WebhookSettings = z
     secretOverlapSeconds: int(0, 7 * 86_400).default(86_400),
     /** Endpoints one app may register. */
     maxEndpointsPerApp: int(1, 100).default(10),
+    /** Days delivered and given-up deliveries, their attempts and their events are kept (`webhooks deliveries`). */
+    retentionDays: int(1, 3650).default(30),
     /** How often the delivery worker looks for due deliveries. */
     pollMs: int(10, 60_000).default(500),
     /** Attempts one process makes at once. */
     concurrency: int(1, 256).default(16),
+    /** Attempts in flight to one endpoint, and to one app's endpoints together, counting every process and instance. */
+    endpointConcurrency: int(1, 64).default(2),
+    appConcurrency: int(1, 256).default(4),
   })
   .prefault({});
 

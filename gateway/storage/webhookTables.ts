@@ -10,13 +10,13 @@ export interface WebhookEndpointsTable {
   events: string;
   /** `whsec_…` sealed under SECRETS_KEY, context the endpoint id. */
   secret_sealed: string;
-  /** The secret a rotation replaced, sealed like it: it signs beside the new one until `previous_secret_until`. */
+  /** The secret a rotation replaced, sealed like it: it signs beside the new one until `previous_secret_expires_at`. */
   previous_secret_sealed: string | null;
-  previous_secret_until: string | null;
+  previous_secret_expires_at: string | null;
   status: "enabled" | "disabled";
   disabled_reason: string | null;
   consecutive_failures: number;
-  failing_since: string | null;
+  first_failed_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -44,12 +44,13 @@ export interface WebhookDeliveriesTable {
   event_seq: number;
   endpoint_id: string;
   tx_id: string | null;
-  status: "pending" | "delivered" | "failed";
+  /** `held`: owed to a disabled endpoint, out of the claims' way until it is enabled again. */
+  status: "pending" | "held" | "delivered" | "failed";
   /** Attempts since it was queued (or queued again by `webhooks redeliver`): where it stands in the schedule. */
   attempts: number;
   next_attempt_at: string;
   claim_token: string | null;
-  claimed_until: string | null;
+  claim_expires_at: string | null;
   last_attempt_at: string | null;
   last_status_code: number | null;
   last_error: string | null;

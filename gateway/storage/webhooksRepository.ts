@@ -1,4 +1,10 @@
-import type { AttemptResult, ClaimedDelivery, DeliveryAttempt, EndpointHealth } from "../webhooks/webhookDelivery";
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  ClaimOptions,
+  DeliveryAttempt,
+  EndpointHealth,
+} from "../webhooks/webhookDelivery";
 import type { NewWebhookEndpoint, WebhookEndpoint } from "../webhooks/webhookEndpoint";
 
 /** An app already has as many endpoints as it may: nothing was stored. */
@@ -42,7 +48,7 @@ export interface WebhooksRepository {
    * Claims up to `limit` due deliveries of enabled endpoints for `claimMs` (none of a request whose earlier event is
    * still owed to the same endpoint), or the one delivery `deliveryId` if it is pending and unclaimed.
    */
-  claimDue(options: { limit: number; claimMs: number; deliveryId?: string }): Promise<ClaimedDelivery[]>;
+  claimDue(options: ClaimOptions): Promise<ClaimedDelivery[]>;
   /**
    * Records an attempt made under `claim`: the attempt always; the delivery's new state (delivered; pending again at
    * `retryAt`; failed when there is none) only if the claim still holds. Returns the endpoint's run of failures.
@@ -57,6 +63,11 @@ export interface WebhooksRepository {
    * rotation does not stop deliveries once the old key is dropped); how many. One that opens under neither is left.
    */
   resealSecrets(): Promise<number>;
+  /**
+   * Deletes what is done with: deliveries delivered or given up before `before` (their attempts with them), and events
+   * recorded before it that nothing is owed for any more. At most `batch` rows a statement; how many deliveries.
+   */
+  prune(before: Date, batch?: number): Promise<number>;
   /** Deliveries owed (pending) and when the oldest undelivered event happened, for metrics. */
   queue(): Promise<{ pending: number; oldestEventAt: string | undefined }>;
   /** Attempts made, by endpoint and outcome, for metrics. */

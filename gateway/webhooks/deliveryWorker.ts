@@ -1,7 +1,12 @@
 import { deliverWebhook, type DeliveryDeps } from "./deliverWebhook";
 
-/** How long a claim outlives an attempt's timeout: room to record the outcome before another process may retake it. */
+/**
+ * How long a claim lasts beyond twice the attempt's timeout: room to record the outcome (a busy database, a stalled
+ * event loop) before another process may retake it and make the same attempt again.
+ */
 const CLAIM_MARGIN_MS = 5_000;
+/** How often finished deliveries past WEBHOOK_RETENTION_DAYS are deleted. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** The delivery loop of one process. */
 export interface WebhookDelivery {
@@ -25,6 +30,7 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
   let running: Promise<void> | undefined;
   /** Woken while a look was running: look again as soon as it ends. */
   let again = false;
+  let prunedAt = 0;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -38,11 +44,17 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
   };
   async function claimAndSend(): Promise<void> {
     if (stopped) return;
+    await pruneNowAndThen();
     const room = settings.concurrency - inFlight.size;
     let full = false;
     try {
       if (room > 0) {
-        const claims = await repository.claimDue({ limit: room, claimMs: settings.timeoutMs + CLAIM_MARGIN_MS });
+        const claims = await repository.claimDue({
+          limit: room,
+          claimMs: 2 * settings.timeoutMs + CLAIM_MARGIN_MS,
+          perEndpoint: settings.endpointConcurrency,
+          perApp: settings.appConcurrency,
+        });
         full = claims.length === room;
         for (const claim of claims) {
           const attempt = deliverWebhook(deps, claim)
@@ -61,6 +73,19 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
     const soon = full || again;
     again = false;
     schedule(soon ? 0 : settings.pollMs);
+  }
+
+  /** Deletes what is past its retention, at most once an hour (every instance may: the deletes are idempotent). */
+  async function pruneNowAndThen(): Promise<void> {
+    const now = deps.clock();
+    if (now.getTime() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = now.getTime();
+    try {
+      const pruned = await repository.prune(new Date(now.getTime() - settings.retentionDays * 86_400_000));
+      if (pruned > 0) logger.info({ pruned }, "finished webhook deliveries past their retention deleted");
+    } catch (error) {
+      logger.error({ err: error }, "deleting finished webhook deliveries failed");
+    }
   }
 
   schedule(0);

@@ -1,8 +1,11 @@
 /** What became of one attempt (webhookPost.ts): only `delivered` ends a delivery well. */
 export type AttemptOutcome = "delivered" | "http_error" | "network_error" | "timeout" | "refused";
 
-/** Where an event owed to one endpoint stands: `failed` once every attempt of the retry schedule failed. */
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+/**
+ * Where an event owed to one endpoint stands: `held` while the endpoint is disabled, `failed` once every attempt of
+ * the retry schedule failed.
+ */
+export type DeliveryStatus = "pending" | "held" | "delivered" | "failed";
 
 /** A delivery claimed for one attempt: what to send, where, and the token the outcome is recorded under. */
 export interface ClaimedDelivery {
@@ -52,4 +55,14 @@ export interface DeliveryAttempt {
 export interface EndpointHealth {
   readonly consecutiveFailures: number;
   readonly failingSince: string | undefined;
+}
+
+/** How many deliveries a claim takes, and how many may be in flight per endpoint and per app (across instances). */
+export interface ClaimOptions {
+  readonly limit: number;
+  readonly claimMs: number;
+  /** Just this delivery, if it is pending and unclaimed (due or not), whatever the shares. */
+  readonly deliveryId?: string;
+  readonly perEndpoint?: number;
+  readonly perApp?: number;
 }

@@ -153,6 +153,9 @@ export async function runWebhookCommand(
           `webhook endpoint ${endpoint.id} is disabled (${endpoint.disabledReason ?? "no reason"}): enable it first`,
         );
       }
+      // Without the key the secret cannot be opened: the event would be recorded and left for the service.
+      if (!env.SECRETS_KEY)
+        throw new WebhookCommandError("webhooks test signs with the endpoint's secret: set SECRETS_KEY");
       return sendTestEvent(webhooks, webhookSettingsOf(env), endpoint, output, clock);
     }
     case "deliveries": {

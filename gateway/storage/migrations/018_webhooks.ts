@@ -9,7 +9,7 @@ import { int64, isPostgres, timestamp } from "./dialect";
  *   rotation's overlap), and its run of failures (which disables it).
  * - `webhook_events`: the outbox. A request's event is written in the transaction that changes its state, with the body
  *   every attempt sends; `seq` orders a request's events, `rank` keeps them from going backwards.
- * - `webhook_deliveries`: an event owed to one endpoint. A worker claims it (`claim_token`, `claimed_until`) before it
+ * - `webhook_deliveries`: an event owed to one endpoint. A worker claims it (`claim_token`, `claim_expires_at`) before it
  *   posts, so no two processes or instances send the same attempt at once, and records the outcome under that token.
  * - `webhook_attempts`: every attempt made, for `webhooks deliveries` and the delivery metrics.
  */
@@ -23,11 +23,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("events", "text", (col) => col.notNull())
     .addColumn("secret_sealed", "text", (col) => col.notNull())
     .addColumn("previous_secret_sealed", "text")
-    .addColumn("previous_secret_until", timestamp(db))
+    .addColumn("previous_secret_expires_at", timestamp(db))
     .addColumn("status", "text", (col) => col.notNull())
     .addColumn("disabled_reason", "text")
     .addColumn("consecutive_failures", "integer", (col) => col.notNull().defaultTo(0))
-    .addColumn("failing_since", timestamp(db))
+    .addColumn("first_failed_at", timestamp(db))
     .addColumn("created_at", timestamp(db), (col) => col.notNull())
     .addColumn("updated_at", timestamp(db), (col) => col.notNull())
     .execute();
@@ -58,7 +58,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("attempts", "integer", (col) => col.notNull().defaultTo(0))
     .addColumn("next_attempt_at", timestamp(db), (col) => col.notNull())
     .addColumn("claim_token", "text")
-    .addColumn("claimed_until", timestamp(db))
+    .addColumn("claim_expires_at", timestamp(db))
     .addColumn("last_attempt_at", timestamp(db))
     .addColumn("last_status_code", "integer")
     .addColumn("last_error", "text")
@@ -70,6 +70,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createIndex("webhook_deliveries_due")
     .on("webhook_deliveries")
     .columns(["status", "next_attempt_at"])
+    .execute();
+  // The claims in flight, counted against each endpoint's and app's share at every claim.
+  await db.schema
+    .createIndex("webhook_deliveries_claim_expiry")
+    .on("webhook_deliveries")
+    .column("claim_expires_at")
     .execute();
   await db.schema
     .createIndex("webhook_deliveries_order")

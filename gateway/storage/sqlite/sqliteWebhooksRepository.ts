@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
-import type { AttemptResult, ClaimedDelivery } from "../../webhooks/webhookDelivery";
+import type { AttemptResult, ClaimedDelivery, ClaimOptions } from "../../webhooks/webhookDelivery";
 import { newEndpointId, newEventId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
 import { TEST_EVENT_TYPE } from "../../webhooks/webhookEvents";
 import { lockKeys } from "../postgres/advisoryLocks";
@@ -9,6 +9,7 @@ import type { DatabaseSchema } from "../schema";
 import { EndpointLimitError, type WebhooksRepository } from "../webhooksRepository";
 import { openEndpointSecret, sealEndpointSecret, toAttempt, toEndpoint } from "./webhookRows";
 import { claimDeliveries, recordWebhookAttempt } from "./webhookClaims";
+import { pruneFinishedDeliveries, resealEndpointSecrets } from "./webhookUpkeep";
 
 /**
  * WebhooksRepository on either database. A claim is taken in one transaction: on SQLite `begin immediate` makes it
@@ -41,11 +42,11 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
         events: JSON.stringify(endpoint.events),
         secret_sealed: sealEndpointSecret(this.keyring, id, endpoint.secret),
         previous_secret_sealed: null,
-        previous_secret_until: null,
+        previous_secret_expires_at: null,
         status: "enabled" as const,
         disabled_reason: null,
         consecutive_failures: 0,
-        failing_since: null,
+        first_failed_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -87,7 +88,7 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
       .set((eb) => ({
         // The secret being replaced becomes the previous one (sealed for the same row, so it opens as it is).
         previous_secret_sealed: keepPreviousMs > 0 ? eb.ref("secret_sealed") : null,
-        previous_secret_until: keepPreviousMs > 0 ? new Date(now.getTime() + keepPreviousMs).toISOString() : null,
+        previous_secret_expires_at: keepPreviousMs > 0 ? new Date(now.getTime() + keepPreviousMs).toISOString() : null,
         secret_sealed: sealed,
         updated_at: now.toISOString(),
       }))
@@ -107,22 +108,21 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
                 status: "enabled",
                 disabled_reason: null,
                 consecutive_failures: 0,
-                failing_since: null,
+                first_failed_at: null,
                 updated_at: now,
               }
             : { status: "disabled", disabled_reason: change.reason, updated_at: now },
         )
         .where("id", "=", id)
         .executeTakeFirst();
-      // Re-enabled: what it is owed is due at once, in order, instead of where its schedule had pushed it.
-      if (change.enabled) {
-        await trx
-          .updateTable("webhook_deliveries")
-          .set({ next_attempt_at: now })
-          .where("endpoint_id", "=", id)
-          .where("status", "=", "pending")
-          .execute();
-      }
+      // Disabled: what it is owed is held, out of every claim's way (a disabled endpoint's backlog costs no poll);
+      // re-enabled: it is due at once, in order, instead of where its schedule had pushed it.
+      await trx
+        .updateTable("webhook_deliveries")
+        .set(change.enabled ? { status: "pending", next_attempt_at: now } : { status: "held" })
+        .where("endpoint_id", "=", id)
+        .where("status", "=", change.enabled ? "held" : "pending")
+        .execute();
       return result.numUpdatedRows > 0n;
     });
   }
@@ -131,7 +131,7 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
     return this.db.transaction().execute(async (trx) => {
       const endpoint = await trx
         .selectFrom("webhook_endpoints")
-        .select("app_id")
+        .select(["app_id", "status"])
         .where("id", "=", endpointId)
         .executeTakeFirstOrThrow();
       const now = this.clock();
@@ -158,7 +158,7 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
           event_seq: Number(seq),
           endpoint_id: endpointId,
           tx_id: null,
-          status: "pending",
+          status: endpoint.status === "enabled" ? "pending" : "held",
           attempts: 0,
           next_attempt_at: at,
           created_at: at,
@@ -168,26 +168,44 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
     });
   }
 
-  async claimDue(options: { limit: number; claimMs: number; deliveryId?: string }) {
+  async claimDue(options: ClaimOptions) {
+    const keyring = this.keyring;
+    // Nothing is claimed that could not be signed: a process without SECRETS_KEY leaves deliveries to one with it.
+    if (!keyring) throw new SecretsKeyError("webhook signing secrets are sealed under SECRETS_KEY, which is not set");
     const now = this.clock();
     const rows = await this.db.transaction().execute((trx) => claimDeliveries(trx, now, options));
-    // Secrets are opened after the claim commits: one that does not open (sealed under a key no longer configured, or
-    // moved from another row) disables its endpoint alone instead of failing every app's claim.
+    // Secrets are opened after the claim commits, so one that does not open fails its delivery alone.
     const claims: ClaimedDelivery[] = [];
     for (const { sealedSecret, sealedPrevious, ...row } of rows) {
       try {
-        const secret = openEndpointSecret(this.keyring, row.endpointId, sealedSecret);
+        const secret = openEndpointSecret(keyring, row.endpointId, sealedSecret);
         const previous = sealedPrevious && this.openPrevious(row.endpointId, sealedPrevious, now);
         claims.push({ ...row, secret, ...(previous ? { previousSecret: previous } : {}) });
       } catch (error) {
         if (!(error instanceof SecretsKeyError)) throw error;
-        await this.setStatus(row.endpointId, {
-          enabled: false,
-          reason: "its signing secret does not open under SECRETS_KEY: rotate it (webhooks rotate-secret)",
-        });
+        if (keyring.keyIdOf(sealedSecret) === keyring.currentKeyId) {
+          // Sealed under this very key and still not opening: altered, or moved from another endpoint's row.
+          await this.setStatus(row.endpointId, {
+            enabled: false,
+            reason: "its signing secret does not open under SECRETS_KEY (altered or moved): rotate it",
+          });
+        } else {
+          // Sealed under a key this process lacks (another instance already runs on a new SECRETS_KEY): left for a
+          // process that has it; the oldest-undelivered metric shows it if none has.
+          await this.releaseClaim(row.deliveryId, row.claimToken);
+        }
       }
     }
     return claims;
+  }
+
+  private async releaseClaim(deliveryId: string, claimToken: string): Promise<void> {
+    await this.db
+      .updateTable("webhook_deliveries")
+      .set({ claim_token: null, claim_expires_at: null })
+      .where("id", "=", deliveryId)
+      .where("claim_token", "=", claimToken)
+      .execute();
   }
 
   /** A rotated-out secret still in its overlap, opened; one that does not open is dropped, not fatal. */
@@ -222,48 +240,37 @@ export class SqliteWebhooksRepository implements WebhooksRepository {
   async redeliver(eventId: string) {
     const result = await this.db
       .updateTable("webhook_deliveries")
-      .set({ status: "pending", attempts: 0, next_attempt_at: this.clock().toISOString(), delivered_at: null })
+      .set((eb) => ({
+        // Held again if its endpoint is disabled: sent once it is enabled.
+        status: eb
+          .case()
+          .when(
+            eb.exists(
+              eb
+                .selectFrom("webhook_endpoints as e")
+                .select("e.id")
+                .whereRef("e.id", "=", "webhook_deliveries.endpoint_id")
+                .where("e.status", "=", "enabled"),
+            ),
+          )
+          .then(eb.val<"pending" | "held">("pending"))
+          .else(eb.val<"pending" | "held">("held"))
+          .end(),
+        attempts: 0,
+        next_attempt_at: this.clock().toISOString(),
+        delivered_at: null,
+      }))
       .where("event_seq", "=", (eb) => eb.selectFrom("webhook_events").select("seq").where("id", "=", eventId))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 
   resealSecrets() {
-    return this.db.transaction().execute(async (trx) => {
-      const keyring = this.keyring;
-      if (!keyring) return 0;
-      const rows = await trx
-        .selectFrom("webhook_endpoints")
-        .select(["id", "secret_sealed", "previous_secret_sealed"])
-        .execute();
-      /** `sealed` sealed again under the current key, or undefined if it is already, or opens under neither key. */
-      const reseal = (id: string, sealed: string): string | undefined => {
-        if (keyring.keyIdOf(sealed) === keyring.currentKeyId) return undefined;
-        try {
-          return sealEndpointSecret(keyring, id, openEndpointSecret(keyring, id, sealed));
-        } catch (error) {
-          // Left as it is: its first claim disables the endpoint, naming the cause.
-          if (error instanceof SecretsKeyError) return undefined;
-          throw error;
-        }
-      };
-      let resealed = 0;
-      for (const row of rows) {
-        const current = reseal(row.id, row.secret_sealed);
-        const previous = row.previous_secret_sealed === null ? undefined : reseal(row.id, row.previous_secret_sealed);
-        if (current === undefined && previous === undefined) continue;
-        await trx
-          .updateTable("webhook_endpoints")
-          .set({
-            ...(current ? { secret_sealed: current } : {}),
-            ...(previous ? { previous_secret_sealed: previous } : {}),
-          })
-          .where("id", "=", row.id)
-          .execute();
-        resealed++;
-      }
-      return resealed;
-    });
+    return this.db.transaction().execute((trx) => resealEndpointSecrets(trx, this.keyring));
+  }
+
+  prune(before: Date, batch = 1000) {
+    return pruneFinishedDeliveries(this.db, before, batch);
   }
 
   async queue() {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Transaction, sql } from "kysely";
-import type { AttemptResult, ClaimedDelivery, EndpointHealth } from "../../webhooks/webhookDelivery";
+import type { AttemptResult, ClaimedDelivery, ClaimOptions, EndpointHealth } from "../../webhooks/webhookDelivery";
 import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema } from "../schema";
 
@@ -12,39 +12,41 @@ export type SealedClaim = Omit<ClaimedDelivery, "secret" | "previousSecret"> & {
 };
 
 /**
+ * Rounds of candidates a claim reads: past the first, each reads the next `limit` rows, passing over those of
+ * endpoints and apps already at their share of attempts in flight.
+ */
+const MAX_ROUNDS = 4;
+
+/** A delivery a claim may take, with whose it is. */
+interface Candidate {
+  readonly id: string;
+  readonly endpoint_id: string;
+  readonly app_id: string;
+}
+
+/**
  * Claims, in `trx`, up to `limit` deliveries a claim may take (or the one `deliveryId`) until `now` + `claimMs`, under a
  * new token: pending, due, unclaimed (or their claim ended), of an enabled endpoint, and not behind an earlier event
- * of the same request still owed to the same endpoint (a request's events arrive in order). On PostgreSQL the rows
- * are locked `for update skip locked`, so claimers at once take different ones; SQLite's `begin immediate` runs one.
+ * of the same request still owed to the same endpoint (a request's events arrive in order); no more than
+ * `perEndpoint` of one endpoint and `perApp` of one app in flight, counting every process's claims, so an app whose
+ * receivers hang holds a share of the attempts, not all of them. On PostgreSQL the rows are locked `for update skip
+ * locked` as they are read, so claimers at once take different ones; SQLite's `begin immediate` runs one at a time.
  */
 export async function claimDeliveries(
   trx: Transaction<DatabaseSchema>,
   now: Date,
-  options: { limit: number; claimMs: number; deliveryId?: string },
+  options: ClaimOptions,
 ): Promise<SealedClaim[]> {
   const at = now.toISOString();
-  const lock = isPostgres(trx) ? sql`for update of d skip locked` : sql``;
-  const one = options.deliveryId === undefined ? sql`` : sql`and d.id = ${options.deliveryId}`;
-  const due = options.deliveryId === undefined ? sql`and d.next_attempt_at <= ${at}` : sql``;
-  const claimable = await sql<{ id: string }>`
-    select d.id from webhook_deliveries d
-    join webhook_endpoints e on e.id = d.endpoint_id
-    where d.status = 'pending' ${due} ${one}
-      and (d.claimed_until is null or d.claimed_until <= ${at})
-      and e.status = 'enabled'
-      and not exists (
-        select 1 from webhook_deliveries p
-        where p.endpoint_id = d.endpoint_id and p.tx_id = d.tx_id and p.status = 'pending' and p.event_seq < d.event_seq
-      )
-    order by d.next_attempt_at, d.event_seq
-    limit ${options.limit}
-    ${lock}`.execute(trx);
-  const ids = claimable.rows.map((row) => row.id);
+  const ids =
+    options.deliveryId === undefined
+      ? await withinShares(trx, at, options)
+      : (await candidates(trx, at, { ...options, limit: 1 }, [])).map((row) => row.id);
   if (ids.length === 0) return [];
   const token = randomUUID();
   await trx
     .updateTable("webhook_deliveries")
-    .set({ claim_token: token, claimed_until: new Date(now.getTime() + options.claimMs).toISOString() })
+    .set({ claim_token: token, claim_expires_at: new Date(now.getTime() + options.claimMs).toISOString() })
     .where("id", "in", ids)
     .execute();
   const rows = await trx
@@ -53,7 +55,7 @@ export async function claimDeliveries(
     .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
     .select(["d.id", "d.attempts", "ev.id as event_id", "ev.type", "ev.body", "ev.created_at"])
     .select(["e.id as endpoint_id", "e.app_id", "e.url", "e.secret_sealed"])
-    .select(["e.previous_secret_sealed", "e.previous_secret_until"])
+    .select(["e.previous_secret_sealed", "e.previous_secret_expires_at"])
     .where("d.id", "in", ids)
     .orderBy("d.event_seq")
     .execute();
@@ -69,11 +71,74 @@ export async function claimDeliveries(
     url: row.url,
     sealedSecret: row.secret_sealed,
     sealedPrevious:
-      row.previous_secret_sealed && row.previous_secret_until
-        ? { sealed: row.previous_secret_sealed, until: row.previous_secret_until }
+      row.previous_secret_sealed && row.previous_secret_expires_at
+        ? { sealed: row.previous_secret_sealed, until: row.previous_secret_expires_at }
         : undefined,
     attemptsBefore: Number(row.attempts),
   }));
+}
+
+/** The next `limit` deliveries a claim may take, past those already `seen`, locked on PostgreSQL as they are read. */
+async function candidates(
+  trx: Transaction<DatabaseSchema>,
+  at: string,
+  options: ClaimOptions,
+  seen: readonly string[],
+): Promise<Candidate[]> {
+  const lock = isPostgres(trx) ? sql`for update of d skip locked` : sql``;
+  const one = options.deliveryId === undefined ? sql`` : sql`and d.id = ${options.deliveryId}`;
+  const due = options.deliveryId === undefined ? sql`and d.next_attempt_at <= ${at}` : sql``;
+  const past = seen.length === 0 ? sql`` : sql`and d.id not in (${sql.join(seen)})`;
+  const result = await sql<Candidate>`
+    select d.id, d.endpoint_id, e.app_id from webhook_deliveries d
+    join webhook_endpoints e on e.id = d.endpoint_id
+    where d.status = 'pending' ${due} ${one} ${past}
+      and (d.claim_expires_at is null or d.claim_expires_at <= ${at})
+      and e.status = 'enabled'
+      and not exists (
+        select 1 from webhook_deliveries p
+        where p.endpoint_id = d.endpoint_id and p.tx_id = d.tx_id and p.status in ('pending', 'held')
+          and p.event_seq < d.event_seq
+      )
+    order by d.next_attempt_at, d.event_seq
+    limit ${options.limit}
+    ${lock}`.execute(trx);
+  return result.rows;
+}
+
+/** Up to `limit` deliveries, in order, that fit each endpoint's and app's share of attempts in flight. */
+async function withinShares(trx: Transaction<DatabaseSchema>, at: string, options: ClaimOptions): Promise<string[]> {
+  const inFlight = await trx
+    .selectFrom("webhook_deliveries as d")
+    .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
+    .select(["d.endpoint_id", "e.app_id", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("d.claim_expires_at", ">", at)
+    .where("d.status", "=", "pending")
+    .groupBy(["d.endpoint_id", "e.app_id"])
+    .execute();
+  const endpoints = new Map<string, number>();
+  const apps = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
+  for (const row of inFlight) {
+    add(endpoints, row.endpoint_id, Number(row.count));
+    add(apps, row.app_id, Number(row.count));
+  }
+  const chosen: string[] = [];
+  const seen: string[] = [];
+  for (let round = 0; round < MAX_ROUNDS && chosen.length < options.limit; round++) {
+    const batch = await candidates(trx, at, options, seen);
+    for (const candidate of batch) {
+      seen.push(candidate.id);
+      if (chosen.length === options.limit) break;
+      if ((endpoints.get(candidate.endpoint_id) ?? 0) >= (options.perEndpoint ?? Infinity)) continue;
+      if ((apps.get(candidate.app_id) ?? 0) >= (options.perApp ?? Infinity)) continue;
+      chosen.push(candidate.id);
+      add(endpoints, candidate.endpoint_id, 1);
+      add(apps, candidate.app_id, 1);
+    }
+    if (batch.length < options.limit) break;
+  }
+  return chosen;
 }
 
 /**
@@ -88,6 +153,10 @@ export async function recordWebhookAttempt(
   retryAt: Date | undefined,
 ): Promise<EndpointHealth> {
   const at = result.at.toISOString();
+  // PostgreSQL: the endpoint's row first, then the delivery's, the order in which removing an endpoint locks them.
+  if (isPostgres(trx)) {
+    await trx.selectFrom("webhook_endpoints").select("id").where("id", "=", claim.endpointId).forUpdate().execute();
+  }
   const exists = await trx
     .selectFrom("webhook_deliveries")
     .select("id")
@@ -117,7 +186,7 @@ export async function recordWebhookAttempt(
       attempts: eb("attempts", "+", 1),
       next_attempt_at: (retryAt ?? result.at).toISOString(),
       claim_token: null,
-      claimed_until: null,
+      claim_expires_at: null,
       last_attempt_at: at,
       last_status_code: result.statusCode ?? null,
       last_error: result.error ?? null,
@@ -130,17 +199,17 @@ export async function recordWebhookAttempt(
     .updateTable("webhook_endpoints")
     .set((eb) =>
       delivered
-        ? { consecutive_failures: 0, failing_since: null }
+        ? { consecutive_failures: 0, first_failed_at: null }
         : {
             consecutive_failures: eb("consecutive_failures", "+", 1),
-            failing_since: eb.fn.coalesce("failing_since", eb.val(at)),
+            first_failed_at: eb.fn.coalesce("first_failed_at", eb.val(at)),
           },
     )
     .where("id", "=", claim.endpointId)
-    .returning(["consecutive_failures", "failing_since"])
+    .returning(["consecutive_failures", "first_failed_at"])
     .executeTakeFirst();
   return {
     consecutiveFailures: Number(health?.consecutive_failures ?? 0),
-    failingSince: health?.failing_since ?? undefined,
+    failingSince: health?.first_failed_at ?? undefined,
   };
 }

@@ -30,7 +30,7 @@ export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpo
     status: row.status,
     disabledReason: row.disabled_reason ?? undefined,
     consecutiveFailures: Number(row.consecutive_failures),
-    failingSince: row.failing_since ?? undefined,
+    failingSince: row.first_failed_at ?? undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

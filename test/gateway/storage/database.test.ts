@@ -53,6 +53,10 @@ describe("storage: openDatabase", () => {
         // SQLite's own (AUTOINCREMENT, migration 014); the repository reads the mark instead since migration 017.
         "sqlite_sequence",
         "transactions",
+        "webhook_attempts",
+        "webhook_deliveries",
+        "webhook_endpoints",
+        "webhook_events",
         "worker_leases",
       ]);
       expect((await migrationRows(db)).map((row) => row.name)).to.deep.equal(Object.keys(MIGRATIONS));

@@ -2,6 +2,7 @@ import { openDatabase } from "../../../gateway/storage/database";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
 import { webhookClaimsContract } from "./contract/webhookClaimsContract";
 import { webhookConcurrencyContract } from "./contract/webhookConcurrencyContract";
+import { webhookHardeningContract } from "./contract/webhookHardeningContract";
 import { webhookOutboxContract } from "./contract/webhookOutboxContract";
 import { webhooksRepositoryContract } from "./contract/webhooksRepositoryContract";
 
@@ -14,5 +15,7 @@ webhookClaimsContract("SQLite", sqlite);
 webhookClaimsContract("PostgreSQL", postgres);
 webhookOutboxContract("SQLite", sqlite);
 webhookOutboxContract("PostgreSQL", postgres);
+webhookHardeningContract("SQLite", sqlite);
+webhookHardeningContract("PostgreSQL", postgres);
 // PostgreSQL only, as in concurrentInstances.test.ts: SQLite's write lock serializes every claim and registration.
 webhookConcurrencyContract("PostgreSQL", () => freshPostgresDatabase("webhooks_two"));
