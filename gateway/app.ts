@@ -1,21 +1,15 @@
-import type { WalletMessageSigner } from "./custody/walletMessageSigner";
-import type { KeyAddresses } from "./custody/serviceKeys";
-import cors from "cors";
 import express, { type Express } from "express";
-import helmet from "helmet";
-import type { Logger } from "pino";
-import type { AppPrincipal, AppTokens } from "./auth/appTokens";
-import type { OtpService } from "./auth/otp/otpService";
-import type { UserTokens } from "./auth/userTokens";
+import type { AppDeps } from "./appDeps";
+import type { AppPrincipal } from "./auth/appTokens";
+import type { NodeHandler } from "./http/ccipHandler";
+import { type ResolverFastPathDeps, createResolverFastPath } from "./http/resolverFastPath";
+import { type ResponseHeaders, createResponseHeaders } from "./http/responseHeaders";
+import type { ResolverOptions } from "./services/resolver";
 import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
-import type { ChainClient } from "./chains/clients";
-import type { Limits } from "./limits/limits";
-import type { Config } from "./config/schema";
 import { notFound, problemHandler } from "./errors/problemHandler";
 import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
 import { type Metrics, createMetrics } from "./http/metrics";
-import type { WorkerLeasesRepository } from "./storage/workerLeasesRepository";
 import { requestTimeout } from "./http/requestTimeout";
 import { authRouter } from "./routes/auth";
 import { docsRouter } from "./routes/docs";
@@ -36,73 +30,78 @@ import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
 import { userIdToName } from "./ens/names";
 import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
-import type { KnownProviders } from "./services/knownProviders";
-import type { MaintenanceMonitor } from "./services/maintenance";
-import type { AppsRepository } from "./storage/appsRepository";
-import type { DustRepository } from "./storage/dustRepository";
-import type { ProvidersRepository } from "./storage/providersRepository";
-import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
-import type { SafesRepository } from "./storage/safesRepository";
-import type { TransactionsRepository } from "./storage/transactionsRepository";
-import type { WebhooksRepository } from "./storage/webhooksRepository";
-import type { WorkerWaker } from "./workerWaker";
 
-/** Everything the app is built from; only the entry file reads the environment. */
-export interface AppDeps {
-  readonly config: Config;
-  readonly clock: () => Date;
-  readonly logger: Logger;
-  readonly tokens: AppTokens;
-  readonly maintenance: MaintenanceMonitor;
-  readonly chains: ReadonlyMap<string, ChainClient>;
-  readonly pingDatabase: () => Promise<void>;
-  readonly apps: Pick<AppsRepository, "verifySecret" | "findById" | "list">;
-  readonly otp: OtpService;
-  readonly userTokens: Pick<UserTokens, "verify">;
-  readonly providers: Pick<ProvidersRepository, "find">;
-  /** Built-in and registered providers, cached: the ids the resolver answers, and those with ENS names. */
-  readonly knownProviders: Pick<KnownProviders, "has" | "hasNames">;
-  readonly transactions: TransactionsRepository;
-  readonly safes: SafesRepository;
-  readonly dust: DustRepository;
-  /** The apps' webhook endpoints (issue 21). */
-  readonly webhooks: WebhooksRepository;
-  /** Per-app request counters, shared by every process on the database (the app rate limit). */
-  readonly rateWindows: RateWindowsRepository;
-  /** The chain workers' leases, for the metrics (which instance runs which chain). */
-  readonly workerLeases?: WorkerLeasesRepository;
-  /** Where the token endpoint's per-address and per-client limits are counted (the database: shared, issue 20). */
-  readonly limits: Limits;
-  /**
-   * The custody keys as the API sees them: their addresses, and the wallet signer for EIP-1271 answers (a key in this
-   * process, or the primary's asked over IPC); whether the ENS gateway signs answers.
-   */
-  readonly custody: {
-    readonly addresses: KeyAddresses;
-    readonly walletSigner: WalletMessageSigner | undefined;
-    readonly ccipGateway: boolean;
-  };
-  /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
-  readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
+export type { AppDeps } from "./appDeps";
+
+/**
+ * Builds the service's request handler from injected parts: the express app, with POST /v1/resolver served on a
+ * node:http fast path in front of it (http/resolverFastPath.ts) that answers as the app's own route does.
+ */
+export function createApp(deps: AppDeps): NodeHandler {
+  const metrics = appMetrics(deps);
+  const headers = createResponseHeaders(deps.config.corsOrigins);
+  return createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), createExpressApp(deps, metrics, headers));
 }
 
-/** Builds the express app from injected parts. */
-export function createApp(deps: AppDeps): Express {
-  const { config } = deps;
+/** The resolver fast path's parts, shared with the express app it stands in front of (its metrics and headers). */
+export const resolverFastPathDeps = (
+  deps: AppDeps,
+  metrics: Metrics,
+  headers: ResponseHeaders,
+): ResolverFastPathDeps => ({
+  tokens: deps.tokens,
+  admitApp: appAdmission(deps),
+  requireAuth: deps.config.resolver.requireAuth,
+  resolver: resolverOptions(deps),
+  bodyLimit: deps.config.bodyLimit,
+  requestTimeoutMs: deps.config.requestTimeoutMs,
+  clock: deps.clock,
+  maintenance: deps.maintenance,
+  headers,
+  metrics,
+  logger: deps.logger,
+});
+
+/** What the resolver answers from: the factories, the id limit and the provider cache. */
+const resolverOptions = (deps: AppDeps): ResolverOptions => ({
+  factories: { kernel: deps.config.contracts.kernelFactory, base: deps.config.contracts.baseFactory },
+  maxIds: deps.config.resolver.maxIds,
+  isKnownProvider: (provider) => deps.knownProviders.has(provider),
+  ensName: (id) => userIdToName(id, deps.config.ens.domain, (provider) => deps.knownProviders.hasNames(provider)),
+});
+
+/** Whether a verified app token's app may still use it (services/appAuth.ts). */
+const appAdmission = (deps: AppDeps) => (principal: AppPrincipal) =>
+  admitAppToken((appId) => deps.apps.findById(appId), principal);
+
+/** The API's metrics: HTTP, and the queue and budget gauges read from storage at each scrape. */
+function appMetrics(deps: AppDeps): Metrics {
   const budgetUsage = () =>
     readBudgetUsage({
       listApps: () => deps.apps.list(),
       transactions: deps.transactions,
-      defaults: config.policy,
+      defaults: deps.config.policy,
       clock: deps.clock,
     });
-  const metrics = createMetrics(
+  return createMetrics(
     () => deps.transactions.countByStatus(),
     budgetUsage,
     () => deps.transactions.revertedGasByChain(),
     deps.workerLeases && (() => deps.workerLeases!.list()),
     deps.webhooks,
   );
+}
+
+/**
+ * The express app alone, every route included: POST /v1/resolver too, for the requests the fast path leaves to it
+ * (and as the reference the fast path is tested against).
+ */
+export function createExpressApp(
+  deps: AppDeps,
+  metrics: Metrics = appMetrics(deps),
+  headers: ResponseHeaders = createResponseHeaders(deps.config.corsOrigins),
+): Express {
+  const { config } = deps;
   const policy = createSpendPolicy({
     defaults: config.policy,
     rateWindows: deps.rateWindows,
@@ -113,11 +112,11 @@ export function createApp(deps: AppDeps): Express {
   // A waiting status request ends before the request deadline cuts it off.
   const waitTimeoutMs = Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000));
   const app = express();
-  baseMiddleware(app, deps, metrics);
+  baseMiddleware(app, deps, metrics, headers);
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
-  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
+  const admitApp = appAdmission(deps);
   app.use(
     authRouter({
       apps: deps.apps,
@@ -132,12 +131,7 @@ export function createApp(deps: AppDeps): Express {
       tokens: deps.tokens,
       admitApp,
       requireAuth: config.resolver.requireAuth,
-      resolver: {
-        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
-        maxIds: config.resolver.maxIds,
-        isKnownProvider: (provider) => deps.knownProviders.has(provider),
-        ensName: (id) => userIdToName(id, config.ens.domain, (provider) => deps.knownProviders.hasNames(provider)),
-      },
+      resolver: resolverOptions(deps),
       bodyLimit: config.bodyLimit,
       clock: deps.clock,
       onResolved: (count) => metrics.resolvedIds.inc(count),
@@ -273,15 +267,21 @@ export function createAuthApp(deps: AppDeps): Express {
   const app = express();
   baseMiddleware(app, deps, metrics);
   app.use("/functions", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
-  const admitApp = (principal: AppPrincipal) => admitAppToken((appId) => deps.apps.findById(appId), principal);
-  app.use(otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, admitApp }));
+  app.use(
+    otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, admitApp: appAdmission(deps) }),
+  );
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;
 }
 
 /** What every app of the service runs first: request ids and logs, metrics, security headers, CORS, deadline. */
-function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {
+function baseMiddleware(
+  app: Express,
+  deps: AppDeps,
+  metrics: Metrics,
+  headers: ResponseHeaders = createResponseHeaders(deps.config.corsOrigins),
+): void {
   const { config } = deps;
   app.disable("x-powered-by");
   // TRUST_PROXY: behind a load balancer req.ip is the client, not the balancer, so per-IP limits key on clients.
@@ -289,7 +289,7 @@ function baseMiddleware(app: Express, deps: AppDeps, metrics: Metrics): void {
   app.set("query parser", "simple");
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
-  app.use(helmet());
-  app.use(cors({ origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins], maxAge: 600 }));
+  app.use(headers.security);
+  app.use(headers.cors);
   app.use(requestTimeout(config.requestTimeoutMs, problemHandler(config.bodyLimit)));
 }

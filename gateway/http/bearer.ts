@@ -13,28 +13,39 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 export type AdmitApp = (principal: AppPrincipal) => Promise<void>;
 
 /**
- * Authenticates `Authorization: Bearer <token>`. With `required` false a request without the header
- * passes anonymously; a header that is present must still be valid, and admitted by `admitApp` (401 otherwise).
+ * The app an `Authorization: Bearer <token>` header authenticates: undefined without a header where none is
+ * `required`; a header that is present must still be valid, and admitted by `admitApp` (401 otherwise).
+ */
+export async function authenticate(
+  header: string | undefined,
+  tokens: AppTokens,
+  required: boolean,
+  admitApp: AdmitApp,
+): Promise<AppPrincipal | undefined> {
+  if (header === undefined) {
+    if (required) throw new UnauthorizedError("MISSING_TOKEN", "Send Authorization: Bearer <access token>");
+    return undefined;
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'");
+  const principal = await tokens.verify(match[1]!);
+  // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
+  // secret stops its live tokens at once.
+  await admitApp(principal);
+  return principal;
+}
+
+/**
+ * Authenticates `Authorization: Bearer <token>` as {@link authenticate} does. With `required` false a request without
+ * the header passes anonymously, at once.
  */
 export function bearerAuth(tokens: AppTokens, required: boolean, admitApp: AdmitApp): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const header = req.headers.authorization;
-    if (header === undefined) {
-      if (required) return next(new UnauthorizedError("MISSING_TOKEN", "Send Authorization: Bearer <access token>"));
-      return next();
-    }
-    const match = BEARER.exec(header);
-    if (!match)
-      return next(new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'"));
-    try {
-      const principal = await tokens.verify(match[1]!);
-      // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
-      // secret stops its live tokens at once.
-      await admitApp(principal);
+    if (header === undefined && !required) return next();
+    authenticate(header, tokens, required, admitApp).then((principal) => {
       res.locals.principal = principal;
       next();
-    } catch (error) {
-      next(error);
-    }
+    }, next);
   };
 }

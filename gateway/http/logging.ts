@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
 import pino, { type DestinationStream, type Logger } from "pino";
 
@@ -32,28 +33,45 @@ declare module "http" {
   }
 }
 
+/** A request's id: a sane incoming X-Request-Id, or a new UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers["x-request-id"];
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * Writes a finished request's access line to `log()` (asked for only when the line's level, error for a 5xx, is
+ * enabled on `logger`): method, path (never the query string, which may carry ids or codes), status and duration
+ * since `started` (a performance.now() reading).
+ */
+export function logCompleted(
+  logger: Logger,
+  log: () => Logger,
+  req: { readonly id: string; readonly method: string | undefined; readonly path: string | undefined },
+  statusCode: number,
+  started: number,
+): void {
+  const level = statusCode >= 500 ? "error" : "info";
+  if (!logger.isLevelEnabled(level)) return;
+  const ms = Math.round((performance.now() - started) * 10) / 10;
+  log()[level]({ req, res: { statusCode }, responseTime: ms }, "request completed");
+}
+
 /**
  * Gives each request an id (echoed in X-Request-Id) and a child logger, and writes one access line when
- * the response ends: method, path (never the query string, which may carry ids or codes), status and
- * duration. A few lines of our own rather than pino-http, which cost a fifth of a small request's time.
+ * the response ends (logCompleted). A few lines of our own rather than pino-http, which cost a fifth of a small
+ * request's time.
  */
 export function requestLogging(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers["x-request-id"];
-    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdOf(req);
     res.setHeader("X-Request-Id", id);
     req.id = id;
     req.log = logger.child({ reqId: id });
     const started = performance.now();
     res.on("finish", () => {
-      const level = res.statusCode >= 500 ? "error" : "info";
-      if (!logger.isLevelEnabled(level)) return;
       const path = req.originalUrl.split("?")[0];
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      req.log[level](
-        { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: ms },
-        "request completed",
-      );
+      logCompleted(logger, () => req.log, { id, method: req.method, path }, res.statusCode, started);
     });
     next();
   };

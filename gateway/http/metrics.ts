@@ -7,6 +7,8 @@ export interface Metrics {
   readonly registry: Registry;
   readonly resolvedIds: Counter;
   readonly middleware: RequestHandler;
+  /** Starts timing a request outside express; the function returned records it under its route and status. */
+  timeRequest(method: string | undefined): (route: string, status: number) => void;
 }
 
 /** Where the transaction gauges read from, at each scrape. */
@@ -92,16 +94,20 @@ export function createMetrics(
     help: "User ids resolved to wallet addresses",
     registers: [registry],
   });
+  const timeRequest = (method: string | undefined) => {
+    const end = requests.startTimer({ method });
+    return (route: string, status: number) => void end({ route, status: String(status) });
+  };
   const middleware: RequestHandler = (req, res, next) => {
-    const end = requests.startTimer({ method: req.method });
+    const end = timeRequest(req.method);
     res.on("finish", () => {
       // The matched route pattern, never the raw path: bounded label values.
       const route = (req.route as { path?: string } | undefined)?.path ?? "unmatched";
-      end({ route: `${req.baseUrl}${route}`, status: String(res.statusCode) });
+      end(`${req.baseUrl}${route}`, res.statusCode);
     });
     next();
   };
-  return { registry, resolvedIds, middleware };
+  return { registry, resolvedIds, middleware, timeRequest };
 }
 
 /** Gas used of each app's budget on each chain in its current period, and the budget itself (read once a scrape). */

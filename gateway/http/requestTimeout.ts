@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError, RequestTimeoutError } from "../errors/apiError";
 import { RequestDeadline } from "../services/requestDeadline";
@@ -8,6 +9,12 @@ export function deadlineOf(res: Response): RequestDeadline {
   if (!(deadline instanceof RequestDeadline)) throw new Error("requestTimeout must run before a route that commits");
   return deadline;
 }
+
+/** What a request unanswered after `ms` is answered: 408 if its body has not all arrived (the client's fault), else 503. */
+export const timeoutError = (req: IncomingMessage, ms: number): ApiError =>
+  req.complete
+    ? new RequestTimeoutError(ms)
+    : new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`);
 
 /**
  * Answers if a handler has not answered within `ms` (invariant 5: never hang): 408 INCOMPLETE_BODY when the client
@@ -23,10 +30,7 @@ export function requestTimeout(ms: number, answer: ErrorRequestHandler): Request
     res.locals.deadline = deadline;
     const timer = setTimeout(() => {
       if (res.headersSent || !deadline.expire()) return;
-      const error = req.complete
-        ? new RequestTimeoutError(ms)
-        : new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`);
-      answer(error, req, res, () => undefined);
+      answer(timeoutError(req, ms), req, res, () => undefined);
     }, ms);
     timer.unref();
     res.on("close", () => clearTimeout(timer));

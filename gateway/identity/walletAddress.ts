@@ -33,13 +33,12 @@ export const proxyInitCodeHash = (implementation: string): string =>
     ]),
   );
 
-// The hot path works on bytes with a native keccak and a reusable CREATE2 preimage: ethers' hex-string
-// helpers cost more than the hashing itself. The golden vectors pin the result.
+// The hot path works on bytes with a native keccak and reusable buffers: ethers' hex-string helpers cost more than
+// the hashing itself. The golden vectors pin the result, and a test holds the checksum to ethers' getAddress.
 
 /** EIP-1014 preimage `0xff ‖ factory ‖ salt ‖ initCodeHash` of each factory; the salt is written per call. */
 const create2Preimages = new Map<string, Buffer>();
 const SALT_OFFSET = 21;
-const HEX_DIGITS = "0123456789abcdef";
 
 function create2Preimage(factory: string): Buffer {
   let preimage = create2Preimages.get(factory);
@@ -54,18 +53,29 @@ function create2Preimage(factory: string): Buffer {
   return preimage;
 }
 
-/** EIP-55 mixed-case spelling of the address in `hash[12..32]`. */
-function checksumAddress(hash: Buffer): string {
-  const lower = hash.toString("hex", 12, 32);
-  const checksum = keccak256Bytes(Buffer.from(lower, "latin1"));
-  let out = "0x";
-  for (let i = 0; i < 40; i++) {
-    const nibble = i % 2 === 0 ? checksum[i >> 1]! >> 4 : checksum[i >> 1]! & 0x0f;
-    const digit = lower[i]!;
-    // Letters a-f whose checksum nibble is 8 or more are upper-cased; digits never are.
-    out += nibble >= 8 && HEX_DIGITS.indexOf(digit) > 9 ? digit.toUpperCase() : digit;
+// "0x" and 40 hex digits, rewritten by each checksum; `HEX_DIGITS` is a view of the digits alone, to hash them.
+const ADDRESS_TEXT = Buffer.from(`0x${"0".repeat(40)}`, "latin1");
+const HEX_DIGITS = ADDRESS_TEXT.subarray(2);
+const LOWER_HEX = Buffer.from("0123456789abcdef", "latin1");
+const UPPER_CASE_OFFSET = 0x20;
+
+/**
+ * EIP-55 mixed-case spelling of the 20-byte address at `bytes[offset..offset + 20]`: the lower-case hex digits,
+ * each letter upper-cased where the matching nibble of keccak256(those digits) is 8 or more.
+ */
+export function checksumAddress(bytes: Uint8Array, offset = 0): string {
+  for (let i = 0; i < 20; i++) {
+    const byte = bytes[offset + i]!;
+    HEX_DIGITS[2 * i] = LOWER_HEX[byte >> 4]!;
+    HEX_DIGITS[2 * i + 1] = LOWER_HEX[byte & 0x0f]!;
   }
-  return out;
+  const hash = keccak256Bytes(HEX_DIGITS);
+  for (let i = 0; i < 40; i++) {
+    const nibble = i % 2 === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 0x0f;
+    // Only letters (a-f, above "9") have a case.
+    if (nibble >= 8 && HEX_DIGITS[i]! > 0x39) HEX_DIGITS[i] = HEX_DIGITS[i]! - UPPER_CASE_OFFSET;
+  }
+  return ADDRESS_TEXT.toString("latin1");
 }
 
 /**
@@ -73,8 +83,14 @@ function checksumAddress(hash: Buffer): string {
  * the factory address, the account type and the canonical user id (no key, no chain id, no RPC).
  */
 export function deriveWalletAddress(factory: string, type: AccountType, userId: UserId): string {
+  return walletAddressOf(factory, type, formatUserId(userId));
+}
+
+/** deriveWalletAddress from the canonical `provider:username` string, for callers that already hold it. */
+export function walletAddressOf(factory: string, type: AccountType, canonicalUserId: string): string {
   const preimage = create2Preimage(factory);
-  const salt = keccak256Bytes(Buffer.from(`idwallet:${type}:${SALT_VERSION}:${formatUserId(userId)}`, "utf8"));
-  salt.copy(preimage, SALT_OFFSET);
-  return checksumAddress(keccak256Bytes(preimage));
+  const salt = keccak256Bytes(Buffer.from(`idwallet:${type}:${SALT_VERSION}:${canonicalUserId}`, "utf8"));
+  preimage.set(salt, SALT_OFFSET);
+  // EIP-1014: the address is the last 20 bytes of keccak256(preimage).
+  return checksumAddress(keccak256Bytes(preimage), 12);
 }

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/apiError";
 import { InvalidUserIdError, type UserId, formatUserId, parseUserId } from "../identity/userId";
-import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
+import { type AccountType, walletAddressOf } from "../identity/walletAddress";
 
 /** One answered user id. */
 export interface ResolvedUser {
@@ -48,30 +48,34 @@ export function resolveUserIds(list: string, type: AccountType, options: Resolve
     }
   }
   const factory = factories[type];
+  const ids = list.split(SEPARATOR);
   const resolved: ResolvedUser[] = [];
   const invalid: { index: number; userId: string; reason: string }[] = [];
   let unknownProviders = 0;
-  list.split(SEPARATOR).forEach((raw, index) => {
-    const userId = raw.trim();
+  for (let index = 0; index < ids.length; index++) {
+    const userId = ids[index]!.trim();
     try {
       const parsed = parseUserId(userId);
       // Design §3: no address for a provider nobody owns, where funds would wait for a future registrant.
       if (!isKnownProvider(parsed.provider)) {
         unknownProviders++;
         invalid.push({ index, userId: shown(userId), reason: `unknown provider ${parsed.provider}` });
-        return;
+        continue;
       }
+      // Once invalid ids are found no answer is sent: skip the hashing of the rest.
+      if (invalid.length > 0) continue;
+      const canonicalUserId = formatUserId(parsed);
       resolved.push({
         userId,
-        canonicalUserId: formatUserId(parsed),
-        accountAddress: deriveWalletAddress(factory, type, parsed),
+        canonicalUserId,
+        accountAddress: walletAddressOf(factory, type, canonicalUserId),
         ensName: options.ensName(parsed) ?? null,
       });
     } catch (error) {
       if (!(error instanceof InvalidUserIdError)) throw error;
       invalid.push({ index, userId: shown(userId), reason: userId === "" ? "empty user id" : error.reason });
     }
-  });
+  }
   if (invalid.length > 0) {
     const onlyUnknown = unknownProviders === invalid.length;
     throw new ApiError(

@@ -1,9 +1,14 @@
 import { expect } from "chai";
-import { AbiCoder, concat, getCreate2Address, keccak256, randomBytes, toUtf8Bytes } from "ethers";
+import { AbiCoder, concat, getAddress, getCreate2Address, keccak256, randomBytes, toUtf8Bytes } from "ethers";
 import golden from "../vectors/addresses.json";
 import { keccak256Bytes } from "../../gateway/identity/keccak";
 import { parseUserId } from "../../gateway/identity/userId";
-import { deriveWalletAddress, factoryImplementation, walletSalt } from "../../gateway/identity/walletAddress";
+import {
+  checksumAddress,
+  deriveWalletAddress,
+  factoryImplementation,
+  walletSalt,
+} from "../../gateway/identity/walletAddress";
 import { ERC1967_PROXY_CREATION_CODE } from "../../gateway/identity/walletProxyCode";
 import { ERC1967Proxy__factory } from "../../typechain-types";
 
@@ -32,6 +37,21 @@ describe("Wallet address derivation (fast path)", () => {
       const data = randomBytes(length);
       expect(`0x${keccak256Bytes(data).toString("hex")}`).to.equal(keccak256(data));
     }
+  });
+
+  it("writes the EIP-55 checksum as ethers' getAddress does, for 20,000 random addresses and the edge cases", () => {
+    const edges = ["00".repeat(20), "ff".repeat(20), "0123456789".repeat(4), "abcdef".repeat(7).slice(0, 40)];
+    const addresses = [
+      ...edges.map((hex) => Buffer.from(hex, "hex")),
+      ...Array.from({ length: 20_000 }, () => randomBytes(20)),
+    ];
+    for (const bytes of addresses) {
+      const hex = `0x${Buffer.from(bytes).toString("hex")}`;
+      expect(checksumAddress(bytes), hex).to.equal(getAddress(hex));
+    }
+    // At an offset, as the CREATE2 hash holds the address in its last 20 bytes.
+    const hash = randomBytes(32);
+    expect(checksumAddress(hash, 12)).to.equal(getAddress(`0x${Buffer.from(hash.subarray(12)).toString("hex")}`));
   });
 
   it("equals the plain ethers derivation for 2,000 random ids of both account types", () => {

@@ -1,6 +1,6 @@
 import pino, { type Logger } from "pino";
 import golden from "../vectors/addresses.json";
-import { createApp } from "../../gateway/app";
+import { type AppDeps, createApp } from "../../gateway/app";
 import { createAuditLog } from "../../gateway/custody/audit";
 import { testCustody } from "./keySigners";
 import { createAppTokens } from "../../gateway/auth/appTokens";
@@ -122,7 +122,7 @@ export function buildTestApp(
   const served = repositories.then((r) => options.serviceRepositories?.(r) ?? r);
   // Counted in the app's database, like the service's: apps built over one file or URL share their limits.
   const limits = createSharedLimits({ counters: deferred(served.then((r) => r.limitCounters)), clock: () => clock });
-  const app = createApp({
+  const deps: AppDeps = {
     config,
     clock: () => clock,
     logger: options.logger ?? pino({ level: "silent" }),
@@ -153,9 +153,12 @@ export function buildTestApp(
       config,
       createAuditLog(deferred(served.then((r) => r.auditLog)), () => clock),
     ),
-  });
+  };
+  const app = createApp(deps);
   return {
     app,
+    /** What the app was built from (the resolver's fast-path tests build the express app alone from it too). */
+    deps,
     config,
     tokens,
     setClock: (date: Date) => {

@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import crypto from "node:crypto";
-import type { Express } from "express";
+import type { NodeHandler } from "../../../gateway/http/ccipHandler";
 import request from "supertest";
 import { SignJWT } from "jose";
 import { TEST_NOW, TEST_TOKEN_SECRET, buildTestApp } from "../../helpers/testApp";
 import { scryptHash } from "../storage/builders";
 
-const resolveWith = (app: Express, token: string) =>
+const resolveWith = (app: NodeHandler, token: string) =>
   request(app).post("/v1/resolver").auth(token, { type: "bearer" }).send({ userIds: "github:alice" });
 
 describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
@@ -186,7 +186,7 @@ describe("POST /v1/auth (OAuth 2.0 client credentials)", () => {
 });
 
 describe("POST /v1/auth limits (per client id and per address)", () => {
-  const form = (app: Express, clientId: string, secret: string, from: string) =>
+  const form = (app: NodeHandler, clientId: string, secret: string, from: string) =>
     request(app)
       .post("/v1/auth")
       .set("X-Forwarded-For", from)

@@ -276,7 +276,7 @@ describe("API: a request past its deadline (REQUEST_TIMEOUT_MS) never takes effe
 
     it("a client whose body arrives after its 408 sends no SMS and stores no code", async () => {
       const { app, sms, lines, signIn, close } = setup();
-      const server = app.listen(0, "127.0.0.1");
+      const server = createServer(app).listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
       const answer = await bodyAfterAnswer(
         (server.address() as AddressInfo).port,

@@ -1,0 +1,59 @@
+import type { WalletMessageSigner } from "./custody/walletMessageSigner";
+import type { KeyAddresses } from "./custody/serviceKeys";
+import type { Logger } from "pino";
+import type { AppTokens } from "./auth/appTokens";
+import type { OtpService } from "./auth/otp/otpService";
+import type { UserTokens } from "./auth/userTokens";
+import type { ChainClient } from "./chains/clients";
+import type { Limits } from "./limits/limits";
+import type { Config } from "./config/schema";
+import type { WorkerLeasesRepository } from "./storage/workerLeasesRepository";
+import type { KnownProviders } from "./services/knownProviders";
+import type { MaintenanceMonitor } from "./services/maintenance";
+import type { AppsRepository } from "./storage/appsRepository";
+import type { DustRepository } from "./storage/dustRepository";
+import type { ProvidersRepository } from "./storage/providersRepository";
+import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
+import type { SafesRepository } from "./storage/safesRepository";
+import type { TransactionsRepository } from "./storage/transactionsRepository";
+import type { WebhooksRepository } from "./storage/webhooksRepository";
+import type { WorkerWaker } from "./workerWaker";
+
+/** Everything the app is built from; only the entry file reads the environment. */
+export interface AppDeps {
+  readonly config: Config;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  readonly tokens: AppTokens;
+  readonly maintenance: MaintenanceMonitor;
+  readonly chains: ReadonlyMap<string, ChainClient>;
+  readonly pingDatabase: () => Promise<void>;
+  readonly apps: Pick<AppsRepository, "verifySecret" | "findById" | "list">;
+  readonly otp: OtpService;
+  readonly userTokens: Pick<UserTokens, "verify">;
+  readonly providers: Pick<ProvidersRepository, "find">;
+  /** Built-in and registered providers, cached: the ids the resolver answers, and those with ENS names. */
+  readonly knownProviders: Pick<KnownProviders, "has" | "hasNames">;
+  readonly transactions: TransactionsRepository;
+  readonly safes: SafesRepository;
+  readonly dust: DustRepository;
+  /** The apps' webhook endpoints (issue 21). */
+  readonly webhooks: WebhooksRepository;
+  /** Per-app request counters, shared by every process on the database (the app rate limit). */
+  readonly rateWindows: RateWindowsRepository;
+  /** The chain workers' leases, for the metrics (which instance runs which chain). */
+  readonly workerLeases?: WorkerLeasesRepository;
+  /** Where the token endpoint's per-address and per-client limits are counted (the database: shared, issue 20). */
+  readonly limits: Limits;
+  /**
+   * The custody keys as the API sees them: their addresses, and the wallet signer for EIP-1271 answers (a key in this
+   * process, or the primary's asked over IPC); whether the ENS gateway signs answers.
+   */
+  readonly custody: {
+    readonly addresses: KeyAddresses;
+    readonly walletSigner: WalletMessageSigner | undefined;
+    readonly ccipGateway: boolean;
+  };
+  /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
+  readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
+}
