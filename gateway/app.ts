@@ -1,7 +1,8 @@
 import express, { type Express } from "express";
 import type { AppDeps } from "./appDeps";
 import type { AppPrincipal } from "./auth/appTokens";
-import type { NodeHandler } from "./http/ccipHandler";
+import { type NodeHandler, byPrefix } from "./http/nodeHandler";
+import { CCIP_PREFIX } from "./ens/ccipHandler";
 import { type ResolverFastPathDeps, createResolverFastPath } from "./http/resolverFastPath";
 import { type ResponseHeaders, createResponseHeaders } from "./http/responseHeaders";
 import type { ResolverOptions } from "./services/resolver";
@@ -19,8 +20,7 @@ import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
 import { dustRouter } from "./routes/dust";
-import { LastTransferCache } from "./dust/chainReads";
-import type { DustDeps } from "./dust/dustService";
+import { dustDepsOf } from "./dust/dustDepsOf";
 import { safesRouter } from "./routes/safes";
 import { transactionsRouter } from "./routes/transactions";
 import { webhooksRouter } from "./routes/webhooks";
@@ -34,13 +34,19 @@ import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
 export type { AppDeps } from "./appDeps";
 
 /**
- * Builds the service's request handler from injected parts: the express app, with POST /v1/resolver served on a
- * node:http fast path in front of it (http/resolverFastPath.ts) that answers as the app's own route does.
+ * Builds the service's request handler from injected parts, served in this order: the ENS CCIP-read gateway
+ * (ens/ccipHandler.ts: outside maintenance, so names keep resolving), POST /v1/resolver on a node:http fast path
+ * (http/resolverFastPath.ts, answering as the app's own route does), then the express app with every router.
  */
 export function createApp(deps: AppDeps): NodeHandler {
   const metrics = appMetrics(deps);
   const headers = createResponseHeaders(deps.config.corsOrigins);
-  return createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), createExpressApp(deps, metrics, headers));
+  const api = createExpressApp(deps, metrics, headers);
+  return byPrefix(
+    CCIP_PREFIX,
+    deps.ccipGateway,
+    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), api),
+  );
 }
 
 /** The resolver fast path's parts, shared with the express app it stands in front of (its metrics and headers). */
@@ -231,23 +237,9 @@ export function createExpressApp(
 const capabilitiesOf = (deps: AppDeps): ChainCapabilitiesTable =>
   chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains, deps.custody.addresses);
 
-/** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
-const LAST_TRANSFER_TTL_MS = 60_000;
-
 /** What the dust routes read from. */
-function dustDeps(deps: AppDeps, capabilities: ChainCapabilitiesTable): DustDeps {
-  const { dust } = deps.config;
-  return {
-    repository: deps.dust,
-    capabilities,
-    defaultChain: dust.chain,
-    lookbackBlocks: dust.lookbackBlocks,
-    priceMaxAgeSeconds: dust.priceMaxAgeSeconds,
-    multicall3: dust.multicall3,
-    lastTransfers: new LastTransferCache(LAST_TRANSFER_TTL_MS),
-    clock: deps.clock,
-  };
-}
+const dustDeps = (deps: AppDeps, capabilities: ChainCapabilitiesTable) =>
+  dustDepsOf(deps.config.dust, deps.dust, capabilities, deps.clock);
 
 /** The dust-order interface alone ({dust_base_url}): /api/*, for serving on DUST_PORT too. */
 export function createDustApp(deps: AppDeps): Express {

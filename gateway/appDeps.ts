@@ -1,3 +1,4 @@
+import type { NodeHandler } from "./http/nodeHandler";
 import type { WalletMessageSigner } from "./custody/walletMessageSigner";
 import type { KeyAddresses } from "./custody/serviceKeys";
 import type { Logger } from "pino";
@@ -56,4 +57,6 @@ export interface AppDeps {
   };
   /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
   readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
+  /** The ENS CCIP-read gateway (ens/ccipGateway.ts), when this deployment signs answers: served before the API. */
+  readonly ccipGateway?: NodeHandler;
 }

@@ -15,8 +15,7 @@ import type { CustodySigner } from "./custody/custodySigner";
 import { type ProcessCustody, openCustody } from "./custody/processCustody";
 import { checkCcipSignerApart, loadCcipSigner } from "./custody/serviceKeys";
 import type { Config } from "./config/schema";
-import { CCIP_PREFIX } from "./http/ccipHandler";
-import { createCcipGateway } from "./http/ccipGateway";
+import { createCcipGateway } from "./ens/ccipGateway";
 import { createLogger } from "./http/logging";
 import { createSharedLimits } from "./limits/sharedLimits";
 import { createKnownProviders } from "./services/knownProviders";
@@ -176,12 +175,9 @@ export async function startServer(
         clock,
       }),
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
+      ccipGateway: createCcipGateway(config, ccipSigner, clock, logger, knownProviders),
     };
-    const app = createApp(deps);
-    const ccip = createCcipGateway(config, ccipSigner, clock, logger, knownProviders);
-    const server: Server = createServer((req, res) =>
-      ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : app(req, res),
-    );
+    const server: Server = createServer(createApp(deps));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => resolve());

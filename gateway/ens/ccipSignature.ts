@@ -1,6 +1,4 @@
-import { AbiCoder, keccak256, type SigningKey, solidityPacked } from "ethers";
-
-const abi = AbiCoder.defaultAbiCoder();
+import { keccak256, solidityPacked } from "ethers";
 
 /** SignatureVerifier.makeSignatureHash offline: keccak256(0x1900 ‖ target ‖ expires ‖ keccak256(request) ‖ keccak256(result)). */
 export function ccipSignatureHash(target: string, expires: bigint | number, request: string, result: string): string {
@@ -11,17 +9,4 @@ export function ccipSignatureHash(target: string, expires: bigint | number, requ
       ["0x1900", target, expires, keccak256(request), keccak256(result)],
     ),
   );
-}
-
-/** The gateway's EIP-3668 answer for the resolver's resolveWithProof: abi.encode(result, expires, sig), sig over the raw digest. */
-export function signCcipResponse(
-  signingKey: SigningKey,
-  target: string,
-  expires: bigint | number,
-  request: string,
-  result: string,
-): string {
-  // Raw digest, no "\x19Ethereum Signed Message" prefix: the contract recovers the hash as is.
-  const sig = signingKey.sign(ccipSignatureHash(target, expires, request, result)).serialized;
-  return abi.encode(["bytes", "uint64", "bytes"], [result, expires, sig]);
 }

@@ -7,7 +7,7 @@ import { ResolverRequest } from "../routes/resolver.schema";
 import type { MaintenanceMonitor } from "../services/maintenance";
 import { type ResolverOptions, resolveUserIds } from "../services/resolver";
 import { type AdmitApp, authenticate } from "./bearer";
-import type { NodeHandler } from "./ccipHandler";
+import type { NodeHandler } from "./nodeHandler";
 import { logCompleted, requestIdOf } from "./logging";
 import type { Metrics } from "./metrics";
 import { sendJson } from "./jsonResponse";

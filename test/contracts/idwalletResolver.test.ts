@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { AbiCoder, Interface, Wallet, ZeroAddress, ZeroHash, id, namehash } from "ethers";
-import { signCcipResponse } from "../../gateway/ens/ccipSignature";
+import { signCcipResponse } from "../helpers/ccipResponses";
 import { type NameOwner, answerRecord } from "../../gateway/ens/records";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";

@@ -12,7 +12,8 @@ import {
   ZeroAddress,
   ZeroHash,
 } from "ethers";
-import { ccipSignatureHash, signCcipResponse } from "../../gateway/ens/ccipSignature";
+import { ccipSignatureHash } from "../../gateway/ens/ccipSignature";
+import { signCcipResponse } from "../helpers/ccipResponses";
 import { IResolverService__factory } from "../../typechain-types";
 import { revertData } from "../helpers/revertData";
 import { StubGatewayProvider } from "../helpers/stubGatewayProvider";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import crypto from "node:crypto";
-import type { NodeHandler } from "../../../gateway/http/ccipHandler";
+import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import request from "supertest";
 import { SignJWT } from "jose";
 import { TEST_NOW, TEST_TOKEN_SECRET, buildTestApp } from "../../helpers/testApp";

@@ -3,7 +3,7 @@ import { type Server, createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { createExpressApp, resolverFastPathDeps } from "../../../gateway/app";
-import type { NodeHandler } from "../../../gateway/http/ccipHandler";
+import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { createMetrics } from "../../../gateway/http/metrics";
 import { bodyLimitBytes, createResolverFastPath } from "../../../gateway/http/resolverFastPath";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";

@@ -6,8 +6,8 @@ import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from
 import golden from "../../vectors/addresses.json";
 import { loadConfig } from "../../../gateway/config/load";
 import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
-import { createCcipGateway } from "../../../gateway/http/ccipGateway";
-import type { NodeHandler } from "../../../gateway/http/ccipHandler";
+import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
+import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";
 import { type KnownProviders, createKnownProviders } from "../../../gateway/services/knownProviders";

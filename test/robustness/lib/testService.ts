@@ -5,8 +5,8 @@ import { Wallet } from "ethers";
 import pino, { type Logger } from "pino";
 import request from "supertest";
 import { type ChainClient, createChainClients } from "../../../gateway/chains/clients";
-import { createCcipGateway } from "../../../gateway/http/ccipGateway";
-import { CCIP_PREFIX } from "../../../gateway/http/ccipHandler";
+import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
+import { CCIP_PREFIX } from "../../../gateway/ens/ccipHandler";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
 import { hs256Provider } from "../../helpers/providerProofs";
 

@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { CustodySigner } from "../custody/custodySigner";
-import { type NodeHandler, createCcipHandler } from "./ccipHandler";
+import { createCcipHandler } from "./ccipHandler";
+import type { NodeHandler } from "../http/nodeHandler";
 import type { KnownProviders } from "../services/knownProviders";
-import { createCcipSigner } from "../ens/ccipSigner";
-import { createCcipService } from "../ens/ccipService";
+import { createCcipSigner } from "./ccipSigner";
+import { createCcipService } from "./ccipService";
 import { createProcessLimits } from "../limits/processLimits";
 
 /**

@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { CcipAnswer } from "../ens/ccipService";
+import type { CcipAnswer } from "./ccipService";
+import type { NodeHandler } from "../http/nodeHandler";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
 import type { TrustProxy } from "../config/trustProxy";
 import { ipBucket } from "../auth/addressBuckets";
 import type { Limits } from "../limits/limits";
-import { clientAddress } from "./clientIp";
+import { clientAddress } from "../http/clientIp";
 
 /** A plain Node request handler. */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Path prefix of the gateway (the resolver's URL template is `<base>/ccip/{sender}/{data}.json`). */
 export const CCIP_PREFIX = "/ccip";

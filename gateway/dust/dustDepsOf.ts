@@ -1,0 +1,27 @@
+import type { Config } from "../config/schema";
+import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
+import type { DustRepository } from "../storage/dustRepository";
+import { LastTransferCache } from "./chainReads";
+import type { DustDeps } from "./dustService";
+
+/** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
+const LAST_TRANSFER_TTL_MS = 60_000;
+
+/** What the dust routes read from: the dust settings, the repository, the chains' capabilities and the clock. */
+export function dustDepsOf(
+  settings: Config["dust"],
+  repository: DustRepository,
+  capabilities: ChainCapabilitiesTable,
+  clock: () => Date,
+): DustDeps {
+  return {
+    repository,
+    capabilities,
+    defaultChain: settings.chain,
+    lookbackBlocks: settings.lookbackBlocks,
+    priceMaxAgeSeconds: settings.priceMaxAgeSeconds,
+    multicall3: settings.multicall3,
+    lastTransfers: new LastTransferCache(LAST_TRANSFER_TTL_MS),
+    clock,
+  };
+}
