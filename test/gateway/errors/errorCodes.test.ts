@@ -1,14 +1,14 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ERROR_CODES } from "../../gateway/errors/errorCodes";
+import { ERROR_CODES } from "../../../gateway/errors/errorCodes";
 
 /**
  * The README's Errors table as code → status (null for "—"). A row lists codes in groups split by " / " and their
  * statuses the same way ("`A`, `B` / `C` | 401 / 403": A and B 401, C 403); one status serves every group.
  */
 function readmeErrorTable(): Map<string, number | null> {
-  const readme = readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+  const readme = readFileSync(path.join(__dirname, "..", "..", "..", "README.md"), "utf8");
   const start = readme.indexOf("\n| Code");
   expect(start, "the README has an Errors table").to.be.greaterThan(0);
   const table = readme.slice(start + 1);
