@@ -23,4 +23,22 @@ export const Problem = z
       .optional()
       .meta({ description: "CALL_NOT_ALLOWED: each refused call and why" }),
   })
-  .meta({ id: "Problem" });
+  .meta({
+    id: "Problem",
+    example: {
+      type: "about:blank",
+      title: "Invalid request",
+      status: 400,
+      code: "INVALID_REQUEST",
+      detail: "The request failed validation",
+      errors: [{ pointer: "/userIds", detail: "Invalid input: expected string, received undefined" }],
+      instance: "/v1/resolver",
+      requestId: "133113b0-7291-4163-8764-d3abc3c0703f",
+    },
+  });
+
+/** An error answer of an operation: a problem, `description` naming its codes and when. */
+export const problemResponse = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: Problem } },
+});

@@ -3,6 +3,7 @@ import type { Registry } from "prom-client";
 import { UnauthorizedError } from "../errors/apiError";
 import { hasAdminToken } from "../http/adminToken";
 import { type HealthReport, publicHealthReport } from "../services/health";
+import type { HealthAnswer } from "./health.schema";
 
 /**
  * GET /health (200 when every dependency answers, 503 otherwise: statuses for anyone, the checks' details with
@@ -23,7 +24,7 @@ export function operationsRouter(deps: {
       res
         .status(report.status === "ok" ? 200 : 503)
         .set("Cache-Control", "no-store")
-        .json(detailed ? report : publicHealthReport(report));
+        .json((detailed ? report : publicHealthReport(report)) satisfies HealthAnswer);
     })
     .get("/metrics", async (req, res) => {
       // Its labels name every app and its budget use: for the operator's scraper, not for anyone who asks.

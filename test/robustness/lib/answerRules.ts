@@ -1,24 +1,13 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
+import { ERROR_CODES } from "../../../gateway/errors/errorCodes";
 import type { RawAnswer, RawRequest } from "./rawHttp";
 
-/** The `code`s of the README's Errors table (every backticked upper-case word of its rows). */
-export function readmeErrorCodes(): Set<string> {
-  const readme = readFileSync(path.join(__dirname, "../../../README.md"), "utf8");
-  const table = readme.slice(readme.indexOf("| Code"));
-  const rows = table.slice(0, table.search(/\n\s*\n/)).split("\n");
-  return new Set(rows.flatMap((row) => [...row.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+/** The service's problem codes, from its error-code module (which the README's Errors table is checked against). */
+export function knownErrorCodes(): Set<string> {
+  return new Set(ERROR_CODES.map((entry) => entry.code));
 }
 
 /** RFC 6749 §5.2 errors of POST /v1/auth (README "Authentication"); the problem's `code` is the same, upper case. */
 export const OAUTH_ERRORS = ["invalid_request", "invalid_client", "unsupported_grant_type"];
-
-/**
- * Codes the service answers that the README's Errors table does not list (they are reported, not refused):
- * body-parser's unsupported charset or Content-Encoding, and a Safe with more than 20 owners ("Safe accounts" says
- * "at most 20 owners" without the code).
- */
-export const CODES_NOT_IN_README = new Set(["UNSUPPORTED_ENCODING", "TOO_MANY_SIGNERS"]);
 
 /**
  * The upstream rule: the chain's RPC here is a closed port, so a route that reads the chain (signing with a `chain`,
@@ -95,7 +84,7 @@ export function judge(rules: RouteRules, known: ReadonlySet<string>, request: Ra
     throw new Error(`5xx for bad input: ${describe()}`);
   }
   const oauthCode = rules.oauth && OAUTH_ERRORS.includes(String(body.error)) ? String(body.error).toUpperCase() : "";
-  if (!known.has(code) && !CODES_NOT_IN_README.has(code) && code !== oauthCode) {
+  if (!known.has(code) && code !== oauthCode) {
     throw new Error(`unknown problem code ${code}: ${describe()}`);
   }
   if (rules.oauth && [400, 401].includes(answer.status) && !OAUTH_ERRORS.includes(String(body.error))) {

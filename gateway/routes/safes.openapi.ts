@@ -1,5 +1,8 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
+import { EXAMPLE } from "../openapi/examples";
+import { problemResponse as problem } from "../openapi/problem.schema";
+import type { ApiTag } from "../openapi/tags";
 import {
   CreateSafeBody,
   CustomSafeTxBody,
@@ -10,16 +13,45 @@ import {
   SafeListResponse,
   SafeTxStatusResponse,
   TransferBody,
-} from "../routes/safes.schema";
-import { IdempotencyKey, TxStatusQuery } from "../routes/transactions.schema";
-import { Problem } from "./problem.schema";
+} from "./safes.schema";
+import { IdempotencyKey, TxStatusQuery } from "./transactions.schema";
 
-const problem = (description: string) => ({
-  description,
-  content: { "application/problem+json": { schema: Problem } },
+const TAG: ApiTag = "Safe accounts";
+
+const deployment = { txUuid: "64507268-7129-449f-bff5-9eceedb0f96a", status: "queued", transactionHash: null };
+const account = {
+  address: EXAMPLE.safe,
+  chain: "localhost",
+  owners: [EXAMPLE.signer, EXAMPLE.operator],
+  threshold: 1,
+  saltNonce: "1",
+  deployment,
+  createdAt: EXAMPLE.time,
+};
+const accepted = (action: string) => ({
+  txUuid: "3f43562c-42b1-43a6-a34d-a1c3b2eeea5b",
+  action,
+  status: "queued",
+  chain: "localhost",
+  safe: EXAMPLE.safe,
+  safeTxHash: null,
+  transactionHash: null,
+  blockNumber: null,
+  error: null,
+  createdAt: EXAMPLE.time,
+  updatedAt: EXAMPLE.time,
 });
+const included = {
+  ...accepted("transfer"),
+  status: "included",
+  safeTxHash: "0x1f6d3b5a7c9e0f2a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a",
+  transactionHash: EXAMPLE.txHash,
+  blockNumber: 1843,
+  updatedAt: EXAMPLE.later,
+};
+const oneEth = "1000000000000000000";
 
-/** The Safe-account interface (spec §4.10) in the OpenAPI document. */
+/** The Safe-account interface (spec §4.10; the safes router) in the OpenAPI document. */
 export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): void {
   const security = [{ [bearer]: [] }];
   const chainParam = z.object({ chain: z.string().meta({ example: "localhost" }) });
@@ -36,11 +68,12 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     413: problem("PAYLOAD_TOO_LARGE"),
     503: problem("MAINTENANCE, SAFE_NOT_CONFIGURED"),
   };
-  const txStatus = { "application/json": { schema: SafeTxStatusResponse } };
+  const txStatus = (example: object) => ({ "application/json": { schema: SafeTxStatusResponse, example } });
 
   registry.registerPath({
     method: "post",
     path: "/v1/{chain}/account",
+    tags: [TAG],
     summary: "Create a 1-of-n Safe (signers + the operator)",
     description:
       "Safe 1.5.0 through SafeProxyFactory.createProxyWithNonce: owners are the signers and the operator's key, " +
@@ -48,13 +81,22 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       "request (`txUuid`) sent by the relayer. The same signers and saltNonce give the same address (409 SAFE_EXISTS " +
       "if it was created already).",
     security,
-    request: { params: chainParam, headers, body: { content: { "application/json": { schema: CreateSafeBody } } } },
+    request: {
+      params: chainParam,
+      headers,
+      body: {
+        content: {
+          "application/json": { schema: CreateSafeBody, example: { signers: [EXAMPLE.signer], saltNonce: "1" } },
+        },
+      },
+    },
     responses: {
       202: {
         description: "The Safe and its deployment request",
         content: {
           "application/json": {
             schema: SafeAccountResponse.extend({ txUuid: z.string(), status: z.string() }),
+            example: { ...account, txUuid: deployment.txUuid, status: deployment.status },
           },
         },
       },
@@ -67,43 +109,94 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   registry.registerPath({
     method: "post",
     path: "/v1/{chain}/accounts",
+    tags: [TAG],
     summary: "List this app's Safes on a chain, oldest first, page by page",
     security,
-    request: { params: chainParam, body: { content: { "application/json": { schema: ListSafesBody } } } },
+    request: {
+      params: chainParam,
+      body: { content: { "application/json": { schema: ListSafesBody, example: { limit: 50 } } } },
+    },
     responses: {
-      200: { description: "A page of Safes", content: { "application/json": { schema: SafeListResponse } } },
+      200: {
+        description: "A page of Safes",
+        content: {
+          "application/json": { schema: SafeListResponse, example: { accounts: [account], nextCursor: null } },
+        },
+      },
       400: problem("INVALID_REQUEST, INVALID_CURSOR, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE"),
       401: problems[401],
       503: problems[503],
     },
   });
   const actions = [
-    { path: "custom", schema: CustomSafeTxBody, summary: "Send any call (or delegatecall) from the Safe" },
-    { path: "payout/transfer", schema: TransferBody, summary: "Transfer native coin or one ERC-20" },
+    {
+      path: "custom",
+      schema: CustomSafeTxBody,
+      summary: "Send any call (or delegatecall) from the Safe",
+      // approve(spender, 1000): any call data the Safe should send.
+      example: {
+        to: EXAMPLE.token,
+        value: "0",
+        data:
+          "0x095ea7b3000000000000000000000000000000000000000000000000000000000000dead" +
+          "00000000000000000000000000000000000000000000000000000000000003e8",
+        operation: 0,
+      },
+      action: "custom",
+    },
+    {
+      path: "payout/transfer",
+      schema: TransferBody,
+      summary: "Transfer native coin or one ERC-20",
+      example: { to: EXAMPLE.target, amount: oneEth },
+      action: "transfer",
+    },
     {
       path: "payout/disperse",
       schema: DisperseBody,
       summary: "Pay many recipients native coin and ERC-20s in one Safe transaction (MultiSendCallOnly)",
+      example: {
+        transfers: [
+          { to: EXAMPLE.target, amount: oneEth },
+          { token: EXAMPLE.token, to: EXAMPLE.signer, amount: "40000000000000000000" },
+        ],
+      },
+      action: "disperse",
     },
     {
       path: "payout/disperseNFT",
       schema: DisperseNftBody,
       summary: "Transfer many ERC-721 and ERC-1155 tokens in one Safe transaction (MultiSendCallOnly)",
+      example: {
+        transfers: [
+          { standard: "erc721", token: EXAMPLE.token, to: EXAMPLE.target, tokenId: "7" },
+          { standard: "erc1155", token: EXAMPLE.token, to: EXAMPLE.signer, tokenId: "3", amount: "10" },
+        ],
+      },
+      action: "disperseNFT",
     },
   ];
   for (const action of actions) {
     registry.registerPath({
       method: "post",
       path: `/v1/{chain}/account/{address}/${action.path}`,
+      tags: [TAG],
       summary: action.summary,
       description:
         "Only the app that created the Safe may. The request is committed before the answer; the relayer sends " +
         "it as one execTransaction signed by the operator's key, after checking it against the chain (a call that " +
         "would revert ends `failed` with its reason, nothing sent). Follow it at .../tx/{txUuid}.",
       security,
-      request: { params: safeParams, headers, body: { content: { "application/json": { schema: action.schema } } } },
+      request: {
+        params: safeParams,
+        headers,
+        body: { content: { "application/json": { schema: action.schema, example: action.example } } },
+      },
       responses: {
-        202: { description: "Accepted and stored (Location: the status URL)", content: txStatus },
+        202: {
+          description: "Accepted and stored (Location: the status URL)",
+          content: txStatus(accepted(action.action)),
+        },
         ...problems,
         403: problem("SAFE_NOT_OWNED, POLICY_DENIED (rule chains; for custom also targets, maxValue)"),
         404: problem("NOT_FOUND: no Safe at this address was created through this service"),
@@ -114,11 +207,12 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   registry.registerPath({
     method: "get",
     path: "/v1/{chain}/account/{address}/tx/{txUuid}",
+    tags: [TAG],
     summary: "Where a Safe request stands",
     security,
     request: { params: safeParams.extend({ txUuid: z.string() }), query: TxStatusQuery },
     responses: {
-      200: { description: "The request's state", content: txStatus },
+      200: { description: "The request's state", content: txStatus(included) },
       401: problems[401],
       403: problem("SAFE_NOT_OWNED"),
       404: problem("NOT_FOUND"),

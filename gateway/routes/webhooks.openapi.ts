@@ -1,18 +1,20 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import {
-  CreatedWebhookResponse,
-  CreateWebhookBody,
-  WebhookIdParams,
-  WebhookListResponse,
-} from "../routes/webhooks.schema";
-import { Problem } from "./problem.schema";
+import { EXAMPLE } from "../openapi/examples";
+import { problemResponse as problem } from "../openapi/problem.schema";
+import type { ApiTag } from "../openapi/tags";
+import { CreatedWebhookResponse, CreateWebhookBody, WebhookIdParams, WebhookListResponse } from "./webhooks.schema";
 
-const problem = (description: string) => ({
-  description,
-  content: { "application/problem+json": { schema: Problem } },
-});
+const TAG: ApiTag = "Webhooks";
 
-/** An app's own webhook endpoints (issue 21) in the OpenAPI document. */
+const endpoint = {
+  id: "ep_bb4c79ec9fa73144d9528f5c0f0e3cfd",
+  url: "https://example.com/idwallet-events",
+  events: ["transaction.included", "transaction.failed"],
+  status: "enabled",
+  createdAt: EXAMPLE.time,
+};
+
+/** An app's own webhook endpoints (issue 21; the webhooks router) in the OpenAPI document. */
 export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string): void {
   const security = [{ [bearer]: [] }];
   const unauthorized = problem(
@@ -23,17 +25,29 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "post",
     path: "/v1/webhooks",
+    tags: [TAG],
     summary: "Register a webhook endpoint for this app",
     description:
       "Events about this app's requests are POSTed to `url`, signed per Standard Webhooks with the secret in the " +
       "answer (shown only here). The URL must be https to a public address: loopback, private, link-local and " +
       "reserved addresses are refused unless the operator allows them (WEBHOOK_ALLOW_LOOPBACK, WEBHOOK_ALLOW_PRIVATE).",
     security,
-    request: { body: { content: { "application/json": { schema: CreateWebhookBody } } } },
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: CreateWebhookBody, example: { url: endpoint.url, events: endpoint.events } },
+        },
+      },
+    },
     responses: {
       201: {
         description: "Registered (Location: /v1/webhooks/{id})",
-        content: { "application/json": { schema: CreatedWebhookResponse } },
+        content: {
+          "application/json": {
+            schema: CreatedWebhookResponse,
+            example: { ...endpoint, secret: "whsec_iMPT38WJ+EDtklSgB8bX/VTgvmbYsHRv4dbM4WygK3g=" },
+          },
+        },
       },
       400: problem("INVALID_REQUEST (unknown fields or event types), WEBHOOK_URL_NOT_ALLOWED (`errors` says why)"),
       401: unauthorized,
@@ -45,12 +59,18 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "get",
     path: "/v1/webhooks",
+    tags: [TAG],
     summary: "This app's webhook endpoints",
     security,
     responses: {
       200: {
         description: "Oldest first; no secrets",
-        content: { "application/json": { schema: WebhookListResponse } },
+        content: {
+          "application/json": {
+            schema: WebhookListResponse,
+            example: { endpoints: [{ ...endpoint, disabledReason: null, updatedAt: EXAMPLE.time }] },
+          },
+        },
       },
       401: unauthorized,
       503: maintenance,
@@ -59,6 +79,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "delete",
     path: "/v1/webhooks/{id}",
+    tags: [TAG],
     summary: "Remove one of this app's webhook endpoints",
     description: "Deliveries still owed to it are dropped; one already being attempted may still arrive.",
     security,
