@@ -2,6 +2,7 @@ import { expect } from "chai";
 import request from "supertest";
 import { ZodType } from "zod";
 import { buildOpenApiRegistry } from "../../../gateway/openapi/document";
+import { createExpressApp } from "../../../gateway/app";
 import { mountedRoutes } from "../../helpers/mountedRoutes";
 import { buildTestApp } from "../../helpers/testApp";
 
@@ -108,7 +109,8 @@ describe("API reference: GET /openapi.json and /docs", () => {
   });
 
   it("documents every route the app mounts and mounts every route it documents (the CCIP gateway apart)", () => {
-    const mounted = mountedRoutes(built.app);
+    // The express app's routers: POST /v1/resolver's fast path in front of it answers only what they do.
+    const mounted = mountedRoutes(createExpressApp(built.deps));
     const documented = operations(doc).map(([name]) => name);
     expect(mounted.length, "routes found in the app").to.be.greaterThan(20);
     const undocumented = mounted.filter((route) => !documented.includes(route) && !UNDOCUMENTED.includes(route));
