@@ -4,13 +4,13 @@ import type { RawAnswer, RawRequest } from "./rawHttp";
 
 /** The `code`s of the README's Errors table (every backticked upper-case word of its rows). */
 export function readmeErrorCodes(): Set<string> {
-  const readme = readFileSync(path.join(__dirname, "../../../README.md"), "utf8");
+  const readme = readFileSync(path.join(__dirname, "../../../docs/api.md"), "utf8");
   const table = readme.slice(readme.indexOf("| Code"));
   const rows = table.slice(0, table.search(/\n\s*\n/)).split("\n");
   return new Set(rows.flatMap((row) => [...row.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 }
 
-/** RFC 6749 §5.2 errors of POST /v1/auth (README "Authentication"); the problem's `code` is the same, upper case. */
+/** RFC 6749 §5.2 errors of POST /v1/auth (docs/auth.md); the problem's `code` is the same, upper case. */
 export const OAUTH_ERRORS = ["invalid_request", "invalid_client", "unsupported_grant_type"];
 
 /**
