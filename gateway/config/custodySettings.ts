@@ -15,7 +15,7 @@ export const KeyReferenceSetting = z
     "pkcs11:<RFC 7512 URI>, keystore:<path>?password-file=<path>, or env",
   );
 
-/** The custody keys' references and how raw keys are treated (README "Keys and custody"). */
+/** The custody keys' references and how raw keys are treated (docs/keys-and-custody.md). */
 export const CustodySettings = z
   .object({
     /** WALLET_SIGNER: the owner account's signer, which signs every wallet's operations and EIP-1271 answers. */
@@ -26,7 +26,7 @@ export const CustodySettings = z
     relayer: KeyReferenceSetting.optional(),
     /** SAFE_OPERATOR_SIGNER: the operator's owner key on every Safe the service creates. */
     safeOperator: KeyReferenceSetting.optional(),
-    /** SAFE_OPERATOR_PREVIOUS_SIGNER: while rotating the operator, the key being replaced (README "Keys and custody"). */
+    /** SAFE_OPERATOR_PREVIOUS_SIGNER: while rotating the operator, the key being replaced (docs/keys-and-custody.md). */
     previousSafeOperator: KeyReferenceSetting.optional(),
     /** CCIP_SIGNER: signs the ENS gateway's answers (the only key HTTP worker processes hold). */
     ccipSigner: KeyReferenceSetting.optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { int } from "./settingTypes";
 
-/** Phone login's codes, their limits and the user tokens they earn (README "Users: phone login"). */
+/** Phone login's codes, their limits and the user tokens they earn (docs/auth.md, "Users: phone login"). */
 export const OtpSettings = z
   .object({
     ttlSeconds: int(30, 3600).default(300),

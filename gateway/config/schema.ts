@@ -205,7 +205,7 @@ export const ConfigSchema = z
         maxCallBytes: t.maxCallBytes ?? Math.min(DEFAULT_MAX_CALL_BYTES, t.maxCallDataBytes),
       }))
       .prefault({}),
-    /** What an app may spend and how fast, unless the operator set otherwise for it (README "Budgets and policies"). */
+    /** What an app may spend and how fast, unless the operator set otherwise for it (docs/policies.md). */
     policy: z
       .object({
         /** Gas an app's requests may cost per chain per period. */

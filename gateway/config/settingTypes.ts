@@ -55,7 +55,7 @@ export const SecretsKeyText = z
 
 /**
  * SECRETS_KEY seals secrets stored at rest (HS256 provider secrets, AES-256-GCM); SECRETS_KEY_PREVIOUS still opens
- * what the key before it sealed, while the service seals it again at start-up (README "Provider secrets at rest").
+ * what the key before it sealed, while the service seals it again at start-up (docs/auth.md, "Provider secrets at rest").
  */
 export const SecretsSettings = z
   .object({ key: SecretsKeyText.optional(), previousKey: SecretsKeyText.optional() })

@@ -8,7 +8,7 @@ import { flag, int } from "./settingTypes";
  */
 export const DEFAULT_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
 
-/** How webhooks are delivered (README "Webhooks"); WEBHOOK_* settings. */
+/** How webhooks are delivered (docs/webhooks.md); WEBHOOK_* settings. */
 export const WebhookSettings = z
   .object({
     /** Deliver in this process (in cluster mode: in the primary); every instance may, claims keep them apart. */

@@ -26,7 +26,7 @@ export class IdempotencyKeyReusedError extends ApiError {
 
 /** What committing a request needs besides the request. */
 export interface AcceptanceDeps {
-  /** The app's budget, rate and allowlists (README "Budgets and policies"); its limits hold in the storing write. */
+  /** The app's budget, rate and allowlists (docs/policies.md); its limits hold in the storing write. */
   readonly policy: SpendPolicy;
   /** Told after a request is committed, so a worker in this process starts at once. */
   readonly onAccepted: (chain: string) => void;

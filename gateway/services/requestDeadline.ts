@@ -1,7 +1,7 @@
 import { RequestTimeoutError } from "../errors/apiError";
 
 /**
- * A request's deadline (README "Robustness"). Every commit point of a request (the write that makes its effect
+ * A request's deadline (docs/robustness.md). Every commit point of a request (the write that makes its effect
  * real, an outside side effect such as an SMS) runs through `commit`. One begun in time marks the request committed:
  * the deadline then no longer answers for it, and the handler answers normally, late or not. Once the deadline has
  * answered 503, every commit throws before its work begins, so a timed-out request never takes effect.

@@ -4,7 +4,7 @@ import type { SafeContracts } from "../safe/safeConfig";
 import { type NftTransfer, type TokenTransfer, disperseCall, disperseNftCall, transferCall } from "../safe/payouts";
 import type { SafeCall, SafeOperation } from "../safe/safeTransaction";
 
-/** What a Safe transaction request asks for, as the routes parsed it (README "Safe accounts"). */
+/** What a Safe transaction request asks for, as the routes parsed it (docs/safe.md). */
 export type SafeActionRequest =
   | {
       readonly action: "custom";

@@ -2,7 +2,7 @@ import type { AccountType } from "../identity/walletAddress";
 import type { PackedUserOperation } from "../userop/packedUserOperation";
 
 /**
- * Lifecycle of a transaction request (README "Transaction states"):
+ * Lifecycle of a transaction request (docs/transactions.md, "Transaction states"):
  * `queued` accepted and durable, waiting for the worker; `submitted` its signed UserOperation is on its way
  * to the chain (in a bundle transaction sent by the relayer, or handed to an external bundler);
  * `included` on chain, its calls succeeded or reverted (`success`); `failed` will never be included.
@@ -39,7 +39,7 @@ interface AcceptedRequest {
   readonly delegatecall: boolean;
   readonly idempotencyKey: string | undefined;
   readonly requestHash: string;
-  /** Gas reserved at acceptance, the most the request can cost the operator (README "Budgets and policies"). */
+  /** Gas reserved at acceptance, the most the request can cost the operator (docs/policies.md). */
   readonly reservedGas?: bigint;
 }
 

@@ -66,7 +66,7 @@ ${DB_USAGE}
 
 Database: --db <path or postgres:// URL>, else $DATABASE_URL (PostgreSQL) or $DATABASE_PATH (SQLite; not both),
 else ${DEFAULT_DATABASE_PATH}.
-HS256 provider secrets and webhook signing secrets are sealed with $SECRETS_KEY, the service's (README "Provider
+HS256 provider secrets and webhook signing secrets are sealed with $SECRETS_KEY, the service's (docs/auth.md, "Provider
 secrets at rest").`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */

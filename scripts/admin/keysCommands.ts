@@ -54,7 +54,7 @@ export async function runKeysCommand(
 }
 
 /**
- * Rotates the owner account's signer set on one chain (README "Keys and custody"): adds a new wallet signer, or
+ * Rotates the owner account's signer set on one chain (docs/keys-and-custody.md): adds a new wallet signer, or
  * retires an old one once nothing in flight needs it. Wallet addresses never move: they depend on the factory and
  * the user id, not on any signer. Sends with ADMIN_PRIVATE_KEY when it is the owner account's admin; otherwise prints
  * the transaction for the admin (a cold key, a multisig) to send.

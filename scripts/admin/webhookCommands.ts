@@ -78,7 +78,7 @@ async function endpointOf(webhooks: WebhooksRepository, id: string): Promise<Web
 }
 
 /**
- * Runs one webhook command against the database (README "Webhooks"). Resolves false when `test` made its attempt and
+ * Runs one webhook command against the database (docs/webhooks.md). Resolves false when `test` made its attempt and
  * it was not delivered (the CLI exits 1), true otherwise.
  */
 export async function runWebhookCommand(

@@ -42,7 +42,7 @@ function answeredAddress(result: string, i: number): string {
   return address === ZeroAddress || address === "0x" || address === "0x,0x" ? "nobody" : address;
 }
 
-/** Names the resolver answers on chain (README "ENS names"): labels below the domain in [a-z0-9-], a built-in provider. */
+/** Names the resolver answers on chain (docs/ens.md): labels below the domain in [a-z0-9-], a built-in provider. */
 function derivedOnChain(name: string): boolean {
   const suffix = `.${DOMAIN}`;
   if (!name.endsWith(suffix)) return false;

@@ -202,12 +202,12 @@ describe("Dust-order interface (e2e: /api on the local stack, balances and feeds
   });
 });
 
-describe("Dust-order interface: the README's example (e2e: run as written against the local stack)", () => {
+describe("Dust-order interface: the documented example (docs/dust.md) (e2e: run as written against the local stack)", () => {
   it("mints demo tokens to a wallet and shows them as sweepable dust", async function () {
     this.timeout(60_000);
-    const readme = readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+    const readme = readFileSync(path.join(__dirname, "..", "..", "docs", "dust.md"), "utf8");
     const block = /<!-- dust-example -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, "the README's dust-example block").to.be.a("string");
+    expect(block, "docs/dust.md's dust-example block").to.be.a("string");
     const stack = await startTestStack();
     try {
       expect(block).to.include(stack.demoTokens.erc20);

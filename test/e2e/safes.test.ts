@@ -332,12 +332,12 @@ describe("Safe accounts (e2e: /v1/{chain}/account… through the relayer on the 
   });
 });
 
-describe("Safe accounts: the README's example (e2e: run as written against the local stack)", () => {
+describe("Safe accounts: the documented example (docs/safe.md) (e2e: run as written against the local stack)", () => {
   it("creates a Safe, funds it and pays two recipients in one Safe transaction", async function () {
     this.timeout(60_000);
-    const readme = readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+    const readme = readFileSync(path.join(__dirname, "..", "..", "docs", "safe.md"), "utf8");
     const block = /<!-- safe-example -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, "the README's safe-example block").to.be.a("string");
+    expect(block, "docs/safe.md's safe-example block").to.be.a("string");
     const stack = await startTestStack();
     try {
       // Asynchronously: the stack serves from this process, so blocking it would leave curl without answers.

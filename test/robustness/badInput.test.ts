@@ -385,7 +385,7 @@ describe("robustness: bad input against every endpoint gets a 4xx problem, never
     });
 
     // DEFECT: POST /v1/auth answers a form that fails validation (a client_id over 200 characters, a repeated field)
-    // or an unsupported charset with a problem that has no RFC 6749 `error` (README "Authentication").
+    // or an unsupported charset with a problem that has no RFC 6749 `error` (docs/auth.md).
     it("POST /v1/auth answers every 400 with RFC 6749 error invalid_request", async () => {
       for (const [type, body] of [
         ["application/x-www-form-urlencoded", `client_id=${"a".repeat(201)}&client_secret=x`],

@@ -24,7 +24,7 @@ export type StoredSecret =
   | { readonly state: "plain"; readonly secret: string }
   | { readonly state: "sealed"; readonly sealed: string };
 
-const SETTING_HINT = 'set SECRETS_KEY (README "Provider secrets at rest")';
+const SETTING_HINT = 'set SECRETS_KEY (docs/auth.md, "Provider secrets at rest")';
 
 /** What a secret is sealed for: the provider and the app owning it, so a sealed value moved to another row does not open. */
 const sealContext = (provider: string, appId: string): string => `app_providers:${provider}:${appId}`;

@@ -175,7 +175,7 @@ export class SqliteProvidersRepository implements ProvidersRepository {
       if (withSecrets.length > 0 && !keyring) {
         const names = withSecrets.map((row) => row.provider).join(", ");
         throw new SecretsKeyError(
-          `HS256 secrets are stored for provider ${names}, and are kept only sealed: set SECRETS_KEY (README "Provider secrets at rest")`,
+          `HS256 secrets are stored for provider ${names}, and are kept only sealed: set SECRETS_KEY (docs/auth.md, "Provider secrets at rest")`,
         );
       }
       const counts = { sealed: 0, resealed: 0 };

@@ -73,7 +73,7 @@ function ethersResolve(callData: string): [string, string] | "refused" {
   }
 }
 
-// The text records README "Records served" documents, written out again as the reference.
+// The text records docs/ens.md, "Records served" documents, written out again as the reference.
 const TEXT_BY_PROVIDER = new Map([
   ["email", ["email"]],
   ["com.github", ["github"]],

@@ -4,13 +4,13 @@ import path from "node:path";
 import { ERROR_CODES } from "../../../gateway/errors/errorCodes";
 
 /**
- * The README's Errors table as code → status (null for "—"). A row lists codes in groups split by " / " and their
+ * The Errors table of docs/api.md as code → status (null for "—"). A row lists codes in groups split by " / " and their
  * statuses the same way ("`A`, `B` / `C` | 401 / 403": A and B 401, C 403); one status serves every group.
  */
 function readmeErrorTable(): Map<string, number | null> {
-  const readme = readFileSync(path.join(__dirname, "..", "..", "..", "README.md"), "utf8");
+  const readme = readFileSync(path.join(__dirname, "..", "..", "..", "docs", "api.md"), "utf8");
   const start = readme.indexOf("\n| Code");
-  expect(start, "the README has an Errors table").to.be.greaterThan(0);
+  expect(start, "docs/api.md has an Errors table").to.be.greaterThan(0);
   const table = readme.slice(start + 1);
   const rows = table
     .slice(0, table.search(/\n\s*\n/))
@@ -39,7 +39,7 @@ function readmeErrorTable(): Map<string, number | null> {
   return statuses;
 }
 
-describe("error codes: one module, the README's table its human copy", () => {
+describe("error codes: one module, the Errors table of docs/api.md its human copy", () => {
   it("lists each code once, each with its status and when it is answered", () => {
     const codes = ERROR_CODES.map((entry) => entry.code);
     expect(new Set(codes).size).to.equal(codes.length);
@@ -50,9 +50,9 @@ describe("error codes: one module, the README's table its human copy", () => {
     }
   });
 
-  it("the README's Errors table lists exactly the module's codes, with the same statuses", () => {
+  it("the Errors table of docs/api.md lists exactly the module's codes, with the same statuses", () => {
     const readme = readmeErrorTable();
-    expect(readme.size, "codes read from the README").to.be.greaterThan(40);
+    expect(readme.size, "codes read from docs/api.md").to.be.greaterThan(40);
     const module = new Map(ERROR_CODES.map((entry) => [entry.code as string, entry.status as number | null]));
     const sorted = (map: Map<string, number | null>) => [...map].sort(([a], [b]) => a.localeCompare(b));
     expect(sorted(readme)).to.deep.equal(sorted(module));

@@ -1,12 +1,12 @@
 import { ERROR_CODES } from "../../../gateway/errors/errorCodes";
 import type { RawAnswer, RawRequest } from "./rawHttp";
 
-/** The service's problem codes, from its error-code module (which the README's Errors table is checked against). */
+/** The service's problem codes, from its error-code module (which the Errors table of docs/api.md is checked against). */
 export function knownErrorCodes(): Set<string> {
   return new Set(ERROR_CODES.map((entry) => entry.code));
 }
 
-/** RFC 6749 §5.2 errors of POST /v1/auth (README "Authentication"); the problem's `code` is the same, upper case. */
+/** RFC 6749 §5.2 errors of POST /v1/auth (docs/auth.md); the problem's `code` is the same, upper case. */
 export const OAUTH_ERRORS = ["invalid_request", "invalid_client", "unsupported_grant_type"];
 
 /**

@@ -221,7 +221,7 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
   },
 ];
 
-/** What a bearer credential that does not authenticate gets, on every protected route (README "Authentication"). */
+/** What a bearer credential that does not authenticate gets, on every protected route (docs/auth.md). */
 export const UNAUTHENTICATED: ReadonlyArray<readonly [Caller, string]> = [
   ["no token", "MISSING_TOKEN"],
   ["malformed token", "MALFORMED_TOKEN"],
@@ -232,7 +232,7 @@ export const UNAUTHENTICATED: ReadonlyArray<readonly [Caller, string]> = [
   ["a disabled app's token", "APP_DISABLED"],
 ];
 
-/** What the user-acting routes answer a valid app token with a proof that does not hold (README "The auth proof"). */
+/** What the user-acting routes answer a valid app token with a proof that does not hold (docs/auth.md, "The auth proof"). */
 export const BAD_PROOFS: ReadonlyArray<readonly [Caller, number, string]> = [
   ["another user's proof", 403, "PROOF_MISMATCH"],
   ["another number's phone token", 403, "PROOF_MISMATCH"],
