@@ -4,14 +4,6 @@ import path from "node:path";
 import { JsonRpcProvider } from "ethers";
 import type { ChainNode } from "./chainNode";
 
-/** How anvil mines and sizes its blocks. */
-export interface AnvilOptions {
-  /** Seconds between blocks (interval mining, `--block-time`); unset: one block per transaction (automine). */
-  readonly blockTime?: number;
-  /** Block gas limit (`--gas-limit`); unset: anvil's 30M, which fits any bundle the service builds (≤ 15M gas). */
-  readonly gasLimit?: bigint;
-}
-
 const START_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
 /** Tries of a free port: another process may take the one found before anvil binds it. */
@@ -33,22 +25,22 @@ export function anvilBinary(): string {
 /**
  * Starts anvil in its own process on `host:port` (0 = a free port). Anvil carries the deterministic deployment
  * proxy and Hardhat's dev accounts (same mnemonic, chain id 31337) by default, and answers the `hardhat_*` and
- * `evm_*` methods the stack uses as aliases of its `anvil_*` ones. The process dies with this one.
+ * `evm_*` methods the stack uses as aliases of its `anvil_*` ones. It automines, with anvil's 30M block gas limit
+ * (any bundle the service builds fits: it caps them at 15M) and EIP-170's code size limit (every contract fits).
+ * The process dies with this one.
  */
-export async function startAnvilNode(host: string, port: number, options: AnvilOptions = {}): Promise<ChainNode> {
+export async function startAnvilNode(host: string, port: number): Promise<ChainNode> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(host, port === 0 ? await freePort(host) : port, options);
+      return await launch(host, port === 0 ? await freePort(host) : port);
     } catch (error) {
       if (port !== 0 || attempt >= PORT_ATTEMPTS) throw error;
     }
   }
 }
 
-async function launch(host: string, port: number, options: AnvilOptions): Promise<ChainNode> {
+async function launch(host: string, port: number): Promise<ChainNode> {
   const args = ["--host", host, "--port", String(port), "--silent"];
-  if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
-  if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-2000)));

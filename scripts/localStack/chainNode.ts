@@ -1,5 +1,5 @@
 import type { JsonRpcApiProvider } from "ethers";
-import { type AnvilOptions, startAnvilNode } from "./anvilNode";
+import { startAnvilNode } from "./anvilNode";
 import { startHardhatNode } from "./hardhatNode";
 
 /** The local chains the stack and the benches can run on. */
@@ -16,15 +16,14 @@ export interface ChainNode {
   close(): Promise<void>;
 }
 
-/** How to start a chain: which node, and that node's own options. */
+/** How to start a chain: which node. */
 export interface ChainNodeOptions {
   readonly kind?: ChainNodeKind;
-  readonly anvil?: AnvilOptions;
 }
 
 /** Starts a new chain on `host:port` (0 = any free port): Hardhat's in-process node unless `kind` says anvil. */
 export function startChainNode(host: string, port: number, options: ChainNodeOptions = {}): Promise<ChainNode> {
-  return options.kind === "anvil" ? startAnvilNode(host, port, options.anvil) : startHardhatNode(host, port);
+  return options.kind === "anvil" ? startAnvilNode(host, port) : startHardhatNode(host, port);
 }
 
 /** CHAIN_NODE's value as a kind: unset or empty is Hardhat. */
