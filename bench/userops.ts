@@ -171,6 +171,7 @@ async function main(): Promise<void> {
             env: { WORKERS: String(WORKERS), ...(BLOCK_MAX_OPS ? { TX_MAX_OPS_PER_BUNDLE: BLOCK_MAX_OPS } : {}) },
             service: options,
             maxOpsPerBundle: BLOCK_MAX_OPS ? Number(BLOCK_MAX_OPS) : DEFAULT_MAX_OPS,
+            traceRpc: process.env.USEROPS_RPC_TRACE === "1",
           });
     const settings: ReportSettings = {
       workers: WORKERS,

@@ -4,6 +4,7 @@
  */
 import { KeepAliveClient } from "./keepAliveClient";
 import { type Phase, measure } from "./userOpsPhase";
+import { type RpcTrace, startRpcTrace } from "./userOpsRpcTrace";
 import { percentile, type UserOpsRun } from "./userOpsLoad";
 import { type ServiceOptions, type UserOpsService, startUserOpsChain, startUserOpsService } from "./userOpsStack";
 import { Requests, makeUsers } from "./userOpsUsers";
@@ -25,6 +26,8 @@ export interface BlockSweepSettings {
   readonly service: ServiceOptions;
   /** The service's bundle size (its default unless `env` sets it), for the report. */
   readonly maxOpsPerBundle: number;
+  /** Also time the service's chain calls by method, per rate. */
+  readonly traceRpc?: boolean;
 }
 
 /** Inclusion in blocks after acceptance: receipt's block − the block the chain was at when the 202 arrived. */
@@ -67,9 +70,14 @@ export async function blockSweep(settings: BlockSweepSettings): Promise<BlockRat
   const users = await makeUsers(settings.users);
   const chain = await startUserOpsChain({ kind: "anvil" });
   let service: UserOpsService | undefined;
+  let trace: RpcTrace | undefined;
   const head = new KeepAliveClient(chain.node.rpcUrl, settings.concurrency);
   try {
-    service = await startUserOpsService(chain, settings.env, settings.service);
+    if (settings.traceRpc) trace = await startRpcTrace(chain.node.rpcUrl);
+    service = await startUserOpsService(chain, settings.env, {
+      ...settings.service,
+      ...(trace ? { rpcUrl: trace.url } : {}),
+    });
     const requests = new Requests(chain.target);
     const warmLoad = {
       ratePerSecond: 1_000,
@@ -104,6 +112,7 @@ export async function blockSweep(settings: BlockSweepSettings): Promise<BlockRat
             headAtAccept,
             stopWhen: (backlog) => backlog > backlogLimit,
           },
+          ...(trace ? { trace } : {}),
         },
         chain,
         service,
@@ -116,6 +125,7 @@ export async function blockSweep(settings: BlockSweepSettings): Promise<BlockRat
   } finally {
     head.close();
     await service?.stop();
+    await trace?.close();
     await chain.close();
   }
 }

@@ -87,6 +87,7 @@ export function userOpsReport(settings: ReportSettings, phases: readonly Phase[]
           "",
           `Largest offered rate sustained with p99 ≤ ${MAX_BLOCKS_P99} blocks: ` +
             `${sustained.length > 0 ? `${int(Math.max(...sustained))} requests/s` : "none of those tried"}.`,
+          ...rates.flatMap((r) => rpcTable(r.phase)),
         ];
   return [
     "## UserOperations per second, submission to inclusion",
