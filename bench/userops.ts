@@ -2,14 +2,20 @@
  * Sustained UserOperations per second from API submission to inclusion on a local chain: POST /v1/kernel/tx at a
  * fixed offered rate, each request one cheap call (TestTarget.record, value 0) from one of many wallets, until every
  * request is `included` with success; once with bundling (the default TX_MAX_OPS_PER_BUNDLE) and once with one
- * operation per bundle. A fresh in-process Hardhat chain (automine) is the chain; the service runs in a child
- * process, so neither the chain nor the load generator shares its event loop.
+ * operation per bundle; on a fresh in-process Hardhat chain and on a fresh anvil (its own process), both automining.
+ * Then, on anvil mining a block every 2 s, inclusion in blocks after acceptance at a series of offered rates. The
+ * service runs in a child process, so neither the chain nor the load generator shares its event loop; the CPU each
+ * process spent is read from /proc.
  *
  *   npx hardhat run bench/userops.ts
  *
  * `hardhat run` passes no script arguments, so the settings are environment variables (defaults shown):
- *   USEROPS_BUNDLED=1000 USEROPS_UNBUNDLED=200   requests measured per scenario
- *   USEROPS_RATE=500 USEROPS_CONCURRENCY=32      offered requests/s, most POSTs in flight
+ *   USEROPS_CHAINS=hardhat,anvil                 the automining chains, in turn
+ *   USEROPS_BUNDLED=1000|2000 USEROPS_UNBUNDLED=200   requests measured per scenario (bundled: Hardhat|anvil)
+ *   USEROPS_RATE=500|1000 USEROPS_CONCURRENCY=32 offered requests/s (Hardhat|anvil), most POSTs in flight
+ *   USEROPS_BLOCK_RATES=5,10,20,50,100,200,300  offered rates on the interval-mined anvil ("none": skip it)
+ *   USEROPS_BLOCK_SECONDS=30 USEROPS_BLOCK_TIME=2 USEROPS_BLOCK_USERS=1024   seconds per rate, block time, wallets
+ *   USEROPS_BLOCK_MAX_OPS=                       TX_MAX_OPS_PER_BUNDLE on the interval-mined chain (unset: default)
  *   WORKERS=1                                    service processes (the transaction worker runs in one of them)
  *   USEROPS_KEYS=process                         where the service's keys are: `process` (raw keys in its
  *                                                environment) or `hsm` (a SoftHSM2 token, signed through PKCS#11)
@@ -23,23 +29,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../gateway/config/load";
+import { type ChainNodeKind, chainNodeKind } from "../scripts/localStack/chainNode";
 import { type CustodyToken, createCustodyToken } from "../scripts/softhsm/custodyToken";
-import { machineLine } from "./lib/benchOptions";
-import { chainBundles } from "./lib/userOpsChain";
-import { type UserOpRequest, type UserOpsRun, UserOpsFailure, runUserOps } from "./lib/userOpsLoad";
-import { Requests, makeUsers } from "./lib/userOpsUsers";
-import { type MethodTimes, type RpcTrace, startRpcTrace } from "./lib/userOpsRpcTrace";
+import { blockSweep } from "./lib/userOpsBlocks";
+import { type Phase, type PhaseSettings, measure } from "./lib/userOpsPhase";
+import { type RpcTrace, startRpcTrace } from "./lib/userOpsRpcTrace";
 import {
+  BENCH_KEYS,
   BENCH_TOKEN_SECRET,
   type ServiceOptions,
-  type UserOpsChain,
   type UserOpsService,
   startUserOpsChain,
   startUserOpsService,
 } from "./lib/userOpsStack";
-
-const TARGET_OPS_PER_SECOND = 200;
-const TARGET_RATIO = 5;
+import { type ReportSettings, userOpsReport } from "./lib/userOpsReport";
+import { Requests, makeUsers } from "./lib/userOpsUsers";
 
 /** A positive integer setting from the environment, or `fallback`. */
 function envInt(name: string, fallback: number): number {
@@ -49,14 +53,31 @@ function envInt(name: string, fallback: number): number {
   return value;
 }
 
-const BUNDLED_OPS = envInt("USEROPS_BUNDLED", 1_000);
+/** A comma-separated list setting, or `fallback`; "none" is the empty list. */
+function envList(name: string, fallback: string): string[] {
+  const raw = process.env[name] || fallback;
+  return raw === "none" ? [] : raw.split(",").map((item) => item.trim());
+}
+
+const CHAINS = envList("USEROPS_CHAINS", "hardhat,anvil").map(chainNodeKind);
+/** Per chain: anvil's bundled target (≥ 500 ops/s over ≥ 2,000 requests) needs more requests, offered faster. */
+const BUNDLED_OPS = { hardhat: envInt("USEROPS_BUNDLED", 1_000), anvil: envInt("USEROPS_BUNDLED", 2_000) };
+const RATE = { hardhat: envInt("USEROPS_RATE", 500), anvil: envInt("USEROPS_RATE", 1_000) };
 const UNBUNDLED_OPS = envInt("USEROPS_UNBUNDLED", 200);
-/** Offered load: well above the bundled target, so the pipeline, not the load generator, sets the pace. */
-const RATE = envInt("USEROPS_RATE", 500);
 const CONCURRENCY = envInt("USEROPS_CONCURRENCY", 32);
+const BLOCK_RATES = envList("USEROPS_BLOCK_RATES", "5,10,20,50,100,200,300").map((rate) => {
+  const value = Number(rate);
+  if (!Number.isInteger(value) || value <= 0) throw new Error("USEROPS_BLOCK_RATES must be positive integers");
+  return value;
+});
+const BLOCK_SECONDS = envInt("USEROPS_BLOCK_SECONDS", 30);
+const BLOCK_TIME = envInt("USEROPS_BLOCK_TIME", 2);
+const BLOCK_USERS = envInt("USEROPS_BLOCK_USERS", 1_024);
+const BLOCK_MAX_OPS = process.env.USEROPS_BLOCK_MAX_OPS || undefined;
 const WORKERS = envInt("WORKERS", 1);
-const KEYS = process.env.USEROPS_KEYS || "process";
-if (KEYS !== "process" && KEYS !== "hsm") throw new Error("USEROPS_KEYS must be process or hsm");
+const KEYS_SETTING = process.env.USEROPS_KEYS || "process";
+if (KEYS_SETTING !== "process" && KEYS_SETTING !== "hsm") throw new Error("USEROPS_KEYS must be process or hsm");
+const KEYS: "process" | "hsm" = KEYS_SETTING;
 const POLLERS = 8;
 /**
  * Distinct wallets; requests go round-robin over them, so a wallet's next request is this many requests later:
@@ -73,175 +94,99 @@ const WARMUP_UNBUNDLED = 20;
 const RUN_TIMEOUT_MS = 120_000;
 const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
-interface Phase {
-  readonly label: string;
-  readonly maxOpsPerBundle: number;
-  readonly run: UserOpsRun;
-  readonly bundles: number;
-  readonly gasPerOp: number;
-  readonly rpc?: readonly MethodTimes[];
-}
+/** The service's default bundle size, read from its configuration rather than restated here. */
+const DEFAULT_MAX_OPS = loadConfig({
+  TEST_DEPLOYMENT: "true",
+  AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+  CONTRACT_KERNEL_FACTORY: "0x0000000000000000000000000000000000000001",
+  CONTRACT_BASE_FACTORY: "0x0000000000000000000000000000000000000002",
+}).transactions.maxOpsPerBundle;
 
-/** Runs `requests` against `service` and checks them against the bundles the chain holds afterwards. */
-async function measure(
-  label: string,
-  maxOpsPerBundle: number,
-  chain: UserOpsChain,
-  service: UserOpsService,
-  requests: readonly UserOpRequest[],
-  trace?: RpcTrace,
-): Promise<Phase> {
-  const provider = chain.node.provider;
-  const fromBlock = (await provider.getBlockNumber()) + 1;
-  trace?.take();
-  const run = await runUserOps(service.url, service.appToken, requests, {
-    ratePerSecond: RATE,
-    concurrency: CONCURRENCY,
-    pollers: POLLERS,
-    timeoutMs: RUN_TIMEOUT_MS,
-  });
-  const rpc = trace?.take();
-  const onChain = await chainBundles(
-    provider,
-    { fromBlock, toBlock: await provider.getBlockNumber() },
-    chain.relayer,
-    chain.deployment.contracts.entryPoint,
-  );
-  const unknown = [...new Set(run.ops.map((o) => o.transactionHash.toLowerCase()))].filter(
-    (hash) => !onChain.txHashes.has(hash),
-  );
-  if (onChain.ops !== requests.length || unknown.length > 0) {
-    throw new UserOpsFailure(
-      `${label}: ${requests.length} requests included, but the chain holds ${onChain.ops} operations in ` +
-        `${onChain.bundles} bundles${unknown.length > 0 ? `, and not ${unknown.join(", ")}` : ""}`,
-    );
-  }
-  return {
+/** Bundled, then one op per bundle, on a fresh automining chain of `kind`. */
+async function automine(kind: ChainNodeKind, options: ServiceOptions): Promise<Phase[]> {
+  const users = await makeUsers(USERS);
+  const chain = await startUserOpsChain({ kind });
+  let service: UserOpsService | undefined;
+  let trace: RpcTrace | undefined;
+  const settings = (label: string, maxOpsPerBundle: number, measured = false): PhaseSettings => ({
     label,
     maxOpsPerBundle,
-    run,
-    bundles: onChain.bundles,
-    gasPerOp: Number(onChain.gasUsed) / onChain.ops,
-    ...(rpc ? { rpc } : {}),
-  };
-}
-
-const int = (n: number): string => Math.round(n).toLocaleString("en-US");
-const ms = (n: number): string => `${int(n)} ms`;
-
-function resultTable(phases: readonly Phase[]): string[] {
-  return [
-    "| Scenario | Max ops/bundle | Requests | Accepted/s | Ops/s | p50 latency | p99 latency | POST p99 | " +
-      "Bundles | Mean ops/bundle | Gas/op |",
-    "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
-    ...phases.map(
-      (p) =>
-        `| ${p.label} | ${p.maxOpsPerBundle} | ${int(p.run.ops.length)} | ${int(p.run.acceptedPerSecond)} | ` +
-        `${int(p.run.opsPerSecond)} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ${ms(p.run.acceptP99Ms)} | ` +
-        `${int(p.bundles)} | ${(p.run.ops.length / p.bundles).toFixed(1)} | ${int(p.gasPerOp)} |`,
-    ),
-  ];
-}
-
-function rpcTable(phase: Phase): string[] {
-  if (!phase.rpc) return [];
-  const ops = phase.run.ops.length;
-  return [
-    "",
-    `Chain calls of the service, ${phase.label} (${phase.run.seconds.toFixed(1)} s; latency includes queueing in the node):`,
-    "",
-    "| Method | Calls | Calls/op | Mean | Max | Total | Total/op |",
-    "| --- | --: | --: | --: | --: | --: | --: |",
-    ...phase.rpc.map(
-      (m) =>
-        `| ${m.method} | ${int(m.calls)} | ${(m.calls / ops).toFixed(2)} | ${(m.totalMs / m.calls).toFixed(1)} ms | ` +
-        `${ms(m.maxMs)} | ${ms(m.totalMs)} | ${(m.totalMs / ops).toFixed(1)} ms |`,
-    ),
-  ];
-}
-
-async function main(): Promise<void> {
-  const users = await makeUsers(USERS);
-  const chain = await startUserOpsChain();
-  const phases: Phase[] = [];
-  let trace: RpcTrace | undefined;
-  let service: UserOpsService | undefined;
-  const tokenDir = KEYS === "hsm" ? mkdtempSync(path.join(tmpdir(), "idwallet-userops-hsm-")) : undefined;
-  const removeToken = () => tokenDir && rmSync(tokenDir, { recursive: true, force: true });
-  const stopOnSignal = () =>
-    void Promise.allSettled([service?.stop(), trace?.close(), chain.close()]).finally(() => {
-      removeToken();
-      process.exit(130);
-    });
-  process.once("SIGINT", stopOnSignal);
+    load: { ratePerSecond: RATE[kind], concurrency: CONCURRENCY, pollers: POLLERS, timeoutMs: RUN_TIMEOUT_MS },
+    ...(measured && trace ? { trace } : {}),
+  });
   try {
-    // The service's own default, read from its configuration rather than restated here.
-    const defaultMaxOps = loadConfig({
-      TEST_DEPLOYMENT: "true",
-      AUTH_TOKEN_SECRET: BENCH_TOKEN_SECRET,
-      CONTRACT_KERNEL_FACTORY: chain.deployment.contracts.kernelFactory,
-      CONTRACT_BASE_FACTORY: chain.deployment.contracts.baseFactory,
-    }).transactions.maxOpsPerBundle;
     if (process.env.USEROPS_RPC_TRACE === "1") trace = await startRpcTrace(chain.node.rpcUrl);
-    // Both services of the run sign with the same token, made once.
-    const token: CustodyToken | undefined =
-      tokenDir === undefined
-        ? undefined
-        : await createCustodyToken({ dir: tokenDir, token: "userops-bench", keys: chain.keys });
-    const options: ServiceOptions = {
-      nodeArgs: PROFILE_ARGS,
-      ...(trace ? { rpcUrl: trace.url } : {}),
-      ...(token ? { token } : {}),
-    };
+    const serviceOptions = { ...options, ...(trace ? { rpcUrl: trace.url } : {}) };
     const requests = new Requests(chain.target);
-
-    service = await startUserOpsService(chain, { WORKERS: String(WORKERS) }, options);
+    service = await startUserOpsService(chain, { WORKERS: String(WORKERS) }, serviceOptions);
     // Warm-up: one request per user, which deploys every wallet, so the measured operations are plain calls.
     for (let first = 0; first < USERS; first += WARMUP_WAVE) {
       const wave = users.slice(first, first + WARMUP_WAVE);
-      await measure("warm-up", defaultMaxOps, chain, service, requests.next(wave, wave.length));
+      await measure(settings("warm-up", DEFAULT_MAX_OPS), chain, service, requests.next(wave, wave.length));
     }
-    phases.push(await measure("bundled", defaultMaxOps, chain, service, requests.next(users, BUNDLED_OPS), trace));
+    const bundled = settings("bundled", DEFAULT_MAX_OPS, true);
+    const phases = [await measure(bundled, chain, service, requests.next(users, BUNDLED_OPS[kind]))];
     await service.stop();
     service = undefined;
 
-    service = await startUserOpsService(chain, { WORKERS: String(WORKERS), TX_MAX_OPS_PER_BUNDLE: "1" }, options);
-    await measure("warm-up", 1, chain, service, requests.next(users, WARMUP_UNBUNDLED));
-    phases.push(await measure("one op per bundle", 1, chain, service, requests.next(users, UNBUNDLED_OPS), trace));
+    const single = { WORKERS: String(WORKERS), TX_MAX_OPS_PER_BUNDLE: "1" };
+    service = await startUserOpsService(chain, single, serviceOptions);
+    await measure(settings("warm-up", 1), chain, service, requests.next(users, WARMUP_UNBUNDLED));
+    const unbundled = settings("one op per bundle", 1, true);
+    phases.push(await measure(unbundled, chain, service, requests.next(users, UNBUNDLED_OPS)));
+    return phases;
   } finally {
-    process.removeListener("SIGINT", stopOnSignal);
     await service?.stop();
     await trace?.close();
     await chain.close();
-    removeToken();
   }
+}
 
-  const [bundled, unbundled] = phases as [Phase, Phase];
-  const ratio = bundled.run.opsPerSecond / unbundled.run.opsPerSecond;
-  const verdict = (met: boolean) => (met ? "PASS" : "**FAIL**");
-  console.log(
-    [
-      "## UserOperations per second, submission to inclusion",
-      "",
-      machineLine(),
-      "",
-      `Fresh in-process Hardhat chain (automine); the service in a child process (${WORKERS} process(es), built-in ` +
-        `bundler, default settings but TX_MAX_OPS_PER_BUNDLE; ${KEYS === "hsm" ? "every key in a SoftHSM2 token, signed through PKCS#11" : "raw keys in its environment, signed in the process"}); POST /v1/kernel/tx offered at ${int(RATE)} ` +
-        `requests/s with at most ${CONCURRENCY} in flight, each one call of TestTarget.record (value 0) from an ` +
-        `already deployed wallet, ${USERS} distinct tel: users in turn; GET ?wait=true until final. Every request ` +
-        "ended included with success, and the relayer's handleOps transactions carry exactly the requests. " +
-        "Ops/s = requests / (last inclusion − first submission); latency is submission → included.",
-      "",
-      ...resultTable(phases),
-      "",
-      "| Target | Measured | Met |",
-      "| --- | --: | --- |",
-      `| ≥ ${TARGET_OPS_PER_SECOND} ops/s with bundling | ${int(bundled.run.opsPerSecond)} ops/s | ` +
-        `${verdict(bundled.run.opsPerSecond >= TARGET_OPS_PER_SECOND)} |`,
-      `| bundled ≥ ${TARGET_RATIO}× one op per bundle | ${ratio.toFixed(1)}× | ${verdict(ratio >= TARGET_RATIO)} |`,
-      ...phases.flatMap(rpcTable),
-    ].join("\n"),
-  );
+async function main(): Promise<void> {
+  const tokenDir = KEYS === "hsm" ? mkdtempSync(path.join(tmpdir(), "idwallet-userops-hsm-")) : undefined;
+  // A normal exit on Ctrl-C, so the exit hooks of the service children and anvil kill them.
+  process.once("SIGINT", () => {
+    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
+    process.exit(130);
+  });
+  try {
+    // Every service of the run signs with the same token, made once (the dev keys are the same on every chain).
+    const token: CustodyToken | undefined =
+      tokenDir === undefined
+        ? undefined
+        : await createCustodyToken({ dir: tokenDir, token: "userops-bench", keys: BENCH_KEYS });
+    const options: ServiceOptions = { nodeArgs: PROFILE_ARGS, ...(token ? { token } : {}) };
+    const phases: Phase[] = [];
+    for (const kind of CHAINS) phases.push(...(await automine(kind, options)));
+    const rates =
+      BLOCK_RATES.length === 0
+        ? []
+        : await blockSweep({
+            blockTime: BLOCK_TIME,
+            rates: BLOCK_RATES,
+            seconds: BLOCK_SECONDS,
+            users: BLOCK_USERS,
+            concurrency: CONCURRENCY,
+            pollers: POLLERS,
+            env: { WORKERS: String(WORKERS), ...(BLOCK_MAX_OPS ? { TX_MAX_OPS_PER_BUNDLE: BLOCK_MAX_OPS } : {}) },
+            service: options,
+            maxOpsPerBundle: BLOCK_MAX_OPS ? Number(BLOCK_MAX_OPS) : DEFAULT_MAX_OPS,
+            traceRpc: process.env.USEROPS_RPC_TRACE === "1",
+          });
+    const settings: ReportSettings = {
+      workers: WORKERS,
+      keys: KEYS,
+      concurrency: CONCURRENCY,
+      users: USERS,
+      blockTime: BLOCK_TIME,
+      blockUsers: BLOCK_USERS,
+      blockSeconds: BLOCK_SECONDS,
+      ...(BLOCK_MAX_OPS ? { blockMaxOps: BLOCK_MAX_OPS } : {}),
+    };
+    console.log(userOpsReport(settings, phases, rates));
+  } finally {
+    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

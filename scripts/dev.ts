@@ -2,8 +2,10 @@
  * `npm start`: the one-command local stack. Chain on 127.0.0.1:8545, API on 127.0.0.1:3000, data under
  * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR; DATABASE_URL puts the database on PostgreSQL. IDWALLET_HSM=1
  * keeps the dev keys in a SoftHSM2 token under the data directory (made once) and has the service sign through
- * PKCS#11. Ctrl-C stops everything.
+ * PKCS#11. CHAIN_NODE=anvil runs the chain on anvil (its own process) instead of Hardhat's in-process node. Ctrl-C
+ * stops everything.
  */
+import { chainNodeKind } from "./localStack/chainNode";
 import { startLocalStack } from "./localStack/startLocalStack";
 import { banner } from "./localStack/banner";
 
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     apiPort: Number(env.PORT ?? 3000),
     dataDir: env.DATA_DIR ?? "data",
     hsm: hsmMode(env.IDWALLET_HSM),
+    chainNode: chainNodeKind(env.CHAIN_NODE),
     env,
   });
   console.log(banner(stack));

@@ -26,6 +26,13 @@ export interface UserOpsLoadOptions {
   readonly pollers: number;
   /** The run fails if a request is not final this long after the first submission. */
   readonly timeoutMs: number;
+  /** The chain's block number, read as each 202 arrives: the run then times inclusion in blocks too. */
+  readonly headAtAccept?: () => Promise<number>;
+  /**
+   * Asked before each send with the requests accepted but not yet seen final: true stops sending (the rest of
+   * `requests` is left out of the run), so an offered rate the pipeline cannot sustain ends early.
+   */
+  readonly stopWhen?: (backlog: number) => boolean;
 }
 
 /** One request's life, in wall-clock milliseconds (the service runs on this machine, so clocks agree). */
@@ -37,6 +44,8 @@ export interface OpTiming {
   readonly includedAt: number;
   readonly transactionHash: string;
   readonly blockNumber: number;
+  /** The chain's block number when the 202 arrived (with `headAtAccept`). */
+  readonly acceptedBlock?: number;
 }
 
 /** What a run measured. */
@@ -52,6 +61,8 @@ export interface UserOpsRun {
   readonly p99Ms: number;
   /** POST round trip, in milliseconds. */
   readonly acceptP99Ms: number;
+  /** Requests left unsent because `stopWhen` said so. */
+  readonly unsent: number;
 }
 
 /** A request the pipeline refused, failed or did not finish: the figures would not measure inclusion. */
@@ -73,6 +84,7 @@ interface Accepted {
   readonly id: string;
   readonly sentAt: number;
   readonly acceptedAt: number;
+  readonly block?: Promise<number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -97,16 +109,26 @@ export async function runUserOps(
   const clients = urls.map((each) => new KeepAliveClient(each, options.concurrency + options.pollers));
   const clientOf = (index: number) => clients[index % clients.length]!;
   const auth = { Authorization: `Bearer ${appToken}` };
-  const accepted = requests.map(() => deferred<Accepted>());
+  // Undefined: the request was left unsent (stopWhen).
+  const accepted = requests.map(() => deferred<Accepted | undefined>());
   // The pollers await submissions that failed too; mark those rejections handled so only the first one surfaces.
   for (const d of accepted) d.promise.catch(() => undefined);
   const start = Date.now();
   const deadline = start + options.timeoutMs;
   let failure: unknown;
+  // Requests sent, or to be: lowered when stopWhen stops the run.
+  let end = requests.length;
+  let acceptedCount = 0;
+  let finalCount = 0;
 
   let nextSend = 0;
   const submit = async () => {
-    while (nextSend < requests.length && failure === undefined) {
+    while (nextSend < end && failure === undefined) {
+      if (options.stopWhen?.(acceptedCount - finalCount)) {
+        end = nextSend;
+        for (let i = end; i < requests.length; i++) accepted[i]!.resolve(undefined);
+        break;
+      }
       const index = nextSend++;
       const request = requests[index]!;
       const due = start + (index * 1000) / options.ratePerSecond;
@@ -132,7 +154,11 @@ export async function runUserOps(
         }
         const body = JSON.parse(text) as { id: string; status: string };
         if (body.status !== "queued") throw new UserOpsFailure(`POST #${index} answered status ${body.status}`);
-        accepted[index]!.resolve({ id: body.id, sentAt, acceptedAt: Date.now() });
+        const block = options.headAtAccept?.();
+        // Awaited by the poller; marked handled so a failure is reported there, once.
+        block?.catch(() => undefined);
+        acceptedCount++;
+        accepted[index]!.resolve({ id: body.id, sentAt, acceptedAt: Date.now(), ...(block ? { block } : {}) });
       } catch (error) {
         failure ??= error;
         accepted[index]!.reject(error);
@@ -144,10 +170,12 @@ export async function runUserOps(
   const timings = new Array<OpTiming>(requests.length);
   let nextPoll = 0;
   const poll = async () => {
-    while (nextPoll < requests.length && failure === undefined) {
+    while (nextPoll < end && failure === undefined) {
       const index = nextPoll++;
       const op = await accepted[index]!.promise;
+      if (op === undefined) continue;
       const final = await waitFinal(clientOf(index), auth, op.id, deadline);
+      finalCount++;
       if (final.status !== "included" || final.success !== true || !final.transactionHash) {
         failure ??= new UserOpsFailure(`request #${index} (${op.id}) ended ${JSON.stringify(final)}`);
         throw failure;
@@ -159,6 +187,7 @@ export async function runUserOps(
         includedAt: Date.parse(final.updatedAt),
         transactionHash: final.transactionHash,
         blockNumber: final.blockNumber!,
+        ...(op.block ? { acceptedBlock: await op.block } : {}),
       };
     }
   };
@@ -171,7 +200,7 @@ export async function runUserOps(
   } finally {
     for (const client of clients) client.close();
   }
-  return summarize(timings);
+  return summarize(timings.slice(0, end), requests.length - end);
 }
 
 /** GET with ?wait=true (the service holds it up to its wait timeout) until final or `deadline`. */
@@ -190,7 +219,7 @@ async function waitFinal(
   }
 }
 
-function summarize(ops: readonly OpTiming[]): UserOpsRun {
+function summarize(ops: readonly OpTiming[], unsent: number): UserOpsRun {
   const firstSent = Math.min(...ops.map((o) => o.sentAt));
   const lastIncluded = Math.max(...ops.map((o) => o.includedAt));
   const lastAccepted = Math.max(...ops.map((o) => o.acceptedAt));
@@ -205,6 +234,7 @@ function summarize(ops: readonly OpTiming[]): UserOpsRun {
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     acceptP99Ms: percentile(accepts, 99),
+    unsent,
   };
 }
 

@@ -1,13 +1,14 @@
 /**
- * The local stack of the UserOperation bench: a fresh in-process Hardhat chain with every idwallet contract and a
- * call target deployed, and the service started on it in a child process (so the load generator and the chain do
- * not share its event loop), with a test-mode app registered in its database before it starts.
+ * The local stack of the UserOperation bench: a fresh chain (Hardhat in process, or anvil in its own process) with
+ * every idwallet contract and a call target deployed, and the service started on it in a child process (so the load
+ * generator and the chain do not share its event loop), with a test-mode app registered in its database before it
+ * starts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { computeAddress, parseEther } from "ethers";
-import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
+import { type ChainNode, type ChainNodeOptions, startChainNode } from "../../scripts/localStack/chainNode";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { type Deployment, deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { openDatabase } from "../../gateway/storage/database";
@@ -39,9 +40,16 @@ export interface UserOpsChain {
   close(): Promise<void>;
 }
 
+/** The private keys of the bench's deployment, by role (Hardhat's dev keys, the same on every chain). */
+export const BENCH_KEYS = {
+  walletSigner: devKey(DEV_WALLET_SIGNER),
+  sponsorSigner: devKey(DEV_SPONSOR_SIGNER),
+  relayer: devKey(DEV_RELAYER),
+} as const;
+
 /** Starts a fresh chain on a free loopback port and deploys idwallet (paymaster deposit 1,000 ETH) and TestTarget. */
-export async function startUserOpsChain(): Promise<UserOpsChain> {
-  const node = await startChainNode("127.0.0.1", 0);
+export async function startUserOpsChain(options: ChainNodeOptions = {}): Promise<UserOpsChain> {
+  const node = await startChainNode("127.0.0.1", 0, options);
   try {
     const accounts = await node.provider.listAccounts();
     const admin = accounts[DEV_ADMIN]!;
@@ -57,12 +65,8 @@ export async function startUserOpsChain(): Promise<UserOpsChain> {
       node,
       deployment,
       target: await target.getAddress(),
-      relayer: computeAddress(devKey(DEV_RELAYER)),
-      keys: {
-        walletSigner: devKey(DEV_WALLET_SIGNER),
-        sponsorSigner: devKey(DEV_SPONSOR_SIGNER),
-        relayer: devKey(DEV_RELAYER),
-      },
+      relayer: computeAddress(BENCH_KEYS.relayer),
+      keys: BENCH_KEYS,
       close: () => node.close(),
     };
   } catch (error) {
@@ -74,6 +78,8 @@ export async function startUserOpsChain(): Promise<UserOpsChain> {
 /** A running service of the bench, with the bearer token of its test-mode app. */
 export interface UserOpsService {
   readonly url: string;
+  /** The service's process (its cluster workers are its children). */
+  readonly pid: number;
   readonly appToken: string;
   stop(): Promise<void>;
 }
@@ -141,6 +147,7 @@ export async function startUserOpsService(
     const appToken = await fetchAppToken(running.url, credentials);
     return {
       url: running.url,
+      pid: running.pid,
       appToken,
       stop: async () => {
         await running.stop();

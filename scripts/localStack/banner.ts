@@ -39,7 +39,7 @@ idwallet local stack is running
 
   API           ${api}
   API reference ${api}/docs
-  Chain RPC     ${stack.rpcUrl}   (chain localhost, id ${stack.deployment.chainId})
+  Chain RPC     ${stack.rpcUrl}   (chain localhost, id ${stack.deployment.chainId}, ${stack.chainNode})
   Data          ${stack.config.dataDir}
   Database      ${redactDatabaseLocation(databaseLocation(stack.config))}
 

@@ -1,29 +1,35 @@
-import hre from "hardhat";
-import { BrowserProvider } from "ethers";
-import { createProvider } from "hardhat/internal/core/providers/construction";
-import { JsonRpcServer } from "hardhat/internal/hardhat-network/jsonrpc/server";
+import type { JsonRpcApiProvider } from "ethers";
+import { startAnvilNode } from "./anvilNode";
+import { startHardhatNode } from "./hardhatNode";
 
-/** A fresh in-process Hardhat chain served over JSON-RPC over HTTP. */
+/** The local chains the stack and the benches can run on. */
+export const CHAIN_NODE_KINDS = ["hardhat", "anvil"] as const;
+export type ChainNodeKind = (typeof CHAIN_NODE_KINDS)[number];
+
+/** A fresh local chain (chain id 31337, Hardhat's funded dev accounts) served over JSON-RPC over HTTP. */
 export interface ChainNode {
+  readonly kind: ChainNodeKind;
   readonly rpcUrl: string;
-  readonly provider: BrowserProvider;
+  readonly provider: JsonRpcApiProvider;
+  /** The node's own process, when it runs in one (anvil); Hardhat's runs in this process. */
+  readonly pid?: number;
   close(): Promise<void>;
 }
 
-/** Starts a new chain (chain id 31337, Hardhat's funded dev accounts) on `host:port` (0 = any free port). */
-export async function startChainNode(host: string, port: number): Promise<ChainNode> {
-  const eip1193 = await createProvider(hre.config, "hardhat", hre.artifacts);
-  const server = new JsonRpcServer({ hostname: host, port, provider: eip1193 });
-  const { address, port: boundPort } = await server.listen();
-  const rpcUrl = `http://${address.includes(":") ? `[${address}]` : address}:${boundPort}`;
-  // No response cache: the stack reads state right after writing it.
-  const provider = new BrowserProvider(eip1193, undefined, { cacheTimeout: -1 });
-  return {
-    rpcUrl,
-    provider,
-    close: async () => {
-      provider.destroy();
-      await server.close();
-    },
-  };
+/** How to start a chain: which node. */
+export interface ChainNodeOptions {
+  readonly kind?: ChainNodeKind;
+}
+
+/** Starts a new chain on `host:port` (0 = any free port): Hardhat's in-process node unless `kind` says anvil. */
+export function startChainNode(host: string, port: number, options: ChainNodeOptions = {}): Promise<ChainNode> {
+  return options.kind === "anvil" ? startAnvilNode(host, port) : startHardhatNode(host, port);
+}
+
+/** CHAIN_NODE's value as a kind: unset or empty is Hardhat. */
+export function chainNodeKind(value: string | undefined): ChainNodeKind {
+  if (value === undefined || value === "") return "hardhat";
+  const kind = CHAIN_NODE_KINDS.find((k) => k === value);
+  if (!kind) throw new Error(`CHAIN_NODE must be ${CHAIN_NODE_KINDS.join(" or ")}, not "${value}"`);
+  return kind;
 }

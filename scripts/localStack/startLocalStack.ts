@@ -11,7 +11,7 @@ import { type SafeContracts, deploySafeContracts } from "../deployment/deploySaf
 import { deployDeterministic } from "../deployment/deterministic";
 import { DEFAULT_ENS_DOMAIN, deployTestEnsDomain } from "../deployment/ensDomain";
 import { IdwalletResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
-import { startChainNode } from "./chainNode";
+import { type ChainNodeKind, startChainNode } from "./chainNode";
 import { prepareDemoApp } from "./demoApp";
 import { prepareDemoDust } from "./demoDust";
 import { type DevCustody, prepareDevCustody } from "./devCustody";
@@ -27,12 +27,15 @@ export interface LocalStackOptions {
   readonly dataDir: string;
   /** HSM mode: the dev keys in a SoftHSM2 token under `<dataDir>/softhsm`, the service signing through PKCS#11. */
   readonly hsm?: boolean;
+  /** The chain: Hardhat's in-process node (the default) or anvil in its own process. */
+  readonly chainNode?: ChainNodeKind;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
 }
 
 /** A running local stack: chain, contracts, demo app, API. */
 export interface LocalStack {
+  readonly chainNode: ChainNodeKind;
   readonly rpcUrl: string;
   readonly apiUrl: string;
   readonly config: Config;
@@ -59,11 +62,11 @@ const DEV_ADMIN = 0;
 const DUST_SALT = id("idwallet:dust:v1");
 
 /**
- * Starts an in-process chain, deploys every contract deterministically (same addresses on every start),
- * registers the demo app and serves the API. Everything started is stopped if a later step fails.
+ * Starts a chain (Hardhat in process, or anvil), deploys every contract deterministically (same addresses on every
+ * start), registers the demo app and serves the API. Everything started is stopped if a later step fails.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const chain = await startChainNode(options.host, options.rpcPort);
+  const chain = await startChainNode(options.host, options.rpcPort, { kind: options.chainNode });
   let server: RunningServer | undefined;
   let custody: DevCustody | undefined;
   try {
@@ -132,6 +135,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const resolver = IdwalletResolver__factory.connect(deployment.contracts.ensResolver, admin);
     await (await resolver.setUrls([`${running.url}/ccip/{sender}/{data}.json`])).wait();
     return {
+      chainNode: chain.kind,
       rpcUrl: chain.rpcUrl,
       apiUrl: running.url,
       config,

@@ -1,7 +1,7 @@
-import type { BrowserProvider } from "ethers";
+import type { Provider } from "ethers";
 
 /** Hashes of the transactions `from` sent that reverted on chain (every block of the local chain is read). */
-export async function revertedTransactionsOf(provider: BrowserProvider, from: string): Promise<string[]> {
+export async function revertedTransactionsOf(provider: Provider, from: string): Promise<string[]> {
   const reverted: string[] = [];
   const latest = await provider.getBlockNumber();
   for (let number = 1; number <= latest; number++) {

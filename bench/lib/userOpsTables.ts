@@ -1,0 +1,66 @@
+/** Markdown tables of the UserOperation bench. */
+import type { BlockRate } from "./userOpsBlocks";
+import type { Phase } from "./userOpsPhase";
+
+export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
+export const ms = (n: number): string => `${int(n)} ms`;
+/** CPU milliseconds per operation, to the hundredth. */
+export const cpuPerOp = (phase: Phase, name: string): string => {
+  const spent = phase.cpu.ms[name];
+  return spent === undefined ? "–" : `${(spent / phase.run.ops.length).toFixed(2)} ms`;
+};
+
+/** The automine scenarios, one row each. */
+export function resultTable(phases: readonly Phase[]): string[] {
+  return [
+    "| Chain | Scenario | Max ops/bundle | Requests | Offered/s | Accepted/s | Ops/s | p50 latency | p99 latency | " +
+      "POST p99 | Bundles | Mean ops/bundle | Gas/op | Service CPU/op | Chain CPU/op | Bench CPU/op | Other load |",
+    "| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+    ...phases.map(
+      (p) =>
+        `| ${p.chain} | ${p.label} | ${p.maxOpsPerBundle} | ${int(p.run.ops.length)} | ${int(p.offeredPerSecond)} | ` +
+        `${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ` +
+        `${ms(p.run.acceptP99Ms)} | ${int(p.bundles)} | ${(p.run.ops.length / p.bundles).toFixed(1)} | ` +
+        `${int(p.gasPerOp)} | ${cpuPerOp(p, "service")} | ${p.chain === "hardhat" ? "in bench" : cpuPerOp(p, "chain")} | ` +
+        `${cpuPerOp(p, "bench")} | ${p.cpu.otherLoadPercent.toFixed(0)} % |`,
+    ),
+  ];
+}
+
+/** The interval-mined sweep, one row per offered rate. */
+export function blockTable(rates: readonly BlockRate[]): string[] {
+  return [
+    "| Offered/s | Requests | Accepted/s | Ops/s | Blocks p50 | Blocks p99 | Blocks max | p50 latency | p99 latency | " +
+      "Bundles | Mean ops/bundle | Service CPU/op | Other load | Sustained (p99 ≤ 2 blocks) |",
+    "| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- |",
+    ...rates.map(({ phase: p, blocks, sustained }) => {
+      const sent = p.run.ops.length;
+      const stopped = p.run.unsent > 0 ? ` (sending stopped after ${int(sent)} of ${int(sent + p.run.unsent)})` : "";
+      return (
+        `| ${int(p.offeredPerSecond)} | ${int(sent)} | ${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ` +
+        `${blocks.p50} | ${blocks.p99} | ${blocks.max} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ${int(p.bundles)} | ` +
+        `${(sent / p.bundles).toFixed(1)} | ${cpuPerOp(p, "service")} | ${p.cpu.otherLoadPercent.toFixed(0)} % | ` +
+        `${sustained ? "yes" : "no"}${stopped} |`
+      );
+    }),
+  ];
+}
+
+/** The service's chain calls by method during a scenario (USEROPS_RPC_TRACE=1). */
+export function rpcTable(phase: Phase): string[] {
+  if (!phase.rpc) return [];
+  const ops = phase.run.ops.length;
+  return [
+    "",
+    `Chain calls of the service, ${phase.chain} ${phase.label} (${phase.run.seconds.toFixed(1)} s; latency includes ` +
+      "queueing in the node):",
+    "",
+    "| Method | Calls | Calls/op | Mean | Max | Total | Total/op |",
+    "| --- | --: | --: | --: | --: | --: | --: |",
+    ...phase.rpc.map(
+      (m) =>
+        `| ${m.method} | ${int(m.calls)} | ${(m.calls / ops).toFixed(2)} | ${(m.totalMs / m.calls).toFixed(1)} ms | ` +
+        `${ms(m.maxMs)} | ${ms(m.totalMs)} | ${(m.totalMs / ops).toFixed(1)} ms |`,
+    ),
+  ];
+}
