@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { stopChild } from "../../scripts/processes/stopChild";
 
 /** The service running in a child process, so the load generator does not share its event loop. */
 export interface ServerChild {
@@ -14,7 +15,6 @@ export interface ServerChild {
 
 const ENTRY = path.join(__dirname, "serverProcess.ts");
 const START_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 5_000;
 
 /**
  * Starts `bench/lib/serverProcess.ts` with `env` (added to a fresh DATABASE_PATH unless it has a DATABASE_URL, HOST=127.0.0.1, PORT=0,
@@ -95,14 +95,4 @@ function readUrl(child: ChildProcess): Promise<string> {
       }
     });
   });
-}
-
-/** SIGTERM, then SIGKILL if the child has not exited after STOP_GRACE_MS. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }

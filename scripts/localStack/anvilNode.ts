@@ -3,9 +3,9 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { JsonRpcProvider } from "ethers";
 import type { ChainNode } from "./chainNode";
+import { stopChild } from "../processes/stopChild";
 
 const START_TIMEOUT_MS = 15_000;
-const STOP_GRACE_MS = 5_000;
 /** Tries of a free port: another process may take the one found before anvil binds it. */
 const PORT_ATTEMPTS = 3;
 
@@ -101,14 +101,4 @@ async function waitReady(child: ChildProcess, rpcUrl: string, stderr: () => stri
     if (Date.now() > deadline) throw new Error(`anvil not serving ${rpcUrl} within ${START_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-/** SIGTERM, then SIGKILL if anvil has not exited after STOP_GRACE_MS. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
