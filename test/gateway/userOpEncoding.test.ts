@@ -24,6 +24,10 @@ import type { PackedUserOperation } from "../../gateway/userop/packedUserOperati
 import { userOperationHash } from "../../gateway/userop/packedUserOperation";
 import { preVerificationGas } from "../../gateway/userop/preVerificationGas";
 import { personalDigest } from "../../gateway/userop/words";
+import { bundleGasBound, bundleGasLimit } from "../../gateway/bundler/userOperation/bundleCheck";
+import { operationGas } from "../../gateway/userop/operationGas";
+import { operationBytes } from "../../gateway/userop/operationSize";
+import type { BuiltUserOp } from "../../gateway/transactions/builtOp";
 
 const abi = AbiCoder.defaultAbiCoder();
 
@@ -220,6 +224,20 @@ describe("Relayer transaction signing fast path", () => {
       const { rawTx, txHash } = await signRelayerTransaction(signer, fields, "hardhat");
       expect(rawTx).to.equal(await wallet.signTransaction({ ...fields, type: 2 }));
       expect(txHash).to.equal(keccak256(rawTx));
+    }
+  });
+});
+
+describe("Bundle gas bound while a bundle is filled", () => {
+  it("is never under the gas limit the bundle gets once encoded, for bundles of 1 to 30 random operations", () => {
+    const relayer = hexlify(randomBytes(20));
+    for (let n = 1; n <= 30; n++) {
+      const ops = Array.from({ length: n }, (_, i) => randomOp(i + n));
+      const built = ops.map((userOp, i) => ({ txId: `tx${i}`, userOp, userOpHash: "0x" }) as BuiltUserOp);
+      const opsGas = ops.reduce((sum, op) => sum + operationGas(op), 0n);
+      const bytes = ops.reduce((sum, op) => sum + operationBytes(op), 0);
+      const limit = bundleGasLimit(built, encodeHandleOps(ops, relayer));
+      expect(bundleGasBound(opsGas, bytes) >= limit, `${n} operations`).to.equal(true);
     }
   });
 });

@@ -3,6 +3,7 @@ import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { Fees } from "../../userop/operationDraft";
 import { buildUserOperations } from "../../userop/userOpBuilder";
+import { operationGas } from "../../userop/operationGas";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../../userop/operationSize";
 import { currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";
@@ -40,6 +41,7 @@ export async function buildBundle(
   );
   const ops: BuiltUserOp[] = [];
   let bytes = 0;
+  let gas = 0n;
   for (const [i, result] of results.entries()) {
     const tx = picked[i]!;
     if ("failure" in result) {
@@ -48,10 +50,11 @@ export async function buildBundle(
     }
     // Past the gas cap or the size limit, an operation waits, untouched, for the next bundle.
     const size = bytes + operationBytes(result.built.userOp);
-    const gasLimit = bundleGasBound([...ops, result.built], size);
-    if (ops.length > 0 && (gasLimit > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
+    const withIt = gas + operationGas(result.built.userOp);
+    if (ops.length > 0 && (bundleGasBound(withIt, size) > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
     ops.push(result.built);
     bytes = size;
+    gas = withIt;
   }
   if (ops.length === 0) return undefined;
   return { fees, bundle: { ops, picked, simulatedAt: Number(simulatedAt) } };

@@ -35,9 +35,12 @@ export function bundleGasLimit(ops: readonly BuiltUserOp[], data: string): bigin
   return limits > floor ? limits : floor;
 }
 
-/** An upper bound of bundleGasLimit for ops of `bytes` call data in all, without encoding them. */
-export function bundleGasBound(ops: readonly BuiltUserOp[], bytes: number): bigint {
-  const limits = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+/**
+ * An upper bound of bundleGasLimit for operations whose limits (operationGas) sum to `opsGas` and whose call data is
+ * `bytes` in all, without encoding them: a bundle being filled adds each operation's share once.
+ */
+export function bundleGasBound(opsGas: bigint, bytes: number): bigint {
+  const limits = BUNDLE_GAS_OVERHEAD + opsGas;
   const floor = TRANSACTION_GAS + FLOOR_GAS_PER_TOKEN * 4n * BigInt(bytes + 4 + 32 * 4);
   return limits > floor ? limits : floor;
 }
