@@ -5,6 +5,9 @@ import { deliverWebhook, type DeliveryDeps } from "./deliverWebhook";
  * event loop) before another process may retake it and make the same attempt again.
  */
 const CLAIM_MARGIN_MS = 5_000;
+
+/** How long a claim of one attempt lasts under these settings (the loop's and `webhooks test`'s alike). */
+export const claimMsOf = (settings: { readonly timeoutMs: number }): number => 2 * settings.timeoutMs + CLAIM_MARGIN_MS;
 /** How often finished deliveries past WEBHOOK_RETENTION_DAYS are deleted. */
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -51,7 +54,7 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
       if (room > 0) {
         const claims = await repository.claimDue({
           limit: room,
-          claimMs: 2 * settings.timeoutMs + CLAIM_MARGIN_MS,
+          claimMs: claimMsOf(settings),
           perEndpoint: settings.endpointConcurrency,
           perApp: settings.appConcurrency,
         });

@@ -2,6 +2,7 @@ import pino from "pino";
 import type { WebhookSettings } from "../../gateway/config/webhookSettings";
 import type { WebhooksRepository } from "../../gateway/storage/webhooksRepository";
 import { deliverWebhook } from "../../gateway/webhooks/deliverWebhook";
+import { claimMsOf } from "../../gateway/webhooks/deliveryWorker";
 import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";
 import { testEventBody } from "../../gateway/webhooks/webhookEndpoints";
 import type { WebhookResponse } from "../../gateway/webhooks/webhookPost";
@@ -11,9 +12,6 @@ interface Output {
   out(text: string): void;
   err(text: string): void;
 }
-
-/** How long past one attempt's own limit the claim lasts, so the outcome is recorded under it. */
-const CLAIM_MARGIN_MS = 30_000;
 
 /** One attempt's outcome in words: the HTTP status or the error, and the time it took. */
 function describe(response: WebhookResponse): string {
@@ -35,7 +33,7 @@ export async function sendTestEvent(
   clock: () => Date,
 ): Promise<boolean> {
   const { eventId, deliveryId } = await webhooks.recordTestEvent(endpoint.id, testEventBody(endpoint.id));
-  const [claim] = await webhooks.claimDue({ limit: 1, claimMs: settings.timeoutMs + CLAIM_MARGIN_MS, deliveryId });
+  const [claim] = await webhooks.claimDue({ limit: 1, claimMs: claimMsOf(settings), deliveryId });
   if (claim === undefined) {
     output.out(
       `Recorded test event ${eventId}; a running service claimed its delivery first: see its outcome with ` +
