@@ -100,6 +100,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TX_MAX_PRE_VERIFICATION_GAS", ["transactions", "maxPreVerificationGas"]],
   ["TX_CONFIRMATIONS", ["transactions", "confirmations"]],
   ["TX_MAX_OPS_PER_BUNDLE", ["transactions", "maxOpsPerBundle"]],
+  ["TX_MAX_BUNDLES_IN_FLIGHT", ["transactions", "maxBundlesInFlight"]],
   ["TX_POLL_INTERVAL_MS", ["transactions", "pollIntervalMs"]],
   ["TX_LEASE_SECONDS", ["transactions", "leaseSeconds"]],
   ["TX_STUCK_AFTER_SECONDS", ["transactions", "stuckAfterSeconds"]],

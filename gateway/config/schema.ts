@@ -180,6 +180,12 @@ export const ConfigSchema = z
         maxPreVerificationGas: int(100_000, 5_000_000).default(1_000_000),
         confirmations: int(1, 64).default(1),
         maxOpsPerBundle: int(1, 500).default(64),
+        /**
+         * Relayer transactions of the built-in bundler pending at once on a chain, at consecutive relayer nonces; 1
+         * sends the next only once the one before is settled. 8: a 2-s block's worth of bundles sent one poll
+         * interval (250 ms) apart, and half the 16 executable transactions per sender a geth pool keeps by default.
+         */
+        maxBundlesInFlight: int(1, 64).default(8),
         pollIntervalMs: int(10, 60_000).default(250),
         /**
          * How long a chain's worker lease lasts unless renewed (renewed every third of it): when an instance dies,
