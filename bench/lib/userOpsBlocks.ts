@@ -2,6 +2,7 @@
  * The UserOperation bench on an interval-mined chain: anvil mining a block every few seconds (as L2s do), requests
  * offered at a series of rates, and how many blocks after its acceptance each request was included.
  */
+import { toQuantity } from "ethers";
 import { KeepAliveClient } from "./keepAliveClient";
 import { type Phase, measure } from "./userOpsPhase";
 import { type RpcTrace, startRpcTrace } from "./userOpsRpcTrace";
@@ -54,6 +55,12 @@ const WARMUP_WAVE = 32;
  */
 export const BACKLOG_BLOCKS = 5;
 const TIMEOUT_MS = 300_000;
+/**
+ * The interval-mined chain's block gas limit, like a real 2-s L2's (Base's is well above 100M): anvil fills a block
+ * by its transactions' gas limits, so at its default 30M two 15M-gas bundles would already take a whole block, and
+ * bundles pending at once would wait for blocks the chain being modelled would not make them wait for.
+ */
+export const BLOCK_GAS_LIMIT = 150_000_000;
 export const MAX_BLOCKS_P99 = 2;
 
 /** Percentiles of blocks after acceptance over a run's requests. */
@@ -90,6 +97,7 @@ export async function blockSweep(settings: BlockSweepSettings): Promise<BlockRat
       const warm = { label: "warm-up", maxOpsPerBundle: settings.maxOpsPerBundle, load: warmLoad };
       await measure(warm, chain, service, requests.next(wave, wave.length));
     }
+    await chain.node.provider.send("evm_setBlockGasLimit", [toQuantity(BLOCK_GAS_LIMIT)]);
     // anvil_setIntervalMining takes seconds (Hardhat's evm_setIntervalMining takes milliseconds) and ends automine.
     await chain.node.provider.send("anvil_setIntervalMining", [settings.blockTime]);
     // Read as the 202 arrives, over a kept-alive connection: a block mined meanwhile would be counted against us.

@@ -1,7 +1,7 @@
 /** The UserOperation bench's section of bench/results.md, with its targets (issue 22) met or not. */
 import type { ChainNodeKind } from "../../scripts/localStack/chainNode";
 import { machineLine } from "./benchOptions";
-import { BACKLOG_BLOCKS, type BlockRate, MAX_BLOCKS_P99 } from "./userOpsBlocks";
+import { BACKLOG_BLOCKS, BLOCK_GAS_LIMIT, type BlockRate, MAX_BLOCKS_P99 } from "./userOpsBlocks";
 import type { Phase } from "./userOpsPhase";
 import { blockTable, int, resultTable, rpcTable } from "./userOpsTables";
 
@@ -77,7 +77,9 @@ export function userOpsReport(settings: ReportSettings, phases: readonly Phase[]
           `### Inclusion in blocks on anvil mining a block every ${settings.blockTime} s`,
           "",
           `A fresh anvil, every wallet (${int(settings.blockUsers)}, requests round-robin over them) deployed under automine, ` +
-            `then anvil_setIntervalMining(${settings.blockTime}); one service with the default settings` +
+            `then a block gas limit of ${int(BLOCK_GAS_LIMIT / 1e6)}M (a 2-s L2's, such as Base's, is well above 100M; ` +
+            `anvil's default 30M would hold two full bundles) and anvil_setIntervalMining(${settings.blockTime}); one ` +
+            `service with the default settings` +
             `${settings.blockMaxOps ? ` but TX_MAX_OPS_PER_BUNDLE=${settings.blockMaxOps}` : ""}; each rate offered for ` +
             `${settings.blockSeconds} s, or until ${BACKLOG_BLOCKS} blocks' worth of requests waited (then not sustained). Blocks = the ` +
             "receipt's block − the chain's block number read when the 202 arrived (1: the next block). Latency " +

@@ -1,14 +1,19 @@
 import type { KeySigner } from "../custody/keySigner";
 import type { Bundle } from "../transactions/bundle";
 import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
+import { coveredBehind } from "./builtin/coveredBehind";
+import { InFlight } from "./builtin/inFlight";
+import { fillNonceGap } from "./builtin/nonceFiller";
 import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
 import { NextPreparation } from "./builtin/prepareNext";
-import { recordBundle, relayerNonce } from "./builtin/recordBundle";
+import { recordBundle } from "./builtin/recordBundle";
+import { hasNonceGap, inLine, nextRelayerNonce } from "./builtin/relayerNonces";
 import { replaceBundle } from "./builtin/replaceBundle";
 import { settleDropped, settleMined } from "./builtin/settleBundle";
-import { trackBundle } from "./builtin/trackBundle";
+import { type RelayerStanding, minedNonceOf, trackBundle } from "./builtin/trackBundle";
+import { MAX_BUNDLE_GAS } from "./userOperation/buildBundle";
 import type { WorkerContext } from "./workerContext";
-import type { Relayer, WorkKinds } from "./workKind";
+import type { Prepared, Relayer, RelayerCall, WorkKinds } from "./workKind";
 import { createWorkKinds } from "./workKinds";
 
 /** Settings of the built-in bundler. */
@@ -19,19 +24,43 @@ export interface BuiltinBundlerSettings {
   readonly stuckAfterMs: number;
   /** Fee increase of a replacement, in percent (nodes require at least 10). */
   readonly feeBumpPercent: bigint;
+  /** Bundles pending at once (TX_MAX_BUNDLES_IN_FLIGHT); 1 if unset. */
+  readonly maxInFlight?: number;
+  /**
+   * The poll interval: the pending bundles are looked up on chain at most this often, and a bundle that is not full
+   * goes behind pending ones no sooner than this after the one before it. 0 if unset: every step.
+   */
+  readonly trackIntervalMs?: number;
 }
 
 /**
- * The built-in bundler of one chain: puts the chain's due requests (one per wallet) into one relayer transaction
- * (an `EntryPoint.handleOps` bundle, or a Safe relay), one in flight at a time. Every bundle (its signed
- * transaction and what it carries) is recorded before it is broadcast, so after a crash it is tracked, not
- * rebuilt; replacements reuse its relayer nonce, so at most one version is mined.
+ * The built-in bundler of one chain: puts the chain's due requests (one per wallet) into relayer transactions (an
+ * `EntryPoint.handleOps` bundle, or a Safe relay), up to `maxInFlight` pending at once at consecutive relayer
+ * nonces. Every bundle (its signed transaction and what it carries) is recorded before it is broadcast, so after a
+ * crash it is tracked, not rebuilt; replacements reuse its relayer nonce, so at most one version is mined.
+ *
+ * Sending behind pending bundles: only handleOps bundles this worker sent itself may be pending (a Safe relay goes
+ * alone, and after a restart the recorded bundles are followed to the end first), each wallet has at most one
+ * request in flight across all of them (`due` skips wallets with a submitted request), and what they may still spend
+ * is reserved from the relayer's balance and the paymaster's deposit (coveredBehind). Batching: with nothing
+ * pending a bundle goes at once; behind pending ones, at once if the one before was full (a backlog), else one poll
+ * interval after it, carrying what arrived meanwhile. A wake only considers sending; the pending bundles are looked
+ * up on chain once per poll interval.
  */
 export class BuiltinBundler {
   private readonly own = new OwnTransactions();
+  private readonly inFlight = new InFlight();
   private readonly relayer: Relayer;
   private readonly kinds: WorkKinds;
   private readonly preparation: NextPreparation;
+  private readonly maxInFlight: number;
+  private readonly trackIntervalMs: number;
+  /** When the pending bundles were last looked up (ms, monotonic). */
+  private lastTracked = -Infinity;
+  /** The relayer's mined nonce, as last read. */
+  private minedNonce: number | undefined;
+  /** How many were pending when a bundle behind them was not covered: none is tried again until fewer are. */
+  private uncoveredAt: number | undefined;
 
   constructor(
     private readonly context: WorkerContext,
@@ -40,12 +69,23 @@ export class BuiltinBundler {
     this.relayer = { address: settings.relayer.address, own: this.own };
     this.kinds = createWorkKinds(context);
     this.preparation = new NextPreparation(context, this.kinds, this.relayer);
+    this.maxInFlight = settings.maxInFlight ?? 1;
+    this.trackIntervalMs = settings.trackIntervalMs ?? 0;
   }
 
-  /** One step: follow the bundle in flight, or send the next one. True if it did something. */
+  /** One step: follow the pending bundles (once per poll interval), and send the next one if it may go. */
   async tick(): Promise<boolean> {
-    const [pending] = await this.context.repository.pendingBundles(this.context.chain.name);
-    return pending ? this.follow(pending) : this.sendNext();
+    const pending = await this.context.repository.pendingBundles(this.context.chain.name);
+    this.inFlight.keepOnly(pending);
+    if (pending.length === 0) {
+      this.uncoveredAt = undefined;
+      return this.send(pending);
+    }
+    if (performance.now() - this.lastTracked >= this.trackIntervalMs) {
+      this.lastTracked = performance.now();
+      if (await this.followAll(pending)) return true;
+    }
+    return this.sendBehind(pending);
   }
 
   /** Waits for the bundle being prepared in the background, if any, so nothing writes after the worker stops. */
@@ -54,27 +94,102 @@ export class BuiltinBundler {
   }
 
   /**
-   * Sends the next bundle: select and prepare (simulate) it, or take the one prepared meanwhile, and start on the
-   * one after it → check it against the chain → record it, signed → broadcast it.
+   * Sends a bundle behind the pending ones if it may go (see the class), or fills a gap in the relayer's nonces
+   * below them: a gap is filled at once, by a bundle if one is ready, else by an empty transaction.
    */
-  private async sendNext(): Promise<boolean> {
-    const prepared = await this.preparation.take();
+  private async sendBehind(pending: readonly Bundle[]): Promise<boolean> {
+    if (pending.length < (this.uncoveredAt ?? Infinity)) this.uncoveredAt = undefined;
+    const gap = this.minedNonce !== undefined && hasNonceGap(this.minedNonce, pending, this.relayer.address);
+    const known = this.inFlight.reserved(pending) !== undefined;
+    if (known && (gap || this.mayGoBehind(pending)) && (await this.send(pending))) return true;
+    if (!gap) return false;
+    const nonce = nextRelayerNonce(this.minedNonce!, pending, this.relayer.address);
+    const filler = await fillNonceGap(this.context, this.settings.relayer, nonce);
+    this.inFlight.add(filler.id, {
+      runs: "bundle",
+      gasLimit: 21_000n,
+      prefunds: 0n,
+      full: false,
+      sentAt: performance.now(),
+    });
+    await this.broadcast(filler, "bundle");
+    // Not counted as progress: a relayer whose fillers the node refuses must not spin the loop.
+    return false;
+  }
+
+  /** Whether a bundle may go behind the pending ones now: room, no shortfall seen, and full or gathered long enough. */
+  private mayGoBehind(pending: readonly Bundle[]): boolean {
+    if (pending.length >= this.maxInFlight || this.uncoveredAt !== undefined) return false;
+    const newest = this.inFlight.newest();
+    return !newest || newest.full || performance.now() - newest.sentAt >= this.trackIntervalMs;
+  }
+
+  /**
+   * Sends the next bundle: select and prepare (simulate) it, or take the one prepared meanwhile → check it against
+   * the chain (and, behind pending bundles, that it is covered) → record it, signed, at the next relayer nonce →
+   * broadcast it. The one after it is prepared meanwhile when this one fills the last place in flight.
+   */
+  private async send(pending: readonly Bundle[]): Promise<boolean> {
+    const behind = pending.length > 0;
+    const prepared = await this.preparation.take(behind);
     if (prepared === "idle") return false;
     if (prepared === "settled") return true;
-    this.preparation.startAfter(prepared);
-    const [call, nonce] = await Promise.all([
+    if (pending.length + 1 >= this.maxInFlight) this.preparation.startAfter(prepared);
+    const [call, minedNonce] = await Promise.all([
       prepared.kind.check(prepared, this.relayer),
-      relayerNonce(this.context, this.relayer.address),
+      minedNonceOf(this.context, this.relayer.address),
     ]);
+    this.minedNonce = minedNonce;
     if (!call) return true;
+    if (behind && !(await this.covered(pending, prepared, call))) {
+      this.uncoveredAt = pending.length;
+      this.context.logger.warn(
+        { pending: pending.length },
+        "the relayer's balance or the paymaster's deposit does not cover another bundle; waiting for the pending ones",
+      );
+      return false;
+    }
+    const nonce = nextRelayerNonce(minedNonce, pending, this.relayer.address);
     const bundle = await recordBundle(this.context, this.settings.relayer, call, prepared.fees, nonce);
+    this.inFlight.add(bundle.id, {
+      runs: prepared.kind.runs,
+      gasLimit: call.gasLimit,
+      prefunds: call.prefunds ?? 0n,
+      full: call.ops.length >= this.context.maxOpsPerBundle || call.gasLimit * 5n >= MAX_BUNDLE_GAS * 4n,
+      sentAt: performance.now(),
+    });
     await this.broadcast(bundle, prepared.kind.runs);
     return true;
   }
 
-  /** Follows the pending bundle: track it → settle it once mined and confirmed or dropped; replace or resend it. */
-  private async follow(bundle: Bundle): Promise<boolean> {
-    const state = await trackBundle(this.context, bundle, this.settings.stuckAfterMs);
+  /** Whether what the pending bundles may spend leaves enough for this one too (coveredBehind). */
+  private async covered(pending: readonly Bundle[], prepared: Prepared, call: RelayerCall): Promise<boolean> {
+    const reserved = this.inFlight.reserved(pending);
+    if (!reserved) return false;
+    const next = { relayerWei: call.gasLimit * prepared.fees.maxFeePerGas, paymasterWei: call.prefunds ?? 0n };
+    return coveredBehind(this.context, this.relayer.address, reserved, next);
+  }
+
+  /** Follows every pending bundle, in nonce order, against its relayer's mined nonce read once. */
+  private async followAll(pending: readonly Bundle[]): Promise<boolean> {
+    const relayers = [...new Set(pending.map((b) => b.relayer))];
+    const mined = new Map(
+      await Promise.all(relayers.map(async (r) => [r, await minedNonceOf(this.context, r)] as const)),
+    );
+    const own = mined.get(this.relayer.address);
+    if (own !== undefined) this.minedNonce = own;
+    const lined = inLine(mined, pending);
+    let progressed = false;
+    for (const bundle of pending) {
+      const standing = { minedNonce: mined.get(bundle.relayer)!, inLine: lined.has(bundle.id) };
+      if (await this.follow(bundle, standing)) progressed = true;
+    }
+    return progressed;
+  }
+
+  /** Follows a pending bundle: track it → settle it once mined and confirmed or dropped; replace or resend it. */
+  private async follow(bundle: Bundle, standing: RelayerStanding): Promise<boolean> {
+    const state = await trackBundle(this.context, bundle, this.settings.stuckAfterMs, standing);
     switch (state.status) {
       case "mined":
         await settleMined(this.context, this.kinds, this.own, bundle, state.receipt);

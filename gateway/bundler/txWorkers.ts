@@ -119,6 +119,8 @@ export function startTxWorkers(
             relayer: signers.relayer!,
             stuckAfterMs: t.stuckAfterSeconds * 1000,
             feeBumpPercent: BigInt(t.feeBumpPercent),
+            maxInFlight: t.maxBundlesInFlight,
+            trackIntervalMs: t.pollIntervalMs,
           });
     };
     const leased = new LeasedStepper(

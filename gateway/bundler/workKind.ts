@@ -30,6 +30,8 @@ export interface RelayerCall {
   readonly data: string;
   readonly gasLimit: bigint;
   readonly ops: readonly BuiltOp[];
+  /** What it may take from the paymaster's deposit at most (its operations' prefunds); none if unset. */
+  readonly prefunds?: bigint;
 }
 
 /** A mined relayer transaction's eth_getTransactionReceipt answer, the fields the worker reads. */

@@ -319,7 +319,7 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
   });
 });
 
-describe("Transactions (e2e: bundles in sequence while blocks are slow)", () => {
+describe("Transactions (e2e: bundles in sequence while blocks are slow, TX_MAX_BUNDLES_IN_FLIGHT=1)", () => {
   let stack: LocalStack;
   let chain: JsonRpcProvider;
   let target: TestTarget;
@@ -361,7 +361,8 @@ describe("Transactions (e2e: bundles in sequence while blocks are slow)", () => 
   };
 
   before(async () => {
-    stack = await startTestStack();
+    // One bundle in flight at a time, as before several could be (test/e2e/pipelinedBundles.test.ts).
+    stack = await startTestStack(undefined, { env: { TX_MAX_BUNDLES_IN_FLIGHT: "1" } });
     chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
     target = await new TestTarget__factory(await chain.getSigner(0)).deploy();
     await target.waitForDeployment();

@@ -6,12 +6,13 @@ import { type LocalStack, startLocalStack } from "../../scripts/localStack/start
 import { stackDatabaseEnv } from "./testDatabase";
 
 /**
- * The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory); `hsm`: HSM mode. Its
- * database: SQLite in `dataDir`, or (TEST_DATABASE=postgres) a PostgreSQL database kept for `dataDir`.
+ * The local stack on free ports, quiet, on `dataDir` (default: a fresh temporary directory); `hsm`: HSM mode; `env`:
+ * settings of the test's own. Its database: SQLite in `dataDir`, or (TEST_DATABASE=postgres) a PostgreSQL database
+ * kept for `dataDir`.
  */
 export const startTestStack = async (
   dataDir = mkdtempSync(path.join(tmpdir(), "idwallet-stack-")),
-  options: { hsm?: boolean } = {},
+  { env, ...options }: { hsm?: boolean; env?: Record<string, string> } = {},
 ): Promise<LocalStack> =>
   startLocalStack({
     host: "127.0.0.1",
@@ -19,6 +20,6 @@ export const startTestStack = async (
     apiPort: 0,
     dataDir,
     ...options,
-    env: await stackDatabaseEnv(dataDir),
+    env: { ...(await stackDatabaseEnv(dataDir)), ...env },
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
   });

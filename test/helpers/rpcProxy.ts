@@ -2,10 +2,11 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * What the proxy does with one JSON-RPC request: pass it on, never answer (the caller times out), or answer as a
- * node does for a call that reverted without revert data (ethers: "missing revert data").
+ * What the proxy does with one JSON-RPC request: pass it on, never answer (the caller times out), answer as a
+ * node does for a call that reverted without revert data (ethers: "missing revert data"), or answer on its own
+ * without passing it on: a result (a node that says it took a transaction and lost it) or an error (a refusal).
  */
-export type ProxyDecision = "forward" | "hang" | "revert";
+export type ProxyDecision = "forward" | "hang" | "revert" | { readonly result: unknown } | { readonly error: string };
 
 /**
  * A JSON-RPC proxy in front of a node: records the requests it sees, can hold chosen ones forever, and can do
@@ -34,6 +35,13 @@ export async function startRpcProxy(
       // A decision may take its time (e.g. an outsider's transaction mined first): the request waits for it.
       void Promise.resolve(decide(parsed.method, parsed.params ?? [])).then((decision) => {
         if (decision === "hang") return;
+        if (typeof decision === "object") {
+          const answer =
+            "result" in decision ? { result: decision.result } : { error: { code: -32000, message: decision.error } };
+          res.writeHead(200, { "Content-Type": "application/json" });
+          res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, ...answer }));
+          return;
+        }
         if (decision === "revert") {
           res.writeHead(200, { "Content-Type": "application/json" });
           res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error: { code: 3, message: "execution reverted" } }));

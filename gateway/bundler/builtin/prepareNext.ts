@@ -19,16 +19,24 @@ export class NextPreparation {
     private readonly relayer: Relayer,
   ) {}
 
-  /** The next batch: the one prepared ahead if it is fresh, else one prepared now. */
-  async take(): Promise<Preparation> {
+  /**
+   * The next batch: the one prepared ahead if it is fresh, else one prepared now. `behind`: it is to go behind
+   * pending bundles of ours, which only wallet operations may (see BuiltinBundler): a Safe request that is the
+   * oldest due waits, idle, for them to be settled, rather than be overtaken for as long as bundles keep coming.
+   */
+  async take(behind = false): Promise<Preparation> {
     const early = this.next;
     this.next = undefined;
     const prepared = early ? await early : undefined;
-    if (typeof prepared === "object" && this.context.clock().getTime() - prepared.at < PREPARED_MAX_AGE_MS) {
+    if (
+      typeof prepared === "object" &&
+      this.context.clock().getTime() - prepared.at < PREPARED_MAX_AGE_MS &&
+      !(behind && prepared.kind.runs !== "bundle")
+    ) {
       return prepared;
     }
     // "settled" ahead was work done; "idle" ahead may be out of date: either way, look again now.
-    return this.prepare();
+    return this.prepare(undefined, behind);
   }
 
   /** Starts preparing the batch after `sending`, from other wallets than its own, while it is checked and sent. */
@@ -45,7 +53,7 @@ export class NextPreparation {
   }
 
   /** Selects the due requests (none of `busy`'s wallets) and has the oldest one's kind prepare them. */
-  private async prepare(busy?: ReadonlySet<string>): Promise<Preparation> {
+  private async prepare(busy?: ReadonlySet<string>, behind = false): Promise<Preparation> {
     const at = this.context.clock().getTime();
     const due = await selectDue(this.context, this.kinds, this.context.maxOpsPerBundle, busy);
     if (due === undefined) return "idle";
@@ -53,6 +61,7 @@ export class NextPreparation {
     // One kind per relayer transaction, the oldest due request's: a Safe request goes alone when it is the oldest
     // due; wallet requests wait for the bundle after it.
     const kind = this.kinds.of(due[0]!);
+    if (behind && kind.runs !== "bundle") return "idle";
     const ofKind = due.filter((tx) => this.kinds.of(tx) === kind);
     return kind.prepare(ofKind, { relayer: this.relayer, at, ahead: busy !== undefined });
   }

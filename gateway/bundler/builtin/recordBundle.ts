@@ -5,13 +5,6 @@ import type { WorkerContext } from "../workerContext";
 import type { RelayerCall } from "../workKind";
 import { signRelayerTransaction } from "./relayerTransaction";
 
-/** The relayer's nonce for its next transaction. */
-export async function relayerNonce(context: WorkerContext, relayer: string): Promise<number> {
-  // "latest": the relayer key is this worker's alone and nothing of ours is in flight now, so a foreign or lost
-  // pending transaction cannot push the bundle behind a nonce gap.
-  return Number(await context.chain.provider.send("eth_getTransactionCount", [relayer, "latest"]));
-}
-
 /**
  * Signs the relayer's transaction making `call` and records it with the requests it carries, before it is
  * broadcast: after a crash it is tracked, not built again.

@@ -10,21 +10,31 @@ export type BundleState =
   | { readonly status: "mined"; readonly receipt: RelayerReceipt }
   | { readonly status: "unconfirmed" | "dropped" | "stuck" | "lost" | "pending" };
 
-/** Looks up a pending bundle on chain: its receipt, its relayer nonce, its age. */
-export async function trackBundle(context: WorkerContext, bundle: Bundle, stuckAfterMs: number): Promise<BundleState> {
+/** What tracking knows of a bundle's relayer before looking the bundle up. */
+export interface RelayerStanding {
+  /** The relayer's mined nonce ("latest" transaction count), read before the bundle's receipts. */
+  readonly minedNonce: number;
+  /**
+   * Whether the bundle is next in line: every nonce from the mined one up to its own is held by a pending bundle of
+   * ours. One behind a gap waits for the gap to be filled, not for higher fees.
+   */
+  readonly inLine: boolean;
+}
+
+/** Looks up a pending bundle on chain: its receipt if its nonce is used, else its age and whether the node holds it. */
+export async function trackBundle(
+  context: WorkerContext,
+  bundle: Bundle,
+  stuckAfterMs: number,
+  standing: RelayerStanding,
+): Promise<BundleState> {
   const { provider } = context.chain;
-  // The newest version (the one mined, unless a replacement came late) is asked for alongside the relayer's mined
-  // nonce. If that nonce is used and no receipt was seen, every version is asked again: the receipts read after
-  // the nonce see any version of ours that was mined, so "nonce used and no receipt" then really means another
-  // transaction used it.
-  const hashes = [...bundle.txHashes].reverse();
-  const [count, newest] = await Promise.all([
-    provider.send("eth_getTransactionCount", [bundle.relayer, "latest"]) as Promise<string>,
-    provider.send("eth_getTransactionReceipt", [hashes[0]]) as Promise<RelayerReceipt | null>,
-  ]);
-  const minedNonce = Number(count);
-  let receipt = newest;
-  for (const hash of minedNonce > bundle.nonce && !receipt ? hashes : []) {
+  const { minedNonce } = standing;
+  // The nonce was read before any receipt: if it is used, the receipts read now see any version of ours that was
+  // mined, so "nonce used and no receipt" really means another transaction used it. Newest version first (the one
+  // mined, unless a replacement came late). A nonce not used yet has no receipt to ask for.
+  let receipt: RelayerReceipt | null = null;
+  for (const hash of minedNonce > bundle.nonce ? [...bundle.txHashes].reverse() : []) {
     receipt = await provider.send("eth_getTransactionReceipt", [hash]);
     if (receipt) break;
   }
@@ -36,7 +46,14 @@ export async function trackBundle(context: WorkerContext, bundle: Bundle, stuckA
     return { status: "mined", receipt };
   }
   if (minedNonce > bundle.nonce) return { status: "dropped" };
-  if (context.clock().getTime() - Date.parse(bundle.sentAt) >= stuckAfterMs) return { status: "stuck" };
+  if (standing.inLine && context.clock().getTime() - Date.parse(bundle.sentAt) >= stuckAfterMs) {
+    return { status: "stuck" };
+  }
   const known = await provider.send("eth_getTransactionByHash", [bundle.txHashes.at(-1)]);
   return { status: known ? "pending" : "lost" };
+}
+
+/** The relayer's mined nonce ("latest" transaction count). */
+export async function minedNonceOf(context: WorkerContext, relayer: string): Promise<number> {
+  return Number(await context.chain.provider.send("eth_getTransactionCount", [relayer, "latest"]));
 }

@@ -14,7 +14,7 @@ import type { SimulatedBundle } from "./preBroadcast";
 /** Simultaneous eth_getCode lookups. */
 const CODE_LOOKUP_CONCURRENCY = 16;
 /** Largest bundle gas limit: under EIP-7825's per-transaction cap (2^24) and common block limits. */
-const MAX_BUNDLE_GAS = 15_000_000n;
+export const MAX_BUNDLE_GAS = 15_000_000n;
 
 /**
  * Builds a bundle from due wallet requests: their operations, measured by simulation and signed. Its gas limit is

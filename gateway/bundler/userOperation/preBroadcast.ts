@@ -66,6 +66,10 @@ async function withoutWalletsDeployedSince(
  * paymaster's signers, which only the admin changes; an
  * operation's calls run inside handleOps, whose reentrancy guard keeps them from running another operation and using
  * its nonce. A Safe relay of ours runs an app's calls outside the EntryPoint, so a block holding one is checked.
+ * Sent behind pending bundles of ours (several in flight), the same holds of them, which the latest block does not
+ * hold yet: they are handleOps bundles only (a Safe relay goes alone), a wallet has one operation in all of them, a
+ * wallet one of them deploys is the exposure of an operation earlier in the same bundle, and what they may take from
+ * the deposit is reserved by the bundler before this bundle is recorded (coveredBehind).
  */
 async function unchangedByOwnBundles(
   context: WorkerContext,
@@ -82,10 +86,12 @@ async function unchangedByOwnBundles(
     ]) as Promise<string>,
   ]);
   if (!ownBlocks) return false;
-  // The simulation ran at 1 wei; the bundle pays maxFeePerGas at most (the low 128 bits of gasFees).
-  const prefunds = ops.reduce(
-    (sum, op) => sum + operationGas(op.userOp) * BigInt(`0x${op.userOp.gasFees.slice(34)}`),
-    0n,
-  );
+  const prefunds = ops.reduce((sum, op) => sum + operationPrefund(op.userOp), 0n);
   return BigInt(deposit) >= prefunds;
+}
+
+/** The most an operation takes from the paymaster's deposit: its gas at maxFeePerGas (the low 128 bits of gasFees). */
+export function operationPrefund(userOp: BuiltUserOp["userOp"]): bigint {
+  // The simulation ran at 1 wei; the bundle pays maxFeePerGas at most.
+  return operationGas(userOp) * BigInt(`0x${userOp.gasFees.slice(34)}`);
 }

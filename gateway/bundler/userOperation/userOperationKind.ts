@@ -7,7 +7,7 @@ import { bundleGasLimit } from "./bundleCheck";
 import { buildBundle } from "./buildBundle";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import { closeExhausted, outcomeOfMissingOperation } from "./operationOutcomes";
-import { type SimulatedBundle, opsToBroadcast } from "./preBroadcast";
+import { type SimulatedBundle, opsToBroadcast, operationPrefund } from "./preBroadcast";
 
 /**
  * Wallet requests: ERC-4337 UserOperations, as many as fit bundled into one EntryPoint.handleOps transaction, or
@@ -37,7 +37,8 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
       ops.map((op) => op.userOp),
       relayer.address,
     );
-    return { to: this.context.entryPoint, data, gasLimit: bundleGasLimit(ops, data), ops };
+    const prefunds = ops.reduce((sum, op) => sum + operationPrefund(op.userOp), 0n);
+    return { to: this.context.entryPoint, data, gasLimit: bundleGasLimit(ops, data), ops, prefunds };
   }
 
   /** Each operation by its UserOperationEvent in the receipt; one without is looked up by its nonce key. */
