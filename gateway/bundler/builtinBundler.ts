@@ -127,14 +127,17 @@ export class BuiltinBundler {
   /**
    * Sends the next bundle: select and prepare (simulate) it, or take the one prepared meanwhile → check it against
    * the chain (and, behind pending bundles, that it is covered) → record it, signed, at the next relayer nonce →
-   * broadcast it. The one after it is prepared meanwhile when this one fills the last place in flight.
+   * broadcast it. The one after it is prepared meanwhile when this one fills the last place in flight or is full.
    */
   private async send(pending: readonly Bundle[]): Promise<boolean> {
     const behind = pending.length > 0;
     const prepared = await this.preparation.take(behind);
     if (prepared === "idle") return false;
     if (prepared === "settled") return true;
-    if (pending.length + 1 >= this.maxInFlight) this.preparation.startAfter(prepared);
+    // Ahead only when the next cannot gather more anyway: this one fills the last place, or a backlog fills it.
+    if (pending.length + 1 >= this.maxInFlight || prepared.senders.length >= this.context.maxOpsPerBundle) {
+      this.preparation.startAfter(prepared);
+    }
     const [call, minedNonce] = await Promise.all([
       prepared.kind.check(prepared, this.relayer),
       minedNonceOf(this.context, this.relayer.address),
