@@ -22,6 +22,18 @@ const BENCHMARKS = [
   { name: "userops", title: "UserOperations", command: HARDHAT, args: ["run", "bench/userops.ts"] },
   { name: "instances", title: "Several instances", command: HARDHAT, args: ["run", "bench/instances.ts"] },
   {
+    name: "custody",
+    title: "Key-custody signers: signatures per second",
+    command: TS_NODE,
+    args: ["bench/custodySigners.ts"],
+  },
+  {
+    name: "audit",
+    title: "Signature audit log: signatures logged per second",
+    command: TS_NODE,
+    args: ["bench/auditLog.ts"],
+  },
+  {
     name: "gas",
     title: "Gas of UserOperations: our accounts against SimpleAccount",
     command: HARDHAT,

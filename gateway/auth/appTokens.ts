@@ -1,3 +1,4 @@
+import type { App } from "./app";
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
 import { UnauthorizedError } from "../errors/apiError";
@@ -13,6 +14,8 @@ export interface AppPrincipal {
   readonly tokenId: string;
   /** The app's secret generation when the token was issued; a rotation since revokes the token. */
   readonly secretGeneration: number;
+  /** The app as read when this request admitted the token (bearer.ts): its services need not read it again. */
+  readonly app?: App;
 }
 
 /** Issues and verifies app bearer tokens: HS256 JWTs with issuer, audience, expiry, id and secret generation. */

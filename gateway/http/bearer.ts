@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
+import type { App } from "../auth/app";
 import { UnauthorizedError } from "../errors/apiError";
 
 /** The app a request was authenticated as, if any (set by the bearer middleware). */
@@ -9,8 +10,11 @@ export const principalOf = (res: Response): AppPrincipal | undefined =>
 // RFC 6750 §2.1: "Bearer" then one b64token.
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
-/** Whether the app behind a verified token may still use it; throws a 401 ApiError if not (services/appAuth.ts). */
-export type AdmitApp = (principal: AppPrincipal) => Promise<void>;
+/**
+ * Whether the app behind a verified token may still use it: the app if so; throws a 401 ApiError if not
+ * (services/appAuth.ts).
+ */
+export type AdmitApp = (principal: AppPrincipal) => Promise<App>;
 
 /**
  * The app an `Authorization: Bearer <token>` header authenticates: undefined without a header where none is
@@ -31,8 +35,8 @@ export async function authenticate(
   const principal = await tokens.verify(match[1]!);
   // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
   // secret stops its live tokens at once.
-  await admitApp(principal);
-  return principal;
+  // A fresh object per request: the verified principal may be shared by every request of the token.
+  return { ...principal, app: await admitApp(principal) };
 }
 
 /**

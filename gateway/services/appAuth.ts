@@ -63,7 +63,7 @@ export async function issueAppToken(
 export async function admitAppToken(
   findApp: (appId: string) => Promise<App | undefined>,
   principal: AppPrincipal,
-): Promise<void> {
+): Promise<App> {
   const app = await findApp(principal.appId);
   if (app?.status !== "active") {
     throw new UnauthorizedError("APP_DISABLED", "The app this token was issued to is disabled");
@@ -74,4 +74,5 @@ export async function admitAppToken(
       "The app's client secret was rotated after this token was issued; request a new one at /v1/auth",
     );
   }
+  return app;
 }

@@ -13,12 +13,12 @@ export function requestUserId(input: string): UserId {
   }
 }
 
-/** The app a token was issued to, still registered (a token can outlive its app). */
+/** The app a token was issued to, still registered (a token can outlive its app): as admitted on this request, if it was. */
 export async function actingApp(
   principal: AppPrincipal,
   findApp: (appId: string) => Promise<App | undefined>,
 ): Promise<App> {
-  const app = await findApp(principal.appId);
+  const app = principal.app ?? (await findApp(principal.appId));
   if (!app) throw new ApiError(401, "APP_DISABLED", "Unauthorized", "The app this token was issued to is gone");
   return app;
 }

@@ -33,16 +33,16 @@ function keysOf(row: CountedRow): SpendKey[] {
   ];
 }
 
-/** Adds a just-stored request's reservation to its buckets; run in the transaction that stores it. */
+/** Adds a just-stored request's reservation to its buckets (one statement, both rows); run in the transaction that stores it. */
 export async function reserveSpend(
   trx: Transaction<DatabaseSchema>,
   row: CountedRow & { readonly reserved_gas: number },
 ): Promise<void> {
   const minute = minuteOf(row.created_at);
-  for (const key of keysOf(row)) {
-    await trx
-      .insertInto("spend_buckets")
-      .values({
+  await trx
+    .insertInto("spend_buckets")
+    .values(
+      keysOf(row).map((key) => ({
         app_id: key.appId,
         scope: key.scope,
         user_id: key.userId,
@@ -50,65 +50,61 @@ export async function reserveSpend(
         minute,
         pending_gas: row.reserved_gas,
         settled_gas: 0,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(["app_id", "scope", "user_id", "chain", "minute"])
-          // Qualified: in PostgreSQL's DO UPDATE a bare column could be the stored row's or `excluded`'s.
-          .doUpdateSet({ pending_gas: sql<number>`spend_buckets.pending_gas + ${row.reserved_gas}` }),
-      )
-      .execute();
-  }
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(["app_id", "scope", "user_id", "chain", "minute"])
+        // Qualified: in PostgreSQL's DO UPDATE a bare column could be the stored row's or `excluded`'s.
+        .doUpdateSet({ pending_gas: sql<number>`spend_buckets.pending_gas + excluded.pending_gas` }),
+    )
+    .execute();
 }
 
 /**
- * Moves a request that just became final from its buckets' pending gas (`pendingGas`: what they counted for it) to
- * their settled gas (what it cost); run in the transaction that settles it, once (only when that transaction did
- * change it to final).
+ * Moves a request that just became final (`row`, as the settling update left it) from its buckets' pending gas
+ * (`pendingGas`: what they counted for it) to their settled gas (what it cost); run in the transaction that settles
+ * it, once (only when that transaction did change it to final).
  */
-export async function settleSpend(trx: Transaction<DatabaseSchema>, txId: string, pendingGas: number): Promise<void> {
-  const row = await trx
-    .selectFrom("transactions")
-    .select(["app_id", "user_id", "chain", "created_at", "settled_gas"])
-    .where("id", "=", txId)
-    .executeTakeFirstOrThrow();
-  await addToBuckets(trx, row, { pending: -pendingGas, settled: row.settled_gas ?? 0 });
+export async function settleSpend(
+  trx: Transaction<DatabaseSchema>,
+  row: CountedRow & { readonly settled_gas: number | null },
+  pendingGas: number,
+): Promise<void> {
+  await addToBuckets(trx, row, { pending: -pendingGas, settled: Number(row.settled_gas ?? 0) });
 }
 
 /**
  * Adds `gas` to a pending request's buckets: what its sends burned has passed its reservation (a Safe relay's
  * reverted sends), and a pending request counts for the larger of the two.
  */
-export async function growPendingSpend(trx: Transaction<DatabaseSchema>, txId: string, gas: number): Promise<void> {
-  if (gas <= 0) return;
-  const row = await trx
-    .selectFrom("transactions")
-    .select(["app_id", "user_id", "chain", "created_at"])
-    .where("id", "=", txId)
-    .executeTakeFirstOrThrow();
-  await addToBuckets(trx, row, { pending: gas, settled: 0 });
+export async function growPendingSpend(trx: Transaction<DatabaseSchema>, row: CountedRow, gas: number): Promise<void> {
+  if (gas > 0) await addToBuckets(trx, row, { pending: gas, settled: 0 });
 }
 
-/** Adds to the pending and settled gas of a request's buckets (its app's and its user id's, at its minute). */
+/** Adds to the pending and settled gas of a request's buckets (its app's and its user id's, at its minute): one statement. */
 async function addToBuckets(
   trx: Transaction<DatabaseSchema>,
   row: CountedRow,
   add: { readonly pending: number; readonly settled: number },
 ): Promise<void> {
-  for (const key of keysOf(row)) {
-    await trx
-      .updateTable("spend_buckets")
-      .set({
-        pending_gas: sql<number>`pending_gas + ${add.pending}`,
-        settled_gas: sql<number>`settled_gas + ${add.settled}`,
-      })
-      .where("app_id", "=", key.appId)
-      .where("scope", "=", key.scope)
-      .where("user_id", "=", key.userId)
-      .where("chain", "=", key.chain)
-      .where("minute", "=", minuteOf(row.created_at))
-      .execute();
-  }
+  const [app, user] = keysOf(row);
+  await trx
+    .updateTable("spend_buckets")
+    .set({
+      pending_gas: sql<number>`pending_gas + ${add.pending}`,
+      settled_gas: sql<number>`settled_gas + ${add.settled}`,
+    })
+    .where("app_id", "=", row.app_id)
+    .where("chain", "=", row.chain)
+    .where("minute", "=", minuteOf(row.created_at))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("scope", "=", app!.scope), eb("user_id", "=", app!.userId)]),
+        eb.and([eb("scope", "=", user!.scope), eb("user_id", "=", user!.userId)]),
+      ]),
+    )
+    .execute();
 }
 
 /** Buckets of `key` inside the window that starts after `since` (a request there was accepted after it). */
@@ -122,21 +118,19 @@ export function windowBuckets(trx: Kysely<DatabaseSchema>, key: SpendKey, since:
     .where("minute", ">", minuteOf(since));
 }
 
-/** Sums the window of `key` after `since`: at most a period's worth of buckets, plus any overdue reservations. */
+/**
+ * Sums the window of `key` after `since`: at most a period's worth of buckets, plus any overdue reservations (two
+ * range reads of the key's index, in one statement).
+ */
 export async function windowSpend(trx: Transaction<DatabaseSchema>, key: SpendKey, since: Date): Promise<bigint> {
-  const inWindow = await windowBuckets(trx, key, since)
-    .select(sql<number | null>`sum(pending_gas + settled_gas)`.as("gas"))
-    .executeTakeFirstOrThrow();
-  const overdue = await trx
-    .selectFrom("spend_buckets")
-    .select(sql<number | null>`sum(pending_gas)`.as("gas"))
-    .where("app_id", "=", key.appId)
-    .where("scope", "=", key.scope)
-    .where("user_id", "=", key.userId)
-    .where("chain", "=", key.chain)
-    .where("pending_gas", ">", 0)
-    .where("minute", "<=", minuteOf(since))
-    .executeTakeFirstOrThrow();
+  const sinceMinute = minuteOf(since);
+  const ofKey = sql`app_id = ${key.appId} and scope = ${key.scope} and user_id = ${key.userId} and chain = ${key.chain}`;
   // A request accepted before the window and still unsettled can still spend (retries, a held close): it counts.
-  return BigInt(inWindow.gas ?? 0) + BigInt(overdue.gas ?? 0);
+  const { rows } = await sql<{ in_window: number | string | null; overdue: number | string | null }>`
+    select
+      (select sum(pending_gas + settled_gas) from spend_buckets where ${ofKey} and minute > ${sinceMinute}) as in_window,
+      (select sum(pending_gas) from spend_buckets where ${ofKey} and pending_gas > 0 and minute <= ${sinceMinute})
+        as overdue`.execute(trx);
+  const row = rows[0]!;
+  return BigInt(row.in_window ?? 0) + BigInt(row.overdue ?? 0);
 }

@@ -63,6 +63,9 @@ async function seqGivenOut(db: Kysely<DatabaseSchema>, lock = false): Promise<nu
   return mark?.seq ?? 0;
 }
 
+/** Rows inserted by one statement of an append. */
+const ROWS_PER_INSERT = 500;
+
 /** AuditLogRepository over SQLite and PostgreSQL: `signature_audit`, appended under the write lock or the mark's lock. */
 export class SqliteAuditLogRepository implements AuditLogRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
@@ -82,7 +85,14 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       // Past the highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
       const lastSeq = Math.max(newest?.seq ?? 0, given);
       const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at);
-      for (const row of rows) await trx.insertInto("signature_audit").values(toStored(row)).execute();
+      // Many rows a statement (a batch carries each signature of a bundle's operations), under the bound on a statement's
+      // parameters (SQLite 32,766; PostgreSQL 65,535) at 11 a row.
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+        await trx
+          .insertInto("signature_audit")
+          .values(rows.slice(i, i + ROWS_PER_INSERT).map(toStored))
+          .execute();
+      }
       await trx
         .updateTable("signature_audit_mark")
         .set({ seq: rows.at(-1)!.seq })

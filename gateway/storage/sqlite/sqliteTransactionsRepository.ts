@@ -268,29 +268,26 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
                 : null,
             ...error,
           };
-    // What the buckets count for it while pending: the larger of its reservation and what its sends burned so far.
-    const before = await trx
-      .selectFrom("transactions")
-      .select(["reserved_gas", "spent_gas"])
-      .where("id", "=", txId)
-      // PostgreSQL: locked until the settlement commits, so a concurrent one reads what this one left.
-      .$if(isPostgres(trx), (q) => q.forUpdate())
-      .executeTakeFirst();
-    const pendingBefore = before ? Math.max(before.reserved_gas, before.spent_gas) : 0;
-    const updated = await trx
+    // One statement: the row as it is after the change (PostgreSQL: the update waits for a concurrent settlement's
+    // commit and applies to the row that one left; SQLite: the write lock), or none when it was final already.
+    const after = await trx
       .updateTable("transactions")
       .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
       .where("id", "=", txId)
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])
+      .returning(["app_id", "user_id", "chain", "created_at", "reserved_gas", "spent_gas", "settled_gas"])
       .executeTakeFirst();
-    if (updated.numUpdatedRows === 0n || before === undefined) return;
+    if (after === undefined) return;
+    // What the buckets counted for it while pending: the larger of its reservation and what its sends burned before.
+    const spentBefore = Number(after.spent_gas) - spent;
+    const pendingBefore = Math.max(Number(after.reserved_gas), spentBefore);
     // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
     if (changes.status !== "queued") {
-      await settleSpend(trx, txId, pendingBefore);
+      await settleSpend(trx, after, pendingBefore);
       await recordRequestEvent(trx, txId, this.clock());
     } else if (spent > 0) {
-      await growPendingSpend(trx, txId, Math.max(before.reserved_gas, before.spent_gas + spent) - pendingBefore);
+      await growPendingSpend(trx, after, Math.max(Number(after.reserved_gas), spentBefore + spent) - pendingBefore);
     }
   }
 }

@@ -68,6 +68,12 @@ export function newTransactionRow(tx: NewTx, now: string): Selectable<Transactio
   };
 }
 
+// The columns' values, as rows are read back (made once: building a zod schema costs more than a row's parse).
+const StoredTxStatus = z.enum(["queued", "submitted", "included", "failed"]);
+const StoredAccountType = z.enum(["kernel", "base", "safe"]);
+const StoredSafeAction = z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]);
+const StoredBundleStatus = z.enum(["pending", "mined", "dropped"]);
+
 /** A stored request as its kind's record: a Safe request, or a wallet's (`accountType` tells which). */
 export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
   const common = {
@@ -79,7 +85,7 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     delegatecall: row.delegatecall === 1,
     idempotencyKey: orUndefined(row.idempotency_key),
     requestHash: row.request_hash,
-    status: z.enum(["queued", "submitted", "included", "failed"]).parse(row.status),
+    status: StoredTxStatus.parse(row.status),
     bundleId: orUndefined(row.bundle_id),
     transactionHash: orUndefined(row.transaction_hash),
     blockNumber: orUndefined(row.block_number),
@@ -93,12 +99,12 @@ export function toRecord(row: Selectable<TransactionsTable>): TxRecord {
     settledGas: row.settled_gas === null ? undefined : BigInt(row.settled_gas),
     spentGas: BigInt(row.spent_gas),
   };
-  const accountType = z.enum(["kernel", "base", "safe"]).parse(row.account_type);
+  const accountType = StoredAccountType.parse(row.account_type);
   if (accountType === "safe") {
     return {
       ...common,
       accountType,
-      safeAction: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).parse(row.safe_action),
+      safeAction: StoredSafeAction.parse(row.safe_action),
       safeTxHash: orUndefined(row.safe_tx_hash),
       safeNonce: orUndefined(row.safe_nonce),
     };
@@ -122,7 +128,7 @@ export function toBundle(row: Selectable<BundlesTable>): Bundle {
     rawTx: row.raw_tx,
     maxFeePerGas: BigInt(row.max_fee_per_gas),
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
-    status: z.enum(["pending", "mined", "dropped"]).parse(row.status),
+    status: StoredBundleStatus.parse(row.status),
     minedTxHash: orUndefined(row.mined_tx_hash),
     blockNumber: orUndefined(row.block_number),
     sentAt: row.sent_at,

@@ -48,5 +48,12 @@ export function rateWindowsRepositoryContract(dialect: string, open: () => Promi
       const counts = await Promise.all(Array.from({ length: hits }, () => repos.rateWindows.hit(appId, WINDOW)));
       expect([...counts].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: hits }, (_, i) => i + 1));
     });
+
+    it("counts hits of several apps sent at once each in its own app's window, in the order they came", async () => {
+      const apps = [appId, otherAppId, appId, appId, otherAppId];
+      const counts = await Promise.all(apps.map((app) => repos.rateWindows.hit(app, WINDOW)));
+      expect(counts).to.deep.equal([1, 1, 2, 3, 2]);
+      expect(await repos.rateWindows.hit(appId, WINDOW)).to.equal(4);
+    });
   });
 }
