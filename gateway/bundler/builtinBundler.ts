@@ -16,6 +16,9 @@ import type { WorkerContext } from "./workerContext";
 import type { Prepared, Relayer, RelayerCall, WorkKinds } from "./workKind";
 import { createWorkKinds } from "./workKinds";
 
+/** Longest wait between two gap fillers the node keeps refusing. */
+const MAX_FILLER_BACKOFF_MS = 60_000;
+
 /** Settings of the built-in bundler. */
 export interface BuiltinBundlerSettings {
   /** The relayer's key: sends handleOps and collects the operations' gas refunds. */
@@ -61,6 +64,9 @@ export class BuiltinBundler {
   private minedNonce: number | undefined;
   /** How many were pending when a bundle behind them was not covered: none is tried again until fewer are. */
   private uncoveredAt: number | undefined;
+  /** Gap fillers the node refused in a row, and when the next may be tried (ms, monotonic). */
+  private fillerRefusals = 0;
+  private fillerNotBefore = -Infinity;
 
   constructor(
     private readonly context: WorkerContext,
@@ -103,16 +109,19 @@ export class BuiltinBundler {
     const known = this.inFlight.reserved(pending) !== undefined;
     if (known && (gap || this.mayGoBehind(pending)) && (await this.send(pending))) return true;
     if (!gap) return false;
+    // A node that refuses fillers (the relayer's balance short, a held transaction at that nonce) is asked again
+    // later and later, not every step: each refused filler is one more signature, row and warning.
+    if (performance.now() < this.fillerNotBefore) return false;
     const nonce = nextRelayerNonce(this.minedNonce!, pending, this.relayer.address);
-    const filler = await fillNonceGap(this.context, this.settings.relayer, nonce);
-    this.inFlight.add(filler.id, {
-      runs: "bundle",
-      gasLimit: 21_000n,
-      prefunds: 0n,
-      full: false,
-      sentAt: performance.now(),
-    });
-    await this.broadcast(filler, "bundle");
+    const { bundle: filler, gasLimit } = await fillNonceGap(this.context, this.settings.relayer, nonce);
+    this.inFlight.add(filler.id, { runs: "bundle", gasLimit, prefunds: 0n, full: false, sentAt: performance.now() });
+    if ((await this.broadcast(filler, "bundle")) === "refused") {
+      this.fillerRefusals++;
+      const backOff = Math.max(this.trackIntervalMs, 1) * 2 ** Math.min(this.fillerRefusals, 16);
+      this.fillerNotBefore = performance.now() + Math.min(backOff, MAX_FILLER_BACKOFF_MS);
+    } else {
+      this.fillerRefusals = 0;
+    }
     // Not counted as progress: a relayer whose fillers the node refuses must not spin the loop.
     return false;
   }
@@ -139,7 +148,7 @@ export class BuiltinBundler {
       this.preparation.startAfter(prepared);
     }
     const [call, minedNonce] = await Promise.all([
-      prepared.kind.check(prepared, this.relayer),
+      prepared.kind.check(prepared, this.relayer, behind),
       minedNonceOf(this.context, this.relayer.address),
     ]);
     this.minedNonce = minedNonce;
@@ -215,9 +224,9 @@ export class BuiltinBundler {
   }
 
   /** Broadcasts a recorded bundle; one the node refused is dropped, its requests back to the queue. */
-  private async broadcast(bundle: Bundle, runs?: OwnKind): Promise<void> {
-    if ((await broadcastBundle(this.context, this.own, bundle, runs)) === "refused") {
-      await settleDropped(this.context, this.kinds, bundle, RELAYER_REJECTED);
-    }
+  private async broadcast(bundle: Bundle, runs?: OwnKind): Promise<"broadcast" | "refused"> {
+    const sent = await broadcastBundle(this.context, this.own, bundle, runs);
+    if (sent === "refused") await settleDropped(this.context, this.kinds, bundle, RELAYER_REJECTED);
+    return sent;
   }
 }

@@ -74,9 +74,10 @@ export interface WorkKind<Batch = unknown, Tx extends TxRecord = TxRecord> {
   ): Promise<Preparation<Batch>>;
   /**
    * The pre-broadcast check, and what the relayer sends: the call for what of a prepared batch still holds against
-   * the chain (the others settled or left for later), or undefined when nothing of it is to be sent now.
+   * the chain (the others settled or left for later), or undefined when nothing of it is to be sent now. `behind`: it
+   * is to go behind pending relayer transactions of ours, whose effects the chain's latest block does not show yet.
    */
-  check(prepared: Prepared<Batch>, relayer: Relayer): Promise<RelayerCall | undefined>;
+  check(prepared: Prepared<Batch>, relayer: Relayer, behind: boolean): Promise<RelayerCall | undefined>;
   /** What became of each of `txs`, carried by a relayer transaction mined with `receipt`, by request id. */
   outcomesOfReceipt(txs: readonly Tx[], receipt: RelayerReceipt): Promise<Map<string, TxOutcome>>;
   /**

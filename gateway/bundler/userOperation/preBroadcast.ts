@@ -17,24 +17,37 @@ export interface SimulatedBundle {
   readonly simulatedAt: number;
 }
 
+/** What the pre-broadcast check knows of the worker's own sending. */
+export interface SendingState {
+  /** The worker's recent relayer transactions (the own-blocks skip). */
+  readonly own: OwnTransactions;
+  /** Wallets seen with code. */
+  readonly knownDeployed: Set<string>;
+  /** The bundle goes behind pending bundles of ours, which the chain's latest block does not show yet. */
+  readonly behind: boolean;
+}
+
 /**
  * The operations of a simulated bundle to broadcast now. First, one that creates a wallet which has code by now
  * (deployed since its simulation: by an outsider, or by the calls of an operation in a bundle of ours) is left out,
  * untouched and uncharged, for the next bundle to build without initCode; it would make the EntryPoint stop at AA10.
+ * Behind pending bundles of ours, every operation that creates a wallet is left out so: any operation of theirs may
+ * deploy it (any app may call the factory), which no read of the latest block can see, and an AA10 reverts the whole
+ * bundle at the relayer's cost. It goes in a bundle sent with nothing pending (the next block's first, at the latest).
  * Then the rest is run against the chain (checkBundle) unless its simulation still holds: the blocks since it hold
- * only our own handleOps bundles, which cannot change these operations' validation otherwise (see
+ * only our own handleOps bundles, none reverted, which cannot change these operations' validation otherwise (see
  * `unchangedByOwnBundles`), and the paymaster's deposit covers their prefunds at their real fees.
  */
 export async function opsToBroadcast(
   context: WorkerContext,
   relayer: string,
   bundle: SimulatedBundle,
-  own: OwnTransactions,
-  knownDeployed: Set<string>,
+  sending: SendingState,
 ): Promise<BuiltUserOp[]> {
-  const ops = await withoutWalletsDeployedSince(context, bundle.ops, knownDeployed);
+  const settled = sending.behind ? bundle.ops.filter((op) => dataLength(op.userOp.initCode) === 0) : bundle.ops;
+  const ops = await withoutWalletsDeployedSince(context, settled, sending.knownDeployed);
   if (ops.length === 0) return [];
-  if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, own)) return ops;
+  if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, sending.own)) return ops;
   return checkBundle(context, relayer, ops, bundle.picked);
 }
 
@@ -66,10 +79,12 @@ async function withoutWalletsDeployedSince(
  * paymaster's signers, which only the admin changes; an
  * operation's calls run inside handleOps, whose reentrancy guard keeps them from running another operation and using
  * its nonce. A Safe relay of ours runs an app's calls outside the EntryPoint, so a block holding one is checked.
+ * A bundle of ours that reverted changes nothing, but the revert may come again: the blocks must hold none
+ * (onlySince reads our transactions' receipts), so the next bundle is run against the chain first.
  * Sent behind pending bundles of ours (several in flight), the same holds of them, which the latest block does not
- * hold yet: they are handleOps bundles only (a Safe relay goes alone), a wallet has one operation in all of them, a
- * wallet one of them deploys is the exposure of an operation earlier in the same bundle, and what they may take from
- * the deposit is reserved by the bundler before this bundle is recorded (coveredBehind).
+ * hold yet: they are handleOps bundles only (a Safe relay goes alone), a wallet has one operation in all of them,
+ * no operation sent behind them creates a wallet (see opsToBroadcast), and what they may take from the deposit is
+ * reserved by the bundler before this bundle is recorded (coveredBehind).
  */
 async function unchangedByOwnBundles(
   context: WorkerContext,

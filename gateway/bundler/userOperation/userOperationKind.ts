@@ -30,8 +30,16 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
   }
 
   /** The operations that still hold (opsToBroadcast), in one handleOps call with the relayer as beneficiary. */
-  async check(prepared: Prepared<SimulatedBundle>, relayer: Relayer): Promise<RelayerCall | undefined> {
-    const ops = await opsToBroadcast(this.context, relayer.address, prepared.batch, relayer.own, this.knownDeployed);
+  async check(
+    prepared: Prepared<SimulatedBundle>,
+    relayer: Relayer,
+    behind: boolean,
+  ): Promise<RelayerCall | undefined> {
+    const ops = await opsToBroadcast(this.context, relayer.address, prepared.batch, {
+      own: relayer.own,
+      knownDeployed: this.knownDeployed,
+      behind,
+    });
     if (ops.length === 0) return undefined;
     const data = encodeHandleOps(
       ops.map((op) => op.userOp),
