@@ -14,9 +14,7 @@ export async function selectDue(
   limit: number,
   busy: ReadonlySet<string> = new Set(),
 ): Promise<TxRecord[] | undefined> {
-  const due = (await context.repository.due(context.chain.name, context.clock(), limit * 2 + busy.size)).filter(
-    (tx) => !busy.has(tx.sender),
-  );
+  const due = await context.repository.due(context.chain.name, context.clock(), limit, busy);
   if (due.length === 0) return undefined;
   const selected: TxRecord[] = [];
   for (const tx of due) {

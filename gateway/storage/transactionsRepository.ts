@@ -20,8 +20,11 @@ export interface TransactionsRepository {
    * changed holder, throws LeaseLostError and stores nothing.
    */
   fenced(fence: Fence): TransactionsRepository;
-  /** A chain's queued requests due by `now`: the oldest of each wallet, oldest first. */
-  due(chain: string, now: Date, limit: number): Promise<TxRecord[]>;
+  /**
+   * A chain's queued requests due by `now`: the oldest of each wallet, oldest first; none of the wallets in
+   * `exceptSenders` (their requests are being sent).
+   */
+  due(chain: string, now: Date, limit: number, exceptSenders?: ReadonlySet<string>): Promise<TxRecord[]>;
   /** A chain's submitted requests (external bundler: the ones awaiting a receipt). */
   submitted(chain: string): Promise<TxRecord[]>;
   /** A chain's requests not final that were built at least once (a signed build of theirs may still run), oldest first. */

@@ -61,7 +61,9 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     return row && toRecord(row);
   }
 
-  async due(chain: string, now: Date, limit: number): Promise<TxRecord[]> {
+  async due(chain: string, now: Date, limit: number, exceptSenders?: ReadonlySet<string>): Promise<TxRecord[]> {
+    // Left out in the query, so only the rows taken are read and parsed.
+    const except = exceptSenders && exceptSenders.size > 0 ? [...exceptSenders] : undefined;
     // The oldest queued request of each wallet, if it is due: one wallet's backlog cannot crowd the others out of a
     // bundle, and its requests run in order (a newer one waits while an older one waits for its retry). None of
     // a wallet with a request in flight, which the next one must follow (and be simulated after).
@@ -73,6 +75,7 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
           and t.sender not in (select s.sender from transactions s where s.chain = ${chain} and s.status = 'submitted')
       ) as ranked
       where wallet_rank = 1 and next_attempt_at <= ${now.toISOString()}
+        ${except ? sql`and sender not in (${sql.join(except)})` : sql``}
       order by created_at, id
       limit ${limit}`.execute(this.db);
     return result.rows.map(toRecord);

@@ -111,6 +111,22 @@ export function transactionsRepositoryContract(dialect: string, open: OpenTestDa
       await database.close();
     });
 
+    it("leaves out the wallets being sent, and still gives up to the limit of the others", async () => {
+      const { database, repos, newTx, tick } = await fresh(open);
+      const ids: Record<string, string> = {};
+      for (const sender of ["0xA", "0xB", "0xC", "0xD"]) {
+        ids[sender] = (await repos.transactions.create(newTx(sender))).record.id;
+        tick(1000);
+      }
+      const due = await repos.transactions.due("localhost", LATER, 2, new Set(["0xA", "0xC"]));
+      expect(due.map((tx) => tx.id)).to.deep.equal([ids["0xB"], ids["0xD"]]);
+      expect((await repos.transactions.due("localhost", LATER, 2, new Set())).map((tx) => tx.id)).to.deep.equal([
+        ids["0xA"],
+        ids["0xB"],
+      ]);
+      await database.close();
+    });
+
     it("keeps a wallet's requests in order: a newer one waits while an older one waits for its retry", async () => {
       const { database, repos, newTx, tick } = await fresh(open);
       const older = (await repos.transactions.create(newTx("0xW"))).record;
