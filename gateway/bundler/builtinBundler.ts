@@ -30,7 +30,8 @@ export interface BuiltinBundlerSettings {
   /** Bundles pending at once (TX_MAX_BUNDLES_IN_FLIGHT); 1 if unset. */
   readonly maxInFlight?: number;
   /**
-   * The poll interval: the pending bundles are looked up on chain at most this often, and a bundle that is not full
+   * The poll interval: the pending bundles are looked up on chain at most this often (and at the step after a send),
+   * and a bundle that is not full
    * goes behind pending ones no sooner than this after the one before it. 0 if unset: every step.
    */
   readonly trackIntervalMs?: number;
@@ -48,7 +49,8 @@ export interface BuiltinBundlerSettings {
  * is reserved from the relayer's balance and the paymaster's deposit (coveredBehind). Batching: with nothing
  * pending a bundle goes at once; behind pending ones, at once if the one before was full (a backlog), else one poll
  * interval after it, carrying what arrived meanwhile. A wake only considers sending; the pending bundles are looked
- * up on chain once per poll interval.
+ * up on chain once per poll interval, and at the step after a bundle is sent (on a chain that mines at once, it is
+ * mined by then).
  */
 export class BuiltinBundler {
   private readonly own = new OwnTransactions();
@@ -58,7 +60,7 @@ export class BuiltinBundler {
   private readonly preparation: NextPreparation;
   private readonly maxInFlight: number;
   private readonly trackIntervalMs: number;
-  /** When the pending bundles were last looked up (ms, monotonic). */
+  /** When the pending bundles were last looked up (ms, monotonic); -Infinity: at the next step. */
   private lastTracked = -Infinity;
   /** The relayer's mined nonce, as last read. */
   private minedNonce: number | undefined;
@@ -79,7 +81,7 @@ export class BuiltinBundler {
     this.trackIntervalMs = settings.trackIntervalMs ?? 0;
   }
 
-  /** One step: follow the pending bundles (once per poll interval), and send the next one if it may go. */
+  /** One step: follow the pending bundles (once per poll interval, or after a send), and send the next if it may go. */
   async tick(): Promise<boolean> {
     const pending = await this.context.repository.pendingBundles(this.context.chain.name);
     this.inFlight.keepOnly(pending);
@@ -171,6 +173,9 @@ export class BuiltinBundler {
       sentAt: performance.now(),
     });
     await this.broadcast(bundle, prepared.kind.runs);
+    // Looked up at the next step, not a poll interval later: a chain that mines at once (automine, a dev node) has
+    // mined it by then, and the next bundle waits for that.
+    this.lastTracked = -Infinity;
     return true;
   }
 
