@@ -1,3 +1,4 @@
+import { SecretsKeyError } from "../crypto/secretsKeyring";
 import { deliverWebhook, type DeliveryDeps } from "./deliverWebhook";
 
 /**
@@ -33,6 +34,8 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
   let running: Promise<void> | undefined;
   /** Woken while a look was running: look again as soon as it ends. */
   let again = false;
+  /** Whether this process has said it has no SECRETS_KEY to sign deliveries with. */
+  let toldNoKey = false;
   let prunedAt = 0;
 
   const schedule = (ms: number) => {
@@ -71,7 +74,11 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
         }
       }
     } catch (error) {
-      logger.error({ err: error }, "claiming webhook deliveries failed");
+      // Without SECRETS_KEY this process signs nothing and leaves the deliveries to one that can: said once, not at
+      // every poll.
+      if (!(error instanceof SecretsKeyError)) logger.error({ err: error }, "claiming webhook deliveries failed");
+      else if (!toldNoKey) logger.warn("SECRETS_KEY is not set: webhook deliveries are left to instances that have it");
+      toldNoKey ||= error instanceof SecretsKeyError;
     }
     const soon = full || again;
     again = false;
