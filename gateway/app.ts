@@ -4,9 +4,11 @@ import type { AppPrincipal } from "./auth/appTokens";
 import { type NodeHandler, byPrefix } from "./http/nodeHandler";
 import { CCIP_PREFIX } from "./ens/ccipHandler";
 import { type ResolverFastPathDeps, createResolverFastPath } from "./http/resolverFastPath";
+import { type TransactionsFastPathDeps, createTransactionsFastPath } from "./http/transactionsFastPath";
+import { type AppServices, appServices, capabilitiesOf } from "./appServices";
 import { type ResponseHeaders, createResponseHeaders } from "./http/responseHeaders";
 import type { ResolverOptions } from "./services/resolver";
-import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
+import type { ChainCapabilitiesTable } from "./services/chainCapabilities";
 import { notFound, problemHandler } from "./errors/problemHandler";
 import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
@@ -25,7 +27,6 @@ import { safesRouter } from "./routes/safes";
 import { transactionsRouter } from "./routes/transactions";
 import { webhooksRouter } from "./routes/webhooks";
 import { readBudgetUsage } from "./policy/budgetUsage";
-import { createSpendPolicy } from "./policy/spendPolicy";
 import { admitAppToken } from "./services/appAuth";
 import { checkHealth } from "./services/health";
 import { userIdToName } from "./ens/names";
@@ -35,19 +36,41 @@ export type { AppDeps } from "./appDeps";
 
 /**
  * Builds the service's request handler from injected parts, served in this order: the ENS CCIP-read gateway
- * (ens/ccipHandler.ts: outside maintenance, so names keep resolving), POST /v1/resolver on a node:http fast path
- * (http/resolverFastPath.ts, answering as the app's own route does), then the express app with every router.
+ * (ens/ccipHandler.ts: outside maintenance, so names keep resolving), POST /v1/resolver, POST /v1/kernel/tx and
+ * GET /v1/kernel/tx/{id} on node:http fast paths (http/resolverFastPath.ts, http/transactionsFastPath.ts, answering
+ * as the app's own routes do, over the same services), then the express app with every router.
  */
 export function createApp(deps: AppDeps): NodeHandler {
   const metrics = appMetrics(deps);
   const headers = createResponseHeaders(deps.config.corsOrigins);
-  const api = createExpressApp(deps, metrics, headers);
+  const services = appServices(deps);
+  const api = createExpressApp(deps, metrics, headers, services);
+  const transactions = createTransactionsFastPath(transactionsFastPathDeps(deps, metrics, headers, services), api);
   return byPrefix(
     CCIP_PREFIX,
     deps.ccipGateway,
-    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), api),
+    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), transactions),
   );
 }
+
+/** The transactions fast path's parts, shared with the express app it stands in front of (and its services). */
+export const transactionsFastPathDeps = (
+  deps: AppDeps,
+  metrics: Metrics,
+  headers: ResponseHeaders,
+  services: AppServices,
+): TransactionsFastPathDeps => ({
+  tokens: deps.tokens,
+  admitApp: appAdmission(deps),
+  bodyLimit: deps.config.bodyLimit,
+  requestTimeoutMs: deps.config.requestTimeoutMs,
+  maintenance: deps.maintenance,
+  headers,
+  metrics,
+  logger: deps.logger,
+  transactions: services.transactions,
+  waitTimeoutMs: services.waitTimeoutMs,
+});
 
 /** The resolver fast path's parts, shared with the express app it stands in front of (its metrics and headers). */
 export const resolverFastPathDeps = (
@@ -106,17 +129,10 @@ export function createExpressApp(
   deps: AppDeps,
   metrics: Metrics = appMetrics(deps),
   headers: ResponseHeaders = createResponseHeaders(deps.config.corsOrigins),
+  services: AppServices = appServices(deps),
 ): Express {
   const { config } = deps;
-  const policy = createSpendPolicy({
-    defaults: config.policy,
-    rateWindows: deps.rateWindows,
-    maxCallGas: config.transactions.maxCallGas,
-    clock: deps.clock,
-  });
-  const capabilities = capabilitiesOf(deps);
-  // A waiting status request ends before the request deadline cuts it off.
-  const waitTimeoutMs = Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000));
+  const { policy, capabilities, waitTimeoutMs, findApp, proof } = services;
   const app = express();
   baseMiddleware(app, deps, metrics, headers);
 
@@ -150,14 +166,6 @@ export function createExpressApp(
       custody: { safeOperator: deps.custody.addresses.safeOperator, ccipGateway: deps.custody.ccipGateway },
     }),
   );
-  const findApp = (appId: string) => deps.apps.findById(appId);
-  const proof = {
-    verifyUserToken: (token: string) => deps.userTokens.verify(token),
-    findProvider: (provider: string) => deps.providers.find(provider),
-    providerProofMaxAgeSeconds: config.proofs.providerMaxAgeSeconds,
-    userTokensRequireApp: config.proofs.userTokensRequireApp,
-    clock: deps.clock,
-  };
   app.use(
     kernelSignRouter({
       tokens: deps.tokens,
@@ -178,18 +186,7 @@ export function createExpressApp(
       admitApp,
       bodyLimit: config.bodyLimit,
       waitTimeoutMs,
-      transactions: {
-        repository: deps.transactions,
-        capabilities,
-        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
-        ownerAccount: config.contracts.ownerAccount,
-        maxCalls: config.transactions.maxCalls,
-        bounds: config.transactions,
-        findApp,
-        proof,
-        policy,
-        onAccepted: (chain) => deps.txWorkers.wake(chain),
-      },
+      transactions: services.transactions,
     }),
   );
 
@@ -232,10 +229,6 @@ export function createExpressApp(
   app.use(problemHandler(config.bodyLimit));
   return app;
 }
-
-/** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
-const capabilitiesOf = (deps: AppDeps): ChainCapabilitiesTable =>
-  chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains, deps.custody.addresses);
 
 /** What the dust routes read from. */
 const dustDeps = (deps: AppDeps, capabilities: ChainCapabilitiesTable) =>

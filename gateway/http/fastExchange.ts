@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
+import { RequestTimeoutError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
 import { RequestDeadline } from "../services/requestDeadline";
 import { type AdmitApp, authenticate } from "./bearer";
@@ -57,8 +58,14 @@ export function startExchange(
   });
   deps.headers.security(req, res, noop);
   deps.headers.cors(req, res, noop);
+  // As the problem handler (errors/problemHandler.ts), of which this is the fast path's copy.
   const fail = (error: unknown) => {
-    const problem = problemFor(error, path, id, deps.bodyLimit);
+    // A handler that reached a commit after its deadline answered 503: stopped before writing, already logged.
+    if (res.headersSent && error instanceof RequestTimeoutError) {
+      requestLog().info("request stopped at its deadline before committing");
+      return void res.end();
+    }
+    const problem = problemFor(error, req.url ?? path, id, deps.bodyLimit);
     if (problem.status >= 500) requestLog().error({ err: error, code: problem.body.code }, "request failed");
     if (res.headersSent) return void res.end();
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);

@@ -1,5 +1,7 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
+import type { RequestDeadline } from "../services/requestDeadline";
+import type { WalletTxRecord } from "../transactions/txRecord";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
@@ -9,11 +11,53 @@ import { type TransactionsDeps, findTransaction, submitTransaction } from "../se
 import { transactionView } from "../transactions/txViews";
 import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
 
+/** Where each account type's requests are posted; a request's status is at `<path>/<id>`. */
+export const TX_PATH = { kernel: "/v1/kernel/tx", base: "/v1/base/tx" } as const;
+
 /** RFC 9745 / RFC 8594: the base account endpoints are deprecated in favour of the Kernel ones. */
 const DEPRECATION = {
   Deprecation: "@1704067200",
   Link: '</v1/kernel/tx>; rel="successor-version", </docs>; rel="deprecation"',
 };
+
+/** The body schema of a request of each account type. */
+export const TX_REQUEST_BODY = { kernel: KernelTxRequestBody, base: BaseTxRequestBody } as const;
+
+/**
+ * A POST of a transaction request of `type`, as its route reads it: the body and the Idempotency-Key header
+ * validated, then submitted (submitTransaction). Shared with the node:http fast path (http/transactionsFastPath.ts).
+ */
+export function acceptTxRequest(
+  type: AccountType,
+  rawBody: unknown,
+  idempotencyKey: string | undefined,
+  principal: AppPrincipal,
+  deps: TransactionsDeps,
+  deadline: RequestDeadline,
+): Promise<{ record: WalletTxRecord; created: boolean }> {
+  const body = TX_REQUEST_BODY[type].parse(rawBody);
+  const key = IdempotencyKey.parse(idempotencyKey);
+  const delegatecall = "delegatecall" in body ? (body.delegatecall as 0 | 1) : 0;
+  return submitTransaction(type, { ...body, delegatecall }, key, principal, deps, deadline);
+}
+
+/**
+ * A GET of a request's status, as its route reads it: the query validated, the app's request of `type` found, and
+ * with `wait=true` followed until final, `waitTimeoutMs` passes or `signal` aborts. Shared with the fast path.
+ */
+export async function txRequestStatus(
+  type: AccountType,
+  id: string,
+  rawQuery: unknown,
+  principal: AppPrincipal,
+  deps: { readonly repository: TransactionsDeps["repository"]; readonly waitTimeoutMs: number },
+  signal: () => AbortSignal,
+): Promise<WalletTxRecord> {
+  const query = TxStatusQuery.parse(rawQuery);
+  const record = await findTransaction(type, id, principal, deps.repository);
+  if (query.wait !== "true") return record;
+  return waitForFinal(record, deps.repository, { timeoutMs: deps.waitTimeoutMs, signal: signal() });
+}
 
 /**
  * POST /v1/kernel/tx (spec §4.3), GET /v1/kernel/tx/{id}, and the deprecated POST /v1/base/tx (spec §4.9) with
@@ -32,20 +76,18 @@ export function transactionsRouter(deps: {
   const json = express.json({ limit: deps.bodyLimit });
   const principal = (res: Response) => principalOf(res) as AppPrincipal;
 
-  const routes: { type: AccountType; path: string; schema: typeof KernelTxRequestBody | typeof BaseTxRequestBody }[] = [
-    { type: "kernel", path: "/v1/kernel/tx", schema: KernelTxRequestBody },
-    { type: "base", path: "/v1/base/tx", schema: BaseTxRequestBody },
+  const routes: { type: AccountType; path: string }[] = [
+    { type: "kernel", path: TX_PATH.kernel },
+    { type: "base", path: TX_PATH.base },
   ];
-  for (const { type, path, schema } of routes) {
+  for (const { type, path } of routes) {
     const deprecated = type === "base";
     router.post(path, auth, json, async (req, res) => {
       if (deprecated) res.set(DEPRECATION);
-      const body = schema.parse(req.body);
-      const key = IdempotencyKey.parse(req.get("idempotency-key"));
-      const { record, created } = await submitTransaction(
+      const { record, created } = await acceptTxRequest(
         type,
-        { ...body, delegatecall: "delegatecall" in body ? (body.delegatecall as 0 | 1) : 0 },
-        key,
+        req.body,
+        req.get("idempotency-key"),
         principal(res),
         deps.transactions,
         deadlineOf(res),
@@ -59,12 +101,10 @@ export function transactionsRouter(deps: {
     });
     router.get(`${path}/:id`, auth, async (req, res) => {
       if (deprecated) res.set(DEPRECATION);
-      const query = TxStatusQuery.parse(req.query);
-      let record = await findTransaction(type, String(req.params.id), principal(res), deps.transactions.repository);
-      if (query.wait === "true") {
-        const wait = { timeoutMs: deps.waitTimeoutMs, signal: closedSignal(res) };
-        record = await waitForFinal(record, deps.transactions.repository, wait);
-      }
+      const wait = { repository: deps.transactions.repository, waitTimeoutMs: deps.waitTimeoutMs };
+      const record = await txRequestStatus(type, String(req.params.id), req.query, principal(res), wait, () =>
+        closedSignal(res),
+      );
       res.json(transactionView(record));
     });
   }

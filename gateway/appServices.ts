@@ -1,0 +1,63 @@
+import type { AppDeps } from "./appDeps";
+import { type SpendPolicy, createSpendPolicy } from "./policy/spendPolicy";
+import type { UserProofDeps } from "./auth/userProof";
+import type { App } from "./auth/app";
+import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
+import type { TransactionsDeps } from "./services/transactions";
+
+/**
+ * The services' parts the routes share, built once per app: the express routes and the fast paths in front of them
+ * then act on the same spend policy (whose shedding of an app over its rate is per process) and capabilities.
+ */
+export interface AppServices {
+  readonly policy: SpendPolicy;
+  readonly capabilities: ChainCapabilitiesTable;
+  /** How long a status request waits for a final state: it ends before the request deadline cuts it off. */
+  readonly waitTimeoutMs: number;
+  readonly findApp: (appId: string) => Promise<App | undefined>;
+  readonly proof: UserProofDeps;
+  readonly transactions: TransactionsDeps;
+}
+
+/** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
+export const capabilitiesOf = (deps: AppDeps): ChainCapabilitiesTable =>
+  chainCapabilities(deps.config, deps.chains, deps.txWorkers.chains, deps.custody.addresses);
+
+/** Builds the shared parts of the routes' services over `deps`. */
+export function appServices(deps: AppDeps): AppServices {
+  const { config } = deps;
+  const policy = createSpendPolicy({
+    defaults: config.policy,
+    rateWindows: deps.rateWindows,
+    maxCallGas: config.transactions.maxCallGas,
+    clock: deps.clock,
+  });
+  const capabilities = capabilitiesOf(deps);
+  const findApp = (appId: string) => deps.apps.findById(appId);
+  const proof: UserProofDeps = {
+    verifyUserToken: (token: string) => deps.userTokens.verify(token),
+    findProvider: (provider: string) => deps.providers.find(provider),
+    providerProofMaxAgeSeconds: config.proofs.providerMaxAgeSeconds,
+    userTokensRequireApp: config.proofs.userTokensRequireApp,
+    clock: deps.clock,
+  };
+  return {
+    policy,
+    capabilities,
+    waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
+    findApp,
+    proof,
+    transactions: {
+      repository: deps.transactions,
+      capabilities,
+      factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+      ownerAccount: config.contracts.ownerAccount,
+      maxCalls: config.transactions.maxCalls,
+      bounds: config.transactions,
+      findApp,
+      proof,
+      policy,
+      onAccepted: (chain) => deps.txWorkers.wake(chain),
+    },
+  };
+}

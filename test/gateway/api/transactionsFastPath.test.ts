@@ -1,0 +1,254 @@
+import { expect } from "chai";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { JsonRpcProvider } from "ethers";
+import { appServices } from "../../../gateway/appServices";
+import { createExpressApp, transactionsFastPathDeps } from "../../../gateway/app";
+import type { ChainClient } from "../../../gateway/chains/clients";
+import { createMetrics } from "../../../gateway/http/metrics";
+import type { NodeHandler } from "../../../gateway/http/nodeHandler";
+import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
+import { createTransactionsFastPath } from "../../../gateway/http/transactionsFastPath";
+import { capturingLogger } from "../../helpers/capturingLogger";
+import { hs256Provider } from "../../helpers/providerProofs";
+import { buildTestApp } from "../../helpers/testApp";
+import { type RawAnswer, type RawRequest, sendRaw } from "../../robustness/lib/rawHttp";
+
+// POST /v1/kernel/tx and GET /v1/kernel/tx/{id} run on a node:http fast path in front of the express app, which
+// still has the routes. Every request here goes to both, the fast path and the express app alone, built from the same
+// parts over one database: the answers (status, every header but Date, the body), the access log and the metrics must
+// be the same, once each side's request ids (fresh UUIDs) are read as placeholders.
+
+const BODY_LIMIT = "1kb";
+const DEADLINE_MS = 5000;
+const TARGET = "0x000000000000000000000000000000000000dEaD";
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** A chain client that is never called: accepting a request touches no chain. */
+const idleChain = (name: string, chainId: number): ChainClient => ({
+  name,
+  chainId,
+  provider: new JsonRpcProvider("http://127.0.0.1:9", chainId, { staticNetwork: true }),
+});
+
+/** The fast path and the express app alone over the same dependencies, each on its own loopback port. */
+async function startPair(overrides: Record<string, unknown> = {}) {
+  const built = buildTestApp(
+    { bodyLimit: BODY_LIMIT, transactions: { waitTimeoutMs: 200 }, ...overrides },
+    { chains: new Map([["localhost", idleChain("localhost", 31337)]]), txChains: ["localhost"] },
+  );
+  const { app, token } = await built.appWithToken("acme app", true);
+  await (await built.repositories).providers.register(app.id, "acme", hs256Provider("a".repeat(40)));
+  const side = () => {
+    const lines: string[] = [];
+    const deps = { ...built.deps, logger: capturingLogger(lines) };
+    const metrics = createMetrics();
+    const headers = createResponseHeaders(built.config.corsOrigins);
+    const services = appServices(deps);
+    return { lines, deps, metrics, headers, services, app: createExpressApp(deps, metrics, headers, services) };
+  };
+  const fast = side();
+  const reference = side();
+  const passedOn: string[] = [];
+  const handler = createTransactionsFastPath(
+    transactionsFastPathDeps(fast.deps, fast.metrics, fast.headers, fast.services),
+    (req, res) => {
+      passedOn.push(`${req.method} ${req.url}`);
+      fast.app(req, res);
+    },
+  );
+  const listen = async (h: NodeHandler): Promise<{ server: Server; port: number }> => {
+    const server = createServer(h);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, port: (server.address() as AddressInfo).port };
+  };
+  const servers = [await listen(handler), await listen(reference.app)];
+  /** `request` for one side: its Idempotency-Key made that side's own, so the two never share a key. */
+  const forSide = (request: RawRequest, suffix: string): RawRequest => ({
+    ...request,
+    headers: (request.headers ?? []).map(([name, value]) =>
+      name.toLowerCase() === "idempotency-key" ? [name, `${value}${suffix}`] : [name, value],
+    ),
+  });
+  return {
+    built,
+    token,
+    fast,
+    reference,
+    passedOn,
+    both: async (request: RawRequest): Promise<[RawAnswer, RawAnswer]> => [
+      await sendRaw(servers[0]!.port, forSide(request, "-f"), DEADLINE_MS),
+      await sendRaw(servers[1]!.port, forSide(request, "-r"), DEADLINE_MS),
+    ],
+    close: async () => {
+      for (const { server } of servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      built.close();
+    },
+  };
+}
+type Pair = Awaited<ReturnType<typeof startPair>>;
+
+/** What must be equal: the status, the headers but Date and the ETag (of a body with a fresh id), the body. */
+const comparable = (answer: RawAnswer) => {
+  const { date: _date, etag: _etag, ...headers } = answer.headers;
+  return {
+    status: answer.status,
+    headers: JSON.parse(JSON.stringify(headers).replace(UUID, "<id>")) as unknown,
+    body: answer.body.toString("latin1").replace(UUID, "<id>"),
+  };
+};
+
+/** The access-log lines, without what differs from run to run. */
+const logged = (lines: readonly string[]) =>
+  lines.map((line) => {
+    const { time: _t, pid: _p, hostname: _h, responseTime: _r, ...rest } = JSON.parse(line.replace(UUID, "<id>"));
+    return rest as unknown;
+  });
+
+/** The request counts a registry holds. */
+async function counts(metrics: ReturnType<typeof createMetrics>): Promise<string[]> {
+  return (await metrics.registry.metrics())
+    .split("\n")
+    .filter((l) => l.startsWith("idwallet_http_request_duration_seconds_count"));
+}
+
+const TYPE: [string, string] = ["Content-Type", "application/json"];
+const call = { userId: "acme:alice", chain: "localhost", to: [TARGET], value: ["0"], data: ["0x"], auth: "" };
+const json = (value: unknown) => JSON.stringify(value);
+
+/** Sends every case to both, one at a time, and checks answers, then the logs and metrics of the whole series. */
+async function expectSame(pair: Pair, cases: readonly (readonly [string, RawRequest])[]): Promise<RawAnswer[]> {
+  const answers: RawAnswer[] = [];
+  for (const [index, [name, request]] of cases.entries()) {
+    const sent = { ...request, headers: [...(request.headers ?? []), ["X-Request-Id", `case-${index}`]] as const };
+    const [fast, reference] = await pair.both(sent);
+    expect(comparable(fast), name).to.deep.equal(comparable(reference));
+    answers.push(fast);
+  }
+  expect(pair.passedOn, "every case was served by the fast path").to.deep.equal([]);
+  expect(logged(pair.fast.lines)).to.deep.equal(logged(pair.reference.lines));
+  expect(await counts(pair.fast.metrics)).to.deep.equal(await counts(pair.reference.metrics));
+  return answers;
+}
+
+describe("POST /v1/kernel/tx and GET /v1/kernel/tx/{id} fast path: answers as the express routes do", () => {
+  it("accepts, refuses and limits requests, replays an Idempotency-Key, exactly as the express route", async () => {
+    const pair = await startPair();
+    const auth: [string, string] = ["Authorization", `Bearer ${pair.token}`];
+    const post = (body: Buffer | string, headers: [string, string][] = [TYPE, auth]) =>
+      ({ method: "POST", target: "/v1/kernel/tx", headers, body }) satisfies RawRequest;
+    const answers = await expectSame(pair, [
+      ["a request", post(json(call))],
+      ["two calls", post(json({ ...call, to: [TARGET, TARGET], value: ["1", "0x2"], data: ["0x", "0xabcd"] }))],
+      ["a charset", post(json(call), [["Content-Type", "application/json; charset=utf-8"], auth])],
+      ["with an Idempotency-Key", post(json(call), [TYPE, auth, ["Idempotency-Key", "k1"]])],
+      ["the key again", post(json(call), [TYPE, auth, ["Idempotency-Key", "k1"]])],
+      ["the key with another request", post(json({ ...call, value: ["5"] }), [TYPE, auth, ["Idempotency-Key", "k1"]])],
+      ["a key of a control character", post(json(call), [TYPE, auth, ["Idempotency-Key", "a\tb"]])],
+      ["lengths that differ", post(json({ ...call, value: ["0", "1"] }))],
+      ["no user id", post(json({ ...call, userId: undefined }))],
+      ["an invalid user id", post(json({ ...call, userId: "nocolon" }))],
+      ["an unknown chain", post(json({ ...call, chain: "nowhere" }))],
+      ["a delegatecall not granted", post(json({ ...call, delegatecall: 1 }))],
+      ["value in a delegatecall", post(json({ ...call, delegatecall: 1, value: ["1"] }))],
+      ["malformed JSON", post("{userId:")],
+      ["an empty body", post("")],
+      ["an array", post("[]")],
+      ["a body over the limit", post(json({ ...call, data: [`0x${"ab".repeat(1000)}`] }))],
+      ["no token", post(json(call), [TYPE])],
+      ["a token that is no JWT", post(json(call), [TYPE, ["Authorization", "Bearer nope"]])],
+      ["an Origin", post(json(call), [TYPE, auth, ["Origin", "https://a.example"]])],
+    ]);
+    expect(answers.map((a) => a.status)).to.deep.equal([
+      202, 202, 202, 202, 202, 409, 400, 400, 400, 400, 400, 403, 400, 400, 400, 400, 413, 401, 401, 202,
+    ]);
+    expect(answers[4]!.headers["idempotent-replayed"]).to.equal("true");
+    expect(answers[0]!.headers.location).to.equal(`/v1/kernel/tx/${JSON.parse(answers[0]!.body.toString()).id}`);
+    await pair.close();
+  });
+
+  it("answers a request's status, waiting for it when asked, exactly as the express route", async () => {
+    const pair = await startPair();
+    const auth: [string, string] = ["Authorization", `Bearer ${pair.token}`];
+    const [accepted] = await pair.both({
+      method: "POST",
+      target: "/v1/kernel/tx",
+      headers: [TYPE, auth],
+      body: json(call),
+    });
+    const id = JSON.parse(accepted.body.toString()).id as string;
+    const get = (target: string, headers: [string, string][] = [auth]) =>
+      ({ method: "GET", target, headers }) satisfies RawRequest;
+    const answers = await expectSame(pair, [
+      ["its status", get(`/v1/kernel/tx/${id}`)],
+      ["waited for (it stays queued: no worker)", get(`/v1/kernel/tx/${id}?wait=true`)],
+      ["wait=false", get(`/v1/kernel/tx/${id}?wait=false`)],
+      ["a wait that is no boolean", get(`/v1/kernel/tx/${id}?wait=maybe`)],
+      ["an unknown id", get("/v1/kernel/tx/00000000-0000-4000-8000-000000000000")],
+      ["an id that is no UUID", get("/v1/kernel/tx/abc")],
+      ["no token", get(`/v1/kernel/tx/${id}`, [])],
+    ]);
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200, 400, 404, 404, 401]);
+    expect(JSON.parse(answers[0]!.body.toString())).to.include({ id, status: "queued" });
+    await pair.close();
+  });
+
+  it("a body that stops short of its length gets the same 408 INCOMPLETE_BODY at the deadline, nothing stored", async () => {
+    const pair = await startPair({ requestTimeoutMs: 300 });
+    const auth: [string, string] = ["Authorization", `Bearer ${pair.token}`];
+    const [answer] = await expectSame(pair, [
+      [
+        "a short body",
+        { method: "POST", target: "/v1/kernel/tx", headers: [TYPE, auth, ["Content-Length", "100"]], body: '{"a":' },
+      ],
+    ]);
+    expect([answer!.status, JSON.parse(answer!.body.toString()).code]).to.deep.equal([408, "INCOMPLETE_BODY"]);
+    expect(await (await pair.built.repositories).transactions.countByStatus()).to.deep.equal([]);
+    await pair.close();
+  });
+
+  it("passes on what it does not read itself: other routes and spellings, encodings, media types, conditional GETs, maintenance", async () => {
+    const pair = await startPair();
+    const auth: [string, string] = ["Authorization", `Bearer ${pair.token}`];
+    const body = json(call);
+    const passed: RawRequest[] = [
+      { method: "POST", target: "/v1/kernel/tx?x=1", headers: [TYPE, auth], body },
+      { method: "POST", target: "/v1/kernel/tx/", headers: [TYPE, auth], body },
+      { method: "POST", target: "/V1/kernel/tx", headers: [TYPE, auth], body },
+      {
+        method: "POST",
+        target: "/v1/kernel/tx",
+        headers: [TYPE, auth, ["Content-Encoding", "gzip"]],
+        body: gzipSync(body),
+      },
+      { method: "POST", target: "/v1/kernel/tx", headers: [["Content-Type", "text/plain"], auth], body },
+      {
+        method: "POST",
+        target: "/v1/kernel/tx",
+        headers: [["Content-Type", "application/json; charset=utf-16"], auth],
+        body,
+      },
+      { method: "PUT", target: "/v1/kernel/tx", headers: [TYPE, auth], body },
+      { method: "GET", target: "/v1/kernel/tx", headers: [auth] },
+      { method: "GET", target: "/v1/kernel/tx/a%62c", headers: [auth] },
+      { method: "GET", target: "/v1/kernel/tx/abc/", headers: [auth] },
+      { method: "HEAD", target: "/v1/kernel/tx/abc", headers: [auth] },
+      { method: "GET", target: "/v1/kernel/tx/abc", headers: [auth, ["If-None-Match", '"x"']] },
+      { method: "POST", target: "/v1/base/tx", headers: [TYPE, auth], body },
+    ];
+    for (const request of passed) {
+      const headers = [...(request.headers ?? []), ["X-Request-Id", "passed-on"] as [string, string]];
+      const [fast, reference] = await pair.both({ ...request, headers });
+      expect(comparable(fast), `${request.method} ${request.target}`).to.deep.equal(comparable(reference));
+    }
+    await pair.built.setStoredMaintenance(true);
+    const [inMaintenance] = await pair.both({ method: "POST", target: "/v1/kernel/tx", headers: [TYPE, auth], body });
+    expect(inMaintenance.status).to.equal(503);
+    expect(pair.passedOn).to.deep.equal([...passed.map((r) => `${r.method} ${r.target}`), "POST /v1/kernel/tx"]);
+    await pair.close();
+  });
+});
