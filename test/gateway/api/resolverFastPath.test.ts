@@ -1,15 +1,14 @@
 import { expect } from "chai";
-import { type Server, createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { createExpressApp, resolverFastPathDeps } from "../../../gateway/app";
-import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { createMetrics } from "../../../gateway/http/metrics";
 import { bodyLimitBytes, createResolverFastPath } from "../../../gateway/http/resolverFastPath";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { buildTestApp } from "../../helpers/testApp";
-import { type RawAnswer, type RawRequest, sendRaw } from "../../robustness/lib/rawHttp";
+import { closeAll, expectSameAnswers, listenOn, sendToBoth } from "../../helpers/fastPathPair";
+import type { RawAnswer, RawRequest } from "../../robustness/lib/rawHttp";
 
 // POST /v1/resolver runs on a node:http fast path in front of the express app, which still has the route. Every
 // request here goes to both, the fast path and the express app alone, built from the same parts: the answers
@@ -36,12 +35,7 @@ async function startPair(overrides: Record<string, unknown> = {}) {
     passedOn.push(`${req.method} ${req.url}`);
     fast.app(req, res);
   });
-  const listen = async (h: NodeHandler): Promise<{ server: Server; port: number }> => {
-    const server = createServer(h);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { server, port: (server.address() as AddressInfo).port };
-  };
-  const servers = [await listen(handler), await listen(reference.app)];
+  const servers = [await listenOn(handler), await listenOn(reference.app)];
   return {
     built,
     fast,
@@ -49,15 +43,14 @@ async function startPair(overrides: Record<string, unknown> = {}) {
     passedOn,
     ports: servers.map((s) => s.port),
     /** The answers of the fast path and of the express app to `request`. */
-    both: async (request: RawRequest): Promise<[RawAnswer, RawAnswer]> => [
-      await sendRaw(servers[0]!.port, request, DEADLINE_MS),
-      await sendRaw(servers[1]!.port, request, DEADLINE_MS),
-    ],
+    both: (request: RawRequest) =>
+      sendToBoth(
+        servers.map((s) => s.port),
+        request,
+        DEADLINE_MS,
+      ),
     close: async () => {
-      for (const { server } of servers) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      await closeAll(servers);
       built.close();
     },
   };
@@ -94,43 +87,19 @@ const comparable = (answer: RawAnswer) => {
   return { status: answer.status, headers, body: answer.body.toString("latin1") };
 };
 
-/** The access-log lines, without what differs from run to run. */
-const logged = (lines: readonly string[]) =>
-  lines.map((line) => {
-    const { time: _t, pid: _p, hostname: _h, responseTime: _r, ...rest } = JSON.parse(line) as Record<string, unknown>;
-    return rest;
-  });
-
-/** The request counts and the resolved-id count a registry holds. */
-async function counts(metrics: ReturnType<typeof createMetrics>): Promise<string[]> {
-  const text = await metrics.registry.metrics();
-  return text
-    .split("\n")
-    .filter((l) => /^idwallet_(http_request_duration_seconds_count|resolved_user_ids_total)/.test(l));
-}
-
 const post = (body: Buffer | string, headers: [string, string][] = [["Content-Type", "application/json"]]) =>
   ({ method: "POST", target: "/v1/resolver", headers, body }) satisfies RawRequest;
 const json = (value: unknown) => JSON.stringify(value);
+/** Sends every case to both and compares answers, access lines, and request and resolved-id counts. */
+const expectSame = (pair: Pair, cases: readonly (readonly [string, RawRequest])[]) =>
+  expectSameAnswers(pair, cases, {
+    comparable,
+    counted: /^idwallet_(http_request_duration_seconds_count|resolved_user_ids_total)/,
+  });
 const exactly = (length: number) => {
   const head = '{"userIds":"github:alice","pad":"';
   return `${head}${"x".repeat(length - head.length - 2)}"}`;
 };
-
-/** Sends every case to both, one at a time, and checks answers, then the logs and metrics of the whole series. */
-async function expectSame(pair: Pair, cases: readonly (readonly [string, RawRequest])[]): Promise<RawAnswer[]> {
-  const answers: RawAnswer[] = [];
-  for (const [index, [name, request]] of cases.entries()) {
-    const sent = { ...request, headers: [...(request.headers ?? []), ["X-Request-Id", `case-${index}`]] as const };
-    const [fast, reference] = await pair.both(sent);
-    expect(comparable(fast), name).to.deep.equal(comparable(reference));
-    answers.push(fast);
-  }
-  expect(pair.passedOn, "every case was served by the fast path").to.deep.equal([]);
-  expect(logged(pair.fast.lines)).to.deep.equal(logged(pair.reference.lines));
-  expect(await counts(pair.fast.metrics)).to.deep.equal(await counts(pair.reference.metrics));
-  return answers;
-}
 
 describe("POST /v1/resolver fast path: answers as the express route does", () => {
   it("reads BODY_LIMIT as body-parser does", () => {

@@ -1,19 +1,17 @@
 import { expect } from "chai";
-import { type Server, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { JsonRpcProvider } from "ethers";
 import { appServices } from "../../../gateway/appServices";
 import { createExpressApp, transactionsFastPathDeps } from "../../../gateway/app";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createMetrics } from "../../../gateway/http/metrics";
-import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
 import { createTransactionsFastPath } from "../../../gateway/http/transactionsFastPath";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { hs256Provider } from "../../helpers/providerProofs";
 import { buildTestApp } from "../../helpers/testApp";
-import { type RawAnswer, type RawRequest, sendRaw } from "../../robustness/lib/rawHttp";
+import { closeAll, expectSameAnswers, listenOn, sendToBoth } from "../../helpers/fastPathPair";
+import type { RawAnswer, RawRequest } from "../../robustness/lib/rawHttp";
 
 // POST /v1/kernel/tx and GET /v1/kernel/tx/{id} run on a node:http fast path in front of the express app, which
 // still has the routes. Every request here goes to both, the fast path and the express app alone, built from the same
@@ -58,12 +56,7 @@ async function startPair(overrides: Record<string, unknown> = {}) {
       fast.app(req, res);
     },
   );
-  const listen = async (h: NodeHandler): Promise<{ server: Server; port: number }> => {
-    const server = createServer(h);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { server, port: (server.address() as AddressInfo).port };
-  };
-  const servers = [await listen(handler), await listen(reference.app)];
+  const servers = [await listenOn(handler), await listenOn(reference.app)];
   /** `request` for one side: its Idempotency-Key made that side's own, so the two never share a key. */
   const forSide = (request: RawRequest, suffix: string): RawRequest => ({
     ...request,
@@ -77,15 +70,15 @@ async function startPair(overrides: Record<string, unknown> = {}) {
     fast,
     reference,
     passedOn,
-    both: async (request: RawRequest): Promise<[RawAnswer, RawAnswer]> => [
-      await sendRaw(servers[0]!.port, forSide(request, "-f"), DEADLINE_MS),
-      await sendRaw(servers[1]!.port, forSide(request, "-r"), DEADLINE_MS),
-    ],
+    both: (request: RawRequest) =>
+      sendToBoth(
+        servers.map((s) => s.port),
+        request,
+        DEADLINE_MS,
+        (r, index) => forSide(r, index === 0 ? "-f" : "-r"),
+      ),
     close: async () => {
-      for (const { server } of servers) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      await closeAll(servers);
       built.close();
     },
   };
@@ -102,38 +95,17 @@ const comparable = (answer: RawAnswer) => {
   };
 };
 
-/** The access-log lines, without what differs from run to run. */
-const logged = (lines: readonly string[]) =>
-  lines.map((line) => {
-    const { time: _t, pid: _p, hostname: _h, responseTime: _r, ...rest } = JSON.parse(line.replace(UUID, "<id>"));
-    return rest as unknown;
-  });
-
-/** The request counts a registry holds. */
-async function counts(metrics: ReturnType<typeof createMetrics>): Promise<string[]> {
-  return (await metrics.registry.metrics())
-    .split("\n")
-    .filter((l) => l.startsWith("idwallet_http_request_duration_seconds_count"));
-}
-
 const TYPE: [string, string] = ["Content-Type", "application/json"];
 const call = { userId: "acme:alice", chain: "localhost", to: [TARGET], value: ["0"], data: ["0x"], auth: "" };
 const json = (value: unknown) => JSON.stringify(value);
 
-/** Sends every case to both, one at a time, and checks answers, then the logs and metrics of the whole series. */
-async function expectSame(pair: Pair, cases: readonly (readonly [string, RawRequest])[]): Promise<RawAnswer[]> {
-  const answers: RawAnswer[] = [];
-  for (const [index, [name, request]] of cases.entries()) {
-    const sent = { ...request, headers: [...(request.headers ?? []), ["X-Request-Id", `case-${index}`]] as const };
-    const [fast, reference] = await pair.both(sent);
-    expect(comparable(fast), name).to.deep.equal(comparable(reference));
-    answers.push(fast);
-  }
-  expect(pair.passedOn, "every case was served by the fast path").to.deep.equal([]);
-  expect(logged(pair.fast.lines)).to.deep.equal(logged(pair.reference.lines));
-  expect(await counts(pair.fast.metrics)).to.deep.equal(await counts(pair.reference.metrics));
-  return answers;
-}
+/** Sends every case to both and compares answers, access lines (ids as placeholders) and request counts. */
+const expectSame = (pair: Pair, cases: readonly (readonly [string, RawRequest])[]) =>
+  expectSameAnswers(pair, cases, {
+    comparable,
+    counted: /^idwallet_http_request_duration_seconds_count/,
+    normalize: (line) => line.replace(UUID, "<id>"),
+  });
 
 describe("POST /v1/kernel/tx and GET /v1/kernel/tx/{id} fast path: answers as the express routes do", () => {
   it("accepts, refuses and limits requests, replays an Idempotency-Key, exactly as the express route", async () => {
