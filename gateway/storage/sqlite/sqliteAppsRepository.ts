@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
 import { randomBytes, randomInt } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { type PolicySettings, parsePolicySettings, serializePolicySettings } from "../../policy/policySettings";
 import { App, AppName, type AppStatus, type AppWithSecret } from "../../auth/app";
@@ -46,7 +47,32 @@ const AppRow = z
   }))
   .pipe(App);
 
-const toApp = (row: Selectable<AppsTable>): App => AppRow.parse(row);
+/**
+ * Apps parsed before, by every column but the secret's hash (which an App does not carry): the bearer check reads
+ * the app on every request, and a row changes seldom; parsing it (its policy through zod) cost more than reading it.
+ * Frozen, as each is handed to every request that reads the same row.
+ */
+const parsedApps = new LRUCache<string, App>({ max: 1024 });
+
+const toApp = (row: Selectable<AppsTable>): App => {
+  const { secret_hash: _hash, ...columns } = row;
+  const key = JSON.stringify(columns);
+  let app = parsedApps.get(key);
+  if (app === undefined) {
+    app = deepFreeze(AppRow.parse(row));
+    parsedApps.set(key, app);
+  }
+  return app;
+};
+
+/** `value` and everything in it made read-only. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /** AppsRepository on SQLite; `clock` stamps every write so tests control time. */
 export class SqliteAppsRepository implements AppsRepository {

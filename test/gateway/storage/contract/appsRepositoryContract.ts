@@ -121,6 +121,25 @@ export function appsRepositoryContract(dialect: string, open: OpenTestDatabase):
       expect(await store.repos.apps.findById(app.id)).to.deep.include({ status: "disabled", secretRotatedAt: T0 });
     });
 
+    it("reads an app changed by another writer anew, even within the same millisecond: nothing stale is served", async () => {
+      const { app } = await store.repos.apps.create({ name: "Demo" });
+      expect((await store.repos.apps.findById(app.id))!.status).to.equal("active");
+      // Another process disables it without moving updated_at (the clock stands still): the row read differs.
+      await store.database.db.updateTable("apps").set({ status: "disabled" }).where("id", "=", app.id).execute();
+      expect((await store.repos.apps.findById(app.id))!.status).to.equal("disabled");
+      await store.database.db.updateTable("apps").set({ secret_generation: 7 }).where("id", "=", app.id).execute();
+      expect((await store.repos.apps.findById(app.id))!.secretGeneration).to.equal(7);
+      await store.database.db
+        .updateTable("apps")
+        .set({ policy: JSON.stringify({ maxValueWei: "5" }) })
+        .where("id", "=", app.id)
+        .execute();
+      const read = (await store.repos.apps.findById(app.id))!;
+      expect(read.policy).to.deep.equal({ maxValueWei: 5n });
+      // Handed to every request that reads the same row: no caller can change it for the others.
+      expect(Object.isFrozen(read) && Object.isFrozen(read.policy)).to.equal(true);
+    });
+
     it("stores an app's budget and policy settings and reads them back as set (empty: the defaults)", async () => {
       const { app } = await store.repos.apps.create({ name: "Demo" });
       const settings = {
