@@ -18,6 +18,7 @@ import * as m015 from "./015_worker_leases";
 import * as m016 from "./016_limit_counters";
 import * as m017 from "./017_dialect_neutral_order";
 import * as m018 from "./018_webhooks";
+import * as m019 from "./019_wallet_queue_index";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "016_limit_counters": m016,
   "017_dialect_neutral_order": m017,
   "018_webhooks": m018,
+  "019_wallet_queue_index": m019,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

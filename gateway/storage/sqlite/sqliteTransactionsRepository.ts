@@ -66,17 +66,20 @@ export class SqliteTransactionsRepository implements TransactionsRepository {
     const except = exceptSenders && exceptSenders.size > 0 ? [...exceptSenders] : undefined;
     // The oldest queued request of each wallet, if it is due: one wallet's backlog cannot crowd the others out of a
     // bundle, and its requests run in order (a newer one waits while an older one waits for its retry). None of
-    // a wallet with a request in flight, which the next one must follow (and be simulated after).
+    // a wallet with a request in flight, which the next one must follow (and be simulated after). The queue is read
+    // oldest first and each candidate's wallet checked by seeks of transactions_wallet_status: it reads about `limit`
+    // rows unless one wallet's backlog is older than the others' (each of those rows is one seek).
     const result = await sql<Selectable<TransactionsTable>>`
-      select * from (
-        select t.*, row_number() over (partition by t.sender order by t.created_at, t.id) as wallet_rank
-        from transactions t
-        where t.chain = ${chain} and t.status = 'queued'
-          and t.sender not in (select s.sender from transactions s where s.chain = ${chain} and s.status = 'submitted')
-      ) as ranked
-      where wallet_rank = 1 and next_attempt_at <= ${now.toISOString()}
-        ${except ? sql`and sender not in (${sql.join(except)})` : sql``}
-      order by created_at, id
+      select t.* from transactions t
+      where t.chain = ${chain} and t.status = 'queued' and t.next_attempt_at <= ${now.toISOString()}
+        ${except ? sql`and t.sender not in (${sql.join(except)})` : sql``}
+        and not exists (
+          select 1 from transactions o
+          where o.chain = t.chain and o.sender = t.sender and o.status = 'queued'
+            and (o.created_at < t.created_at or (o.created_at = t.created_at and o.id < t.id)))
+        and not exists (
+          select 1 from transactions s where s.chain = t.chain and s.sender = t.sender and s.status = 'submitted')
+      order by t.created_at, t.id
       limit ${limit}`.execute(this.db);
     return result.rows.map(toRecord);
   }
