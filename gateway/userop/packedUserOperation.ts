@@ -1,4 +1,5 @@
-import { type BytesLike, concat, toBeHex, zeroPadValue } from "ethers";
+import { type BytesLike, hexlify } from "ethers";
+import { concatHex, uintHex } from "./hexData";
 import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 
 /** ERC-4337 v0.7 PackedUserOperation, as the EntryPoint takes it. */
@@ -20,7 +21,7 @@ export interface PackedUserOperation {
 export function packUint128Pair(high: bigint, low: bigint): string {
   const max = (1n << 128n) - 1n;
   if (high < 0n || low < 0n || high > max || low > max) throw new RangeError("value does not fit in uint128");
-  return zeroPadValue(toBeHex((high << 128n) | low), 32);
+  return uintHex((high << 128n) | low, 32);
 }
 
 /** accountGasLimits of a UserOperation. */
@@ -32,7 +33,8 @@ export const packGasFees = (maxPriorityFeePerGas: bigint, maxFeePerGas: bigint):
   packUint128Pair(maxPriorityFeePerGas, maxFeePerGas);
 
 /** initCode: the factory address followed by its call data. */
-export const packInitCode = (factory: string, factoryData: BytesLike): string => concat([factory, factoryData]);
+export const packInitCode = (factory: string, factoryData: BytesLike): string =>
+  concatHex([factory, typeof factoryData === "string" ? factoryData : hexlify(factoryData)]);
 
 /** EntryPoint v0.7 `getUserOpHash`, computed offline: keccak(keccak(packed fields), entryPoint, chainId). */
 export function userOperationHash(op: PackedUserOperation, entryPoint: string, chainId: bigint): string {

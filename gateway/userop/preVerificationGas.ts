@@ -1,4 +1,4 @@
-import { concat } from "ethers";
+import { concatHex } from "./hexData";
 import { hexToBytes } from "./words";
 import type { PackedUserOperation } from "./packedUserOperation";
 
@@ -64,7 +64,7 @@ export function preVerificationGasBound(
     preVerificationGas: (1n << 64n) - 1n,
     gasFees: WORST_WORD,
     // paymaster(20) ‖ gas limits(32) ‖ validUntil, validAfter(12) ‖ signature(65)
-    paymasterAndData: concat([paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
+    paymasterAndData: concatHex([paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
     signature: `0x${"ff".repeat(65)}`,
   });
 }

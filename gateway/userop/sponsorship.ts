@@ -1,4 +1,5 @@
-import { type BytesLike, concat, dataLength, dataSlice, toBeHex, zeroPadValue } from "ethers";
+import { type BytesLike, hexlify } from "ethers";
+import { concatHex, hexLength, sliceHex, uintHex } from "./hexData";
 import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 import type { PackedUserOperation } from "./packedUserOperation";
 
@@ -14,7 +15,7 @@ export interface SponsorshipTerms {
 }
 
 const SIGNATURE_PLACEHOLDER = `0x${"00".repeat(65)}`;
-const uint = (value: bigint | number, bytes: number) => zeroPadValue(toBeHex(value), bytes);
+const uint = uintHex;
 
 /**
  * paymasterAndData of ERC-4337 v0.7 for the SponsorPaymaster: paymaster(20) ‖ verificationGasLimit(16)
@@ -22,13 +23,13 @@ const uint = (value: bigint | number, bytes: number) => zeroPadValue(toBeHex(val
  * placeholder of the right length is used, for hashing and gas estimation.
  */
 export function encodePaymasterAndData(terms: SponsorshipTerms, signature: BytesLike = SIGNATURE_PLACEHOLDER): string {
-  return concat([
+  return concatHex([
     terms.paymaster,
     uint(terms.verificationGasLimit, 16),
     uint(terms.postOpGasLimit, 16),
     uint(terms.validUntil, 6),
     uint(terms.validAfter, 6),
-    signature,
+    typeof signature === "string" ? signature : hexlify(signature),
   ]);
 }
 
@@ -43,7 +44,7 @@ export function sponsorshipHash(op: PackedUserOperation, terms: SponsorshipTerms
     keccakOfHex(op.initCode),
     keccakOfHex(op.callData),
     hexWord(op.accountGasLimits),
-    hexWord(dataSlice(op.paymasterAndData, 20, 52)),
+    hexWord(sliceHex(op.paymasterAndData, 20, 52)),
     uintWord(op.preVerificationGas),
     hexWord(op.gasFees),
   ]);
@@ -58,6 +59,6 @@ export function sponsorshipHash(op: PackedUserOperation, terms: SponsorshipTerms
 
 /** validUntil (unix seconds) of a SponsorPaymaster paymasterAndData: paymaster(20) ‖ gas(16+16) ‖ validUntil(6). */
 export function sponsorshipEnd(paymasterAndData: string): number | undefined {
-  if (dataLength(paymasterAndData) < 58) return undefined;
-  return Number(BigInt(dataSlice(paymasterAndData, 52, 58)));
+  if (hexLength(paymasterAndData) < 58) return undefined;
+  return Number(BigInt(sliceHex(paymasterAndData, 52, 58)));
 }
