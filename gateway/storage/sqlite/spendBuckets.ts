@@ -82,29 +82,30 @@ export async function growPendingSpend(trx: Transaction<DatabaseSchema>, row: Co
   if (gas > 0) await addToBuckets(trx, row, { pending: gas, settled: 0 });
 }
 
-/** Adds to the pending and settled gas of a request's buckets (its app's and its user id's, at its minute): one statement. */
+/**
+ * Adds to the pending and settled gas of a request's buckets (its app's and its user id's, at its minute): one
+ * statement each, the app's first, the order acceptance (reserveSpend) locks them in too, so a settlement and an
+ * acceptance of one user never wait on each other's rows (PostgreSQL would abort one as a deadlock).
+ */
 async function addToBuckets(
   trx: Transaction<DatabaseSchema>,
   row: CountedRow,
   add: { readonly pending: number; readonly settled: number },
 ): Promise<void> {
-  const [app, user] = keysOf(row);
-  await trx
-    .updateTable("spend_buckets")
-    .set({
-      pending_gas: sql<number>`pending_gas + ${add.pending}`,
-      settled_gas: sql<number>`settled_gas + ${add.settled}`,
-    })
-    .where("app_id", "=", row.app_id)
-    .where("chain", "=", row.chain)
-    .where("minute", "=", minuteOf(row.created_at))
-    .where((eb) =>
-      eb.or([
-        eb.and([eb("scope", "=", app!.scope), eb("user_id", "=", app!.userId)]),
-        eb.and([eb("scope", "=", user!.scope), eb("user_id", "=", user!.userId)]),
-      ]),
-    )
-    .execute();
+  for (const key of keysOf(row)) {
+    await trx
+      .updateTable("spend_buckets")
+      .set({
+        pending_gas: sql<number>`pending_gas + ${add.pending}`,
+        settled_gas: sql<number>`settled_gas + ${add.settled}`,
+      })
+      .where("app_id", "=", key.appId)
+      .where("scope", "=", key.scope)
+      .where("user_id", "=", key.userId)
+      .where("chain", "=", key.chain)
+      .where("minute", "=", minuteOf(row.created_at))
+      .execute();
+  }
 }
 
 /** Buckets of `key` inside the window that starts after `since` (a request there was accepted after it). */

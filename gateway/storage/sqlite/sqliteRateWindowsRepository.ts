@@ -41,18 +41,18 @@ export class SqliteRateWindowsRepository implements RateWindowsRepository {
       if (group) group.push(hit);
       else groups.set(key, [hit]);
     }
+    // Rows locked in one order by every batch, in this process and in others (PostgreSQL: two batches locking two apps'
+    // windows in opposite orders would deadlock).
+    const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, hits]) => hits);
     try {
       // A count lost to a power cut lets an app a few more requests at most: not worth a synced commit.
       const totals = await unsyncedTransaction(this.db, async (trx) => {
         const counted: number[] = [];
-        for (const hits of groups.values())
-          counted.push(await countHits(trx, hits[0]!.appId, hits[0]!.start, hits.length));
+        for (const hits of ordered) counted.push(await countHits(trx, hits[0]!.appId, hits[0]!.start, hits.length));
         return counted;
       });
       // The group's hits took the counts up to its total, one each, in the order they came.
-      [...groups.values()].forEach((hits, g) =>
-        hits.forEach((hit, i) => hit.resolve(totals[g]! - hits.length + 1 + i)),
-      );
+      ordered.forEach((hits, g) => hits.forEach((hit, i) => hit.resolve(totals[g]! - hits.length + 1 + i)));
     } catch (error) {
       for (const hit of batch) hit.reject(error);
     }
