@@ -31,8 +31,8 @@ export interface BuiltinBundlerSettings {
   readonly maxInFlight?: number;
   /**
    * The poll interval: the pending bundles are looked up on chain at most this often (and at the step after a send),
-   * and a bundle that is not full
-   * goes behind pending ones no sooner than this after the one before it. 0 if unset: every step.
+   * and a bundle that is not full goes behind pending ones no sooner than this after the one before it. 0 if unset:
+   * every step.
    */
   readonly trackIntervalMs?: number;
 }
