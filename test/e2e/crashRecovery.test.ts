@@ -1,18 +1,17 @@
 import { expect } from "chai";
 import { Transaction, Wallet, keccak256, parseEther } from "ethers";
-import { TestTarget__factory, type TestTarget } from "../../typechain-types";
+import { type TestTarget } from "../../typechain-types";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
-import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 
-type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 const USER_OP_EVENT = entryPointInterface.getEvent("UserOperationEvent")!.topicHash;
 
 describe("Crash safety (e2e: the service process is killed mid-flight and restarted)", function () {
   this.timeout(120_000);
-  let setup: Setup;
+  let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
   const proxies: RpcProxy[] = [];
@@ -53,15 +52,9 @@ describe("Crash safety (e2e: the service process is killed mid-flight and restar
   };
 
   beforeEach(async () => {
-    setup = await prepareServiceOnChain();
-    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
-    await target.waitForDeployment();
+    ({ setup, target } = await chainWithTarget());
   });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((service) => service.kill()));
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-    await setup.chain.close();
-  });
+  afterEach(() => stopAll(setup, running, proxies));
 
   it("killed with its bundle in the mempool: the restart settles that bundle and sends nothing again", async () => {
     await setup.chain.provider.send("evm_setAutomine", [false]);

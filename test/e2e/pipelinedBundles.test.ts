@@ -1,22 +1,21 @@
 import { expect } from "chai";
 import { Transaction, keccak256 } from "ethers";
-import { KernelAccountFactory__factory, TestTarget__factory, type TestTarget } from "../../typechain-types";
+import { KernelAccountFactory__factory, type TestTarget } from "../../typechain-types";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
-import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 
-type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 const USER_OP_EVENT = entryPointInterface.getEvent("UserOperationEvent")!.topicHash;
 /** One request per bundle: each request's bundle is its own relayer transaction, so the test can tell them apart. */
 const PIPELINED = { TX_MAX_BUNDLES_IN_FLIGHT: "4", TX_MAX_OPS_PER_BUNDLE: "1", TX_RETRY_DELAY_MS: "0" };
 
 describe("Several bundles in flight (e2e: a chain that mines only when told, like one with block intervals)", function () {
   this.timeout(120_000);
-  let setup: Setup;
+  let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
   const proxies: RpcProxy[] = [];
@@ -76,15 +75,9 @@ describe("Several bundles in flight (e2e: a chain that mines only when told, lik
   };
 
   beforeEach(async () => {
-    setup = await prepareServiceOnChain();
-    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
-    await target.waitForDeployment();
+    ({ setup, target } = await chainWithTarget());
   });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((service) => service.kill()));
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-    await setup.chain.close();
-  });
+  afterEach(() => stopAll(setup, running, proxies));
 
   it("bundles at consecutive relayer nonces are pending at once and all mine in one block, a wallet at most once in flight", async () => {
     const service = await start(setup.chain.rpcUrl);

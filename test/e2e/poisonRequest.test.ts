@@ -2,26 +2,19 @@ import { expect } from "chai";
 import { concat, hexlify, randomBytes } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
-import {
-  KernelAccountFactory__factory,
-  TestSimulationTrap__factory,
-  TestTarget__factory,
-  type TestTarget,
-} from "../../typechain-types";
+import { KernelAccountFactory__factory, TestSimulationTrap__factory, type TestTarget } from "../../typechain-types";
 import { type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
-import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { storedRequests } from "../helpers/storedRequests";
-
-type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 
 /** How long the other requests may take from their submission to all being included. */
 const OTHERS_DEADLINE_MS = 20_000;
 
 describe("Poison requests (e2e: a malicious app tries to stall every request of the chain)", function () {
   this.timeout(180_000);
-  let setup: Setup;
+  let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
   const proxies: RpcProxy[] = [];
@@ -85,15 +78,9 @@ describe("Poison requests (e2e: a malicious app tries to stall every request of 
     );
 
   beforeEach(async () => {
-    setup = await prepareServiceOnChain();
-    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
-    await target.waitForDeployment();
+    ({ setup, target } = await chainWithTarget());
   });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((service) => service.kill()));
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
-    await setup.chain.close();
-  });
+  afterEach(() => stopAll(setup, running, proxies));
 
   it("a 400 KB call stored before the call-data limit existed fails alone at once, before and after a restart", async () => {
     // The defect as found: the node's simulation of this request errored with no revert data ("missing revert

@@ -1,15 +1,14 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 import { Webhook } from "standardwebhooks";
-import { TestTarget__factory, type TestTarget } from "../../typechain-types";
+import { type TestTarget } from "../../typechain-types";
 import { adminWith } from "../helpers/adminCli";
-import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { TEST_SECRETS_KEY } from "../helpers/testApp";
 import { type Answer, type ReceivedHook, startWebhookReceiver } from "../helpers/webhookReceiver";
 
-type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 /** The settings the service and the admin CLI share here: the secrets key, and endpoints on loopback allowed. */
@@ -23,7 +22,7 @@ const HOOK_SETTINGS = {
 
 describe("Webhooks (e2e: a real receiver told of requests as they end)", function () {
   this.timeout(180_000);
-  let setup: Setup;
+  let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
   const receivers: Receiver[] = [];
@@ -61,15 +60,9 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
     received.filter((hook) => hook.event.data.id === id || hook.event.data.txUuid === id);
 
   beforeEach(async () => {
-    setup = await prepareServiceOnChain();
-    target = await new TestTarget__factory(await setup.chain.provider.getSigner(0)).deploy();
-    await target.waitForDeployment();
+    ({ setup, target } = await chainWithTarget());
   });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((service) => service.kill()));
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-    await setup.chain.close();
-  });
+  afterEach(() => stopAll(setup, running, receivers));
 
   it("a phone user's transaction: submitted then included, each signed with the printed secret; a failing call: failed with its reason", async () => {
     const hooks = await receiver();
