@@ -8,6 +8,16 @@ export interface LimitCountersRepository {
    * it has not ended, else in a new one ending at `newWindowEnd`. Returns the window's count with this hit, and its end.
    */
   hit(rule: string, key: string, now: Date, newWindowEnd: Date): Promise<{ count: number; windowEnd: Date }>;
+  /**
+   * Counts `hits.get(key)` hits of each key under `rule` at `now`, as `hit` does one, in one statement. Returns each
+   * key's window count with its hits, and the window's end.
+   */
+  hitMany(
+    rule: string,
+    hits: ReadonlyMap<string, number>,
+    now: Date,
+    newWindowEnd: Date,
+  ): Promise<Map<string, { count: number; windowEnd: Date }>>;
   /** Deletes every window that ended at or before `now`; returns how many. */
   deleteEnded(now: Date): Promise<number>;
 }

@@ -5,9 +5,12 @@ import type { DatabaseSchema } from "../schema";
 
 // Conventions 4: rows read back are parsed.
 const HitRow = z.object({ count: z.number().int().positive(), expires_at: z.string().datetime() });
+const KeyedHitRow = HitRow.extend({ key: z.string() });
+/** Keys counted in one statement at most (SQLite allows 32,766 bound values; each key binds four). */
+const KEYS_PER_STATEMENT = 1000;
 
 /**
- * LimitCountersRepository: one upsert per hit, atomic across processes (SQLite: the statement holds the write lock;
+ * LimitCountersRepository: one upsert per hit (or per group of keys), atomic across processes (SQLite: the statement holds the write lock;
  * PostgreSQL: the upsert's row lock, a concurrent first insert of a key waits for the other and then updates it).
  * Dialect-neutral, so PostgreSQL uses it too. Both evaluate every SET expression on the row as it was, so `count`
  * and `expires_at` decide on the same stored window.
@@ -16,10 +19,35 @@ export class SqliteLimitCountersRepository implements LimitCountersRepository {
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
   async hit(rule: string, key: string, now: Date, newWindowEnd: Date): Promise<{ count: number; windowEnd: Date }> {
+    const counted = await this.hitMany(rule, new Map([[key, 1]]), now, newWindowEnd);
+    return counted.get(key)!;
+  }
+
+  async hitMany(
+    rule: string,
+    hits: ReadonlyMap<string, number>,
+    now: Date,
+    newWindowEnd: Date,
+  ): Promise<Map<string, { count: number; windowEnd: Date }>> {
+    const counted = new Map<string, { count: number; windowEnd: Date }>();
+    const entries = [...hits];
+    for (let start = 0; start < entries.length; start += KEYS_PER_STATEMENT) {
+      const rows = await this.upsert(rule, entries.slice(start, start + KEYS_PER_STATEMENT), now, newWindowEnd);
+      for (const row of rows) {
+        const parsed = KeyedHitRow.parse({ key: row.key, count: Number(row.count), expires_at: row.expires_at });
+        counted.set(parsed.key, { count: parsed.count, windowEnd: new Date(parsed.expires_at) });
+      }
+    }
+    return counted;
+  }
+
+  /** One upsert of several keys: a key's count grows by its hits in its window, or restarts at them in a new one. */
+  private upsert(rule: string, entries: [string, number][], now: Date, newWindowEnd: Date) {
     const at = now.toISOString();
-    const row = await this.db
+    const end = newWindowEnd.toISOString();
+    return this.db
       .insertInto("limit_counters")
-      .values({ rule, key, count: 1, expires_at: newWindowEnd.toISOString() })
+      .values(entries.map(([key, count]) => ({ rule, key, count, expires_at: end })))
       .onConflict((oc) =>
         // Qualified: in PostgreSQL's DO UPDATE a bare column could be the stored row's or `excluded`'s.
         oc.columns(["rule", "key"]).doUpdateSet((eb) => {
@@ -28,8 +56,8 @@ export class SqliteLimitCountersRepository implements LimitCountersRepository {
             count: eb
               .case()
               .when(ended)
-              .then(1)
-              .else(eb("limit_counters.count", "+", 1))
+              .then(eb.ref("excluded.count"))
+              .else(eb("limit_counters.count", "+", eb.ref("excluded.count")))
               .end(),
             expires_at: eb
               .case()
@@ -40,10 +68,8 @@ export class SqliteLimitCountersRepository implements LimitCountersRepository {
           };
         }),
       )
-      .returning(["count", "expires_at"])
-      .executeTakeFirstOrThrow();
-    const parsed = HitRow.parse({ count: Number(row.count), expires_at: row.expires_at });
-    return { count: parsed.count, windowEnd: new Date(parsed.expires_at) };
+      .returning(["key", "count", "expires_at"])
+      .execute();
   }
 
   async deleteEnded(now: Date): Promise<number> {

@@ -56,6 +56,34 @@ export function limitCountersRepositoryContract(dialect: string, open: () => Pro
       expect([...counts].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: hits }, (_, i) => i + 1));
     });
 
+    it("counts several keys' hits in one call: each grows by its hits in its window, or restarts at them", async () => {
+      await repos.limitCounters.hit("ccip.answers.ip", "ended", NOW, at(60));
+      await repos.limitCounters.hit("ccip.answers.ip", "open", at(30), at(90));
+      const counted = await repos.limitCounters.hitMany(
+        "ccip.answers.ip",
+        new Map([
+          ["ended", 3],
+          ["open", 2],
+          ["new", 5],
+        ]),
+        at(60),
+        at(120),
+      );
+      expect(Object.fromEntries(counted)).to.deep.equal({
+        ended: { count: 3, windowEnd: at(120) },
+        open: { count: 3, windowEnd: at(90) },
+        new: { count: 5, windowEnd: at(120) },
+      });
+    });
+
+    it("counts a key's hits of one call in its open window", async () => {
+      await repos.limitCounters.hit("ccip.answers.ip", "k", NOW, at(60));
+      const counted = await repos.limitCounters.hitMany("ccip.answers.ip", new Map([["k", 4]]), at(30), at(90));
+      expect(counted.get("k")).to.deep.equal({ count: 5, windowEnd: at(60) });
+      const many = new Map(Array.from({ length: 2500 }, (_, i) => [`key-${i}`, 1] as const));
+      expect((await repos.limitCounters.hitMany("ccip.answers.ip", many, at(30), at(90))).size).to.equal(2500);
+    });
+
     it("deletes the windows that have ended, and only those", async () => {
       await repos.limitCounters.hit("auth.ip", "a", NOW, at(60));
       await repos.limitCounters.hit("auth.ip", "b", at(30), at(90));
