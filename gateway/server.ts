@@ -175,7 +175,7 @@ export async function startServer(
         clock,
       }),
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
-      ccipGateway: createCcipGateway(config, ccipSigner, clock, logger, knownProviders),
+      ccipGateway: createCcipGateway(config, ccipSigner, clock, logger, knownProviders, limits),
     };
     const server: Server = createServer(createApp(deps));
     await new Promise<void>((resolve, reject) => {

@@ -121,6 +121,10 @@ export const ConfigSchema = z
         ttlSeconds: int(30, 86_400).default(300),
         refreshMarginSeconds: int(0, 3600).default(60),
         rateLimitPerMinute: int(1, 100_000_000).default(1200),
+        /** Answers computed and signed for one client a minute (cache misses), counted across every instance. */
+        answersPerMinute: int(1, 100_000_000).default(600),
+        /** What the signed-answer cache may hold, in MiB. */
+        cacheMegabytes: int(1, 4096).default(32),
       })
       .refine((e) => e.refreshMarginSeconds < e.ttlSeconds, {
         message: "must be below CCIP_TTL_SECONDS",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { CcipAnswer } from "./ccipService";
+import { MAX_LOOKUP_BODY_BYTES } from "./lookupLimits";
 import type { NodeHandler } from "../http/nodeHandler";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
@@ -16,7 +17,9 @@ import { clientAddress } from "../http/clientIp";
 export const CCIP_PREFIX = "/ccip";
 
 const GET_PATH = /^\/ccip\/([^/]+)\/([^/]+)\.json$/;
-const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = MAX_LOOKUP_BODY_BYTES;
+/** How often, at most, a failure to count answers in the database is logged (each lookup meanwhile would fail alike). */
+const COUNT_FAILURE_LOG_MS = 60_000;
 const CORS_HEADERS = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
@@ -28,19 +31,46 @@ const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
 /**
  * The EIP-3668 gateway over plain node:http: GET /ccip/{sender}/{data}.json and POST /ccip {sender, data}.
  * It is public, high-volume and stays up in maintenance, so it runs beside the Express API rather than
- * through its middleware. Per-IP rate limit (429 + Retry-After) counted in `limits`, CORS, Cache-Control up to the
- * expiry.
+ * through its middleware. Two per-client limits (429 + Retry-After): every lookup counted in `limits` (this process's
+ * memory: it protects the process at no database cost), and the answers computed and signed for the client (cache
+ * misses, the work a lookup can cause) counted in `answerLimits` (the database: one count for every process and
+ * instance). CORS, Cache-Control up to the expiry.
  */
 export function createCcipHandler(deps: {
-  answer(sender: string, data: string): Promise<CcipAnswer>;
+  answer(sender: string, data: string, admit?: () => Promise<void>): Promise<CcipAnswer>;
   clock: () => Date;
   refreshMarginSeconds: number;
   requestsPerMinute: number;
   limits: Limits;
+  /** Where answers computed per client are counted, at most `answersPerMinute`; unset: not counted apart. */
+  answerLimits?: Limits;
+  answersPerMinute?: number;
   trustProxy: TrustProxy;
   logger: Logger;
 }): NodeHandler {
   const limiter = deps.limits.limiter({ name: "ccip.ip", points: deps.requestsPerMinute, windowSeconds: 60 });
+  const answerLimiter = deps.answerLimits?.limiter({
+    name: "ccip.answers.ip",
+    points: deps.answersPerMinute ?? deps.requestsPerMinute,
+    windowSeconds: 60,
+  });
+  let countFailureLoggedAt = -Infinity;
+  /**
+   * Counts one answer computed for `bucket`, refusing past its limit. A database that cannot count does not stop names
+   * resolving (the gateway stays up while the API is down): the per-process limit still holds, and the failure is
+   * logged once a minute.
+   */
+  const admitAnswer = async (bucket: string): Promise<void> => {
+    if (answerLimiter === undefined) return;
+    const verdict = await answerLimiter.hit(bucket).catch((error: unknown) => {
+      if (performance.now() - countFailureLoggedAt >= COUNT_FAILURE_LOG_MS) {
+        countFailureLoggedAt = performance.now();
+        deps.logger.warn({ err: error }, "ccip answers not counted in the database; the per-process limit holds");
+      }
+      return { allowed: true as const };
+    });
+    if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
     if (req.method === "OPTIONS") {
@@ -48,20 +78,11 @@ export function createCcipHandler(deps: {
       res.writeHead(204, CORS_HEADERS).end();
       return;
     }
-    const verdict = await limiter.hit(ipBucket(clientAddress(req, deps.trustProxy)));
-    if (!verdict.allowed) {
-      const seconds = verdict.retryAfterSeconds;
-      throw new ApiError(
-        429,
-        "RATE_LIMITED",
-        "Too many requests",
-        `Retry in ${seconds} s`,
-        {},
-        { "Retry-After": String(seconds) },
-      );
-    }
+    const bucket = ipBucket(clientAddress(req, deps.trustProxy));
+    const verdict = await limiter.hit(bucket);
+    if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     const { sender, data } = req.method === "GET" ? readGetLookup(req) : await readPostLookup(req);
-    const answer = await deps.answer(sender, data);
+    const answer = await deps.answer(sender, data, () => admitAnswer(bucket));
     const maxAge = Math.max(0, answer.expires - deps.refreshMarginSeconds - Math.floor(deps.clock().getTime() / 1000));
     // One flat header list, as setHeader would have built it: no per-request header object to merge.
     res.writeHead(200, [
@@ -112,6 +133,17 @@ export function createCcipHandler(deps: {
     });
   };
 }
+
+/** 429 RATE_LIMITED with its Retry-After. */
+const rateLimited = (seconds: number): ApiError =>
+  new ApiError(
+    429,
+    "RATE_LIMITED",
+    "Too many requests",
+    `Retry in ${seconds} s`,
+    {},
+    { "Retry-After": String(seconds) },
+  );
 
 /** The path of a request URL, without its query. */
 function pathOf(req: IncomingMessage): string {

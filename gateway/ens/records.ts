@@ -1,6 +1,7 @@
 import { AbiCoder, Interface, dataSlice } from "ethers";
 import { type UserId, formatUserId } from "../identity/userId";
 import { WALLET_COIN_TYPES } from "./coinTypes";
+import { LookupTooLargeError, MAX_LOOKUP_RECORD_CALLS } from "./lookupLimits";
 
 /** The resolver record functions the gateway answers (ENSIP-1, ENSIP-9/11, ENSIP-5, ENSIP-7, multicall). */
 export const RECORDS = new Interface([
@@ -53,10 +54,15 @@ export const TEXT_RECORD_KEYS = [...TEXT_RECORDS.keys()];
 /**
  * ABI-encoded answer to one resolver call for a name's owner (undefined: the name has no wallet). Absent
  * records answer as ENS clients read "no record": the zero address, empty bytes, an empty string.
- * Calls the gateway does not know answer empty bytes; a malformed call throws.
+ * Calls the gateway does not know answer empty bytes; a malformed call throws, and a multicall of more than
+ * MAX_LOOKUP_RECORD_CALLS records throws LookupTooLargeError.
  */
 export function answerRecord(call: string, owner: NameOwner | undefined, depth = 0): string {
-  return answerCommonRecord(call, owner) ?? answerAnyRecord(call, owner, depth);
+  return (
+    answerCommonRecord(call, owner) ??
+    (depth === 0 ? answerCanonicalMulticall(call, owner) : undefined) ??
+    answerAnyRecord(call, owner, depth)
+  );
 }
 
 // The calls ENS clients send, canonically encoded, are answered without ethers' Interface, which spends
@@ -67,6 +73,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const ADDR_CALL = "0x3b3b57de";
 const ADDR_COIN_CALL = "0xf1cb7e06";
 const TEXT_CALL = "0x59d1d43c";
+const MULTICALL_CALL = "0xac9650d8";
 /** Hex characters of the selector and of one ABI word. */
 const SELECTOR_HEX = 10;
 const WORD_HEX = 64;
@@ -105,6 +112,55 @@ export function answerCommonRecord(call: string, nameOwner: NameOwner | undefine
   return undefined;
 }
 
+/** The value of the hex word at hex index `at` if it is below 2^48 (every real offset and length), else -1. */
+function smallHexWord(call: string, at: number): number {
+  if (at + WORD_HEX > call.length) return -1;
+  for (let i = at; i < at + WORD_HEX - 12; i++) if (call.charCodeAt(i) !== 0x30) return -1;
+  return parseInt(call.slice(at + WORD_HEX - 12, at + WORD_HEX), 16);
+}
+
+/**
+ * The answer to multicall(bytes[]) when `call` is lowercase hex laid out exactly as ethers encodes it (offsets in
+ * order, each item right after the one before, zero padding), each item answered as answerAnyRecord answers it;
+ * undefined for anything else. ethers' coder spends milliseconds on a profile's worth of records.
+ */
+function answerCanonicalMulticall(call: string, owner: NameOwner | undefined): string | undefined {
+  if (!call.startsWith(MULTICALL_CALL) || !LOWER_HEX.test(call)) return undefined;
+  if (call.slice(SELECTOR_HEX, SELECTOR_HEX + WORD_HEX) !== word(32)) return undefined;
+  const count = smallHexWord(call, SELECTOR_HEX + WORD_HEX);
+  // The offsets area starts after the array's length; each offset counts bytes from there.
+  const area = SELECTOR_HEX + 2 * WORD_HEX;
+  if (count < 0 || area + count * WORD_HEX > call.length) return undefined;
+  const items: string[] = [];
+  let next = count * 32;
+  for (let i = 0; i < count; i++) {
+    if (smallHexWord(call, area + i * WORD_HEX) !== next) return undefined;
+    const head = area + 2 * next;
+    const length = smallHexWord(call, head);
+    const paddedHex = Math.ceil(length / 32) * WORD_HEX;
+    if (length < 0 || head + WORD_HEX + paddedHex > call.length) return undefined;
+    const end = head + WORD_HEX + 2 * length;
+    for (let j = end; j < head + WORD_HEX + paddedHex; j++) if (call.charCodeAt(j) !== 0x30) return undefined;
+    items.push(`0x${call.slice(head + WORD_HEX, end)}`);
+    next += 32 + paddedHex / 2;
+  }
+  if (area + 2 * next !== call.length) return undefined;
+  if (count > MAX_LOOKUP_RECORD_CALLS) {
+    throw new LookupTooLargeError(`A lookup may ask at most ${MAX_LOOKUP_RECORD_CALLS} records in a multicall`);
+  }
+  const answers = items.map((item) => answerItem(item, owner).slice(2));
+  let offset = count * 32;
+  const offsets = answers.map((answer) => {
+    const at = offset;
+    offset += 32 + Math.ceil(answer.length / 2 / 32) * 32;
+    return word(at);
+  });
+  const tails = answers.map(
+    (answer) => `${word(answer.length / 2)}${answer.padEnd(Math.ceil(answer.length / WORD_HEX) * WORD_HEX, "0")}`,
+  );
+  return `0x${word(32)}${word(count)}${offsets.join("")}${tails.join("")}`;
+}
+
 /** The ASCII string whose head word is at hex index `head`, if it is the call's last argument, laid out canonically. */
 function canonicalStringArgument(call: string, head: number): string | undefined {
   const offsetWord = call.slice(head, head + WORD_HEX);
@@ -135,12 +191,14 @@ function answerAnyRecord(call: string, nameOwner: NameOwner | undefined, depth: 
       return abi.encode(["string"], [(owner && TEXT_RECORDS.get(args[1] as string)?.(owner)) ?? ""]);
     case "contenthash(bytes32)":
       return abi.encode(["bytes"], ["0x"]);
-    case "multicall(bytes[])":
+    case "multicall(bytes[])": {
       // One level only; each item is answered on its own, a malformed one as empty bytes.
-      return abi.encode(
-        ["bytes[]"],
-        [(args[0] as string[]).map((item) => (depth > 0 ? "0x" : answerItem(item, owner)))],
-      );
+      const items = args[0] as string[];
+      if (depth === 0 && items.length > MAX_LOOKUP_RECORD_CALLS) {
+        throw new LookupTooLargeError(`A lookup may ask at most ${MAX_LOOKUP_RECORD_CALLS} records in a multicall`);
+      }
+      return abi.encode(["bytes[]"], [items.map((item) => (depth > 0 ? "0x" : answerItem(item, owner)))]);
+    }
     default:
       return "0x";
   }

@@ -22,6 +22,11 @@ export const ERROR_CODES = [
   { code: "UNSUPPORTED_CALL", status: 400, when: "a CCIP-read lookup that is not resolve(bytes,bytes)" },
   { code: "INVALID_NAME", status: 400, when: "a CCIP-read lookup of a malformed DNS-encoded name" },
   { code: "UNKNOWN_RESOLVER", status: 400, when: "a CCIP-read lookup from a resolver this gateway does not answer" },
+  {
+    code: "LOOKUP_TOO_LARGE",
+    status: 400,
+    when: "a CCIP-read lookup over 16 KiB of call data or 64 records in a multicall",
+  },
   { code: "INVALID_OTP", status: 401, when: "phone login: a wrong code" },
   { code: "OTP_EXPIRED", status: 401, when: "phone login: the code expired" },
   { code: "APP_DISABLED", status: 401, when: "a disabled app's token" },

@@ -232,6 +232,29 @@ describe("CCIP-read gateway fast paths equal ethers' ABI coder (property)", () =
       }),
       { numRuns: 800 },
     );
+    // Multicalls as ethers encodes them and as anyone could change them: answered, or refused, as ethers would.
+    fc.assert(
+      fc.property(
+        mutated(fc.array(recordCall, { maxLength: 4 }).map((c) => RECORDS.encodeFunctionData("multicall", [c]))),
+        owner,
+        (call, who) => {
+          let expected: string | "refused";
+          try {
+            expected = referenceAnswer(call, who);
+          } catch {
+            expected = "refused";
+          }
+          let answered: string | "refused";
+          try {
+            answered = answerRecord(call, who);
+          } catch {
+            answered = "refused";
+          }
+          expect(answered, call).to.equal(expected);
+        },
+      ),
+      { numRuns: 800 },
+    );
     // Not vacuous: most canonical calls of the common kinds take the fast path.
     expect(common).to.be.greaterThan(300);
   });

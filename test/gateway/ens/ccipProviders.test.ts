@@ -7,6 +7,7 @@ import golden from "../../vectors/addresses.json";
 import { loadConfig } from "../../../gateway/config/load";
 import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
 import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
+import { createSharedLimits } from "../../../gateway/limits/sharedLimits";
 import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";
@@ -83,6 +84,7 @@ describe("CCIP-read gateway: names of app-owned providers", () => {
       () => new Date(),
       pino({ level: "silent" }),
       providers,
+      createSharedLimits({ counters: store.repos.limitCounters, clock: () => new Date() }),
     )!;
   });
 

@@ -1,5 +1,6 @@
 import { Interface, dnsEncode, namehash } from "ethers";
 import fc from "fast-check";
+import { MAX_LOOKUP_BODY_BYTES } from "../../../gateway/ens/lookupLimits";
 import { RECORDS } from "../../../gateway/ens/records";
 import type { RouteRules } from "./answerRules";
 import { addressLike, anyJson, anyText, field, hexBytes, shapedBody, wellFormed } from "./badInputs";
@@ -30,13 +31,13 @@ export interface Route {
   readonly query?: fc.Arbitrary<Record<string, string>>;
   /** Valid-shaped path parameters with random values, %-encoded (GET and DELETE routes whose input is the path). */
   readonly shapedParams?: fc.Arbitrary<Record<string, string>>;
-  /** Bytes a body may have: BODY_LIMIT (1 MB), or the CCIP gateway's own 64 KiB. */
+  /** Bytes a body may have: BODY_LIMIT (1 MB), or the CCIP gateway's own (twice its call-data cap, and 1 KiB). */
   readonly bodyLimit: number;
   readonly rules: RouteRules;
 }
 
 const MB = 1024 * 1024;
-const CCIP_LIMIT = 64 * 1024;
+const CCIP_LIMIT = MAX_LOOKUP_BODY_BYTES;
 const SAFE_RULES: RouteRules = { notServed: ["SAFE_NOT_CONFIGURED"] };
 
 const chainLike = fc.oneof(

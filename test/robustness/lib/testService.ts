@@ -89,7 +89,14 @@ export async function startTestService(options: { logger?: Logger; settings?: Re
   });
   const [ccipKey] = built.config.ens.signerKeys;
   const ccipSigner = ccipKey === undefined ? undefined : testCustodySigner(ccipKey);
-  const ccip = createCcipGateway(built.config, ccipSigner, () => TEST_NOW, logger, built.knownProviders);
+  const ccip = createCcipGateway(
+    built.config,
+    ccipSigner,
+    () => TEST_NOW,
+    logger,
+    built.knownProviders,
+    built.deps.limits,
+  );
   const server: Server = createServer((req, res) =>
     ccip && req.url?.startsWith(CCIP_PREFIX) ? ccip(req, res) : built.app(req, res),
   );
