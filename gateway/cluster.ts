@@ -11,7 +11,7 @@ import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers, workerLeases } from "./bundler/txWorkers";
 import { startWebhookDelivery } from "./webhooks/deliveryWorker";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
-import { createAuditLog } from "./custody/audit";
+import { openAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
 import { openCustody } from "./custody/processCustody";
 import { eraseStartupEnvironment } from "./custody/startupEnvironment";
@@ -86,7 +86,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   await sealStoredSecrets(repositories, logger);
   const custody = await openCustody(
     config,
-    createAuditLog(repositories.auditLog, () => new Date()),
+    await openAuditLog(repositories.auditLog, () => new Date(), config.auditLogKey, logger),
     logger,
   );
   // The workers are forked without the key settings: only the primary ever holds a transaction key.

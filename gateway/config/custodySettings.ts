@@ -64,6 +64,8 @@ export type CustodyKey = (typeof CUSTODY_KEYS)[number]["key"];
 /** What the key checks read of the configuration. */
 interface KeySettings {
   readonly custody: CustodySettings;
+  /** Whether AUDIT_LOG_KEY is set. */
+  readonly auditLogKey: boolean;
   readonly testDeployment: boolean;
   /** Service processes (WORKERS): above 1, HTTP workers hold the CCIP signer and no other key. */
   readonly workers: number;
@@ -104,6 +106,16 @@ export function keySettingProblems(settings: KeySettings): { path: readonly stri
     problems.push({
       path: ["custody", "ccipSigner"],
       message: `with WORKERS > 1, put the CCIP signer on a token of its own: every HTTP worker logs in to its token, which holds ${sharing.reference}'s key too`,
+    });
+  }
+  const transactionKey = CUSTODY_KEYS.find(
+    ({ key }) => key !== "ccipSigner" && (settings.custody[key] !== undefined || settings.raw[key] !== undefined),
+  );
+  if (transactionKey && !settings.auditLogKey && !settings.localOnly && !settings.testDeployment) {
+    // Without it the audit log is a plain hash chain, which whoever can write the database recomputes at will.
+    problems.push({
+      path: ["auditLogKey"],
+      message: `${transactionKey.reference} signs for real chains: set AUDIT_LOG_KEY (32 random bytes, 64 hex digits or base64), the key the signature audit log is chained with, so a rewrite of the log by whoever holds the database shows in audit verify`,
     });
   }
   if (rawInUse.length > 0 && !settings.localOnly && !settings.testDeployment && !settings.custody.rawKeysAllowed) {

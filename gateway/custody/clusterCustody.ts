@@ -17,6 +17,12 @@ export const TRANSACTION_KEY_ENV: readonly string[] = CUSTODY_KEYS.filter((k) =>
   (k) => [k.reference, k.raw],
 );
 
+/**
+ * What only the primary holds: the transaction keys' settings and AUDIT_LOG_KEY, the audit log's HMAC key (a worker
+ * that had it could chain rows the log's verifier takes for the custody process's).
+ */
+export const CUSTODY_ONLY_ENV: readonly string[] = [...TRANSACTION_KEY_ENV, "AUDIT_LOG_KEY"];
+
 const Addresses = z
   .object({
     walletSigner: z.string().refine(isAddress),
@@ -29,12 +35,12 @@ const Addresses = z
   .strict();
 
 /**
- * In the primary, before it forks: removes every transaction key setting from `env` (the workers inherit it) and
- * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one. Returns the
- * settings it removed.
+ * In the primary, before it forks: removes every transaction key setting and AUDIT_LOG_KEY from `env` (the workers
+ * inherit it) and leaves the keys' addresses instead. The primary keeps the keys it opened; no HTTP worker can read
+ * one. Returns the settings it removed.
  */
 export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): string[] {
-  const removed = TRANSACTION_KEY_ENV.filter((name) => env[name] !== undefined);
+  const removed = CUSTODY_ONLY_ENV.filter((name) => env[name] !== undefined);
   for (const name of removed) delete env[name];
   env[CUSTODY_ADDRESSES_ENV] = JSON.stringify(addresses);
   return removed;
@@ -71,6 +77,7 @@ export function remoteCustody(
     config.relayerKey && "RELAYER_KEY",
     config.safe.operatorKey && "SAFE_OPERATOR_KEY",
     config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_KEY",
+    config.auditLogKey && "AUDIT_LOG_KEY",
     ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator", "previousSafeOperator"] as const).map(
       (key) => config.custody[key] !== undefined && key,
     ),

@@ -89,6 +89,10 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     for (const file of [...databaseFiles, secretsFile]) {
       expect(statSync(file).mode & 0o777, file).to.equal(0o600);
     }
+    // The audit log's HMAC key is the stack's own, generated once and kept with its other secrets.
+    const devSecrets = JSON.parse(readFileSync(secretsFile, "utf8")) as Record<string, string>;
+    expect(devSecrets.auditLogKey).to.match(/^[0-9a-f]{64}$/);
+    expect(stack.config.auditLogKey).to.equal(devSecrets.auditLogKey);
     const demoRow = async () => {
       const database = await openDatabase(databasePath);
       try {
