@@ -123,7 +123,7 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     await older.close();
     stack = await startTestStack(dataDir);
     expect((await demoRow()).verification).to.not.include(plain);
-    expect(JSON.parse(readFileSync(secretsFile, "utf8"))).to.have.keys(["tokenSecret", "secretsKey"]);
+    expect(JSON.parse(readFileSync(secretsFile, "utf8"))).to.have.keys(["tokenSecret", "secretsKey", "auditLogKey"]);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.safe).to.deep.equal(first.safe);
     expect(stack.dust).to.deep.equal(first.dust);
