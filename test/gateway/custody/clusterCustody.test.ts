@@ -126,7 +126,7 @@ describe("custody in a cluster: HTTP workers hold no transaction key", () => {
     expect(records).to.deep.equal([]);
   });
 
-  it("leaves other messages to their handlers, and refuses to run a worker whose CONFIG_FILE holds a key", () => {
+  it("leaves other messages to their handlers, and refuses to run a worker whose CONFIG_FILE holds a key or AUDIT_LOG_KEY", () => {
     const deps = {
       walletMessages: undefined,
       kernelFactory: ENV.CONTRACT_KERNEL_FACTORY,
@@ -143,6 +143,10 @@ describe("custody in a cluster: HTTP workers hold no transaction key", () => {
         channel,
       ),
     ).to.throw("with WORKERS > 1, keys belong in the environment, not CONFIG_FILE: WALLET_SIGNER_KEY");
+    // The audit log's key too: every worker reads CONFIG_FILE.
+    expect(() => remoteCustody(loadConfig(ENV, { auditLogKey: "c3".repeat(32) }), {}, channel)).to.throw(
+      "with WORKERS > 1, keys belong in the environment, not CONFIG_FILE: AUDIT_LOG_KEY",
+    );
   });
 
   it("a cluster worker names another app for an EIP-1271 signature: the row names the app the token belongs to", async () => {
