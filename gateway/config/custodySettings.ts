@@ -77,8 +77,9 @@ interface KeySettings {
 
 /**
  * Problems of the key settings, each with the setting it names: a reference and a raw key for one key (the raw key
- * would still sit in the environment beside the HSM's), `env` without its raw key, and raw keys on a deployment that
- * serves real chains, unless it is a test deployment or RAW_KEYS_ALLOWED says the operator knows.
+ * would still sit in the environment beside the HSM's), `env` without its raw key, raw keys on a deployment that
+ * serves real chains, unless it is a test deployment or RAW_KEYS_ALLOWED says the operator knows, and a transaction
+ * key on such a deployment without AUDIT_LOG_KEY (docs/keys-and-custody.md, "The signing log's key").
  */
 export function keySettingProblems(settings: KeySettings): { path: readonly string[]; message: string }[] {
   const problems: { path: readonly string[]; message: string }[] = [];
