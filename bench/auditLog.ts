@@ -1,7 +1,8 @@
 /**
  * Signatures logged per second by the signature audit log, on a database file with the service's settings (WAL,
  * synchronous FULL: every commit is synced): one append per signature, one after another, against the log's group
- * commit with many signers in flight (each records one signature after another). A markdown table is printed.
+ * commit with many signers in flight (each records one signature after another), every row tagged under an audit key
+ * (AUDIT_LOG_KEY). A markdown table is printed.
  *
  *   npx ts-node bench/auditLog.ts [--seconds=3] [--warmup=1]
  *
@@ -11,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { hexlify, randomBytes } from "ethers";
-import { type SignatureAuditEntry, createAuditLog, verifyAuditChain } from "../gateway/custody";
+import { type SignatureAuditEntry, auditKeyFrom, createAuditLog, verifyAuditChain } from "../gateway/custody";
 import type { AuditLogRepository } from "../gateway/storage/auditLogRepository";
 import { openDatabase } from "../gateway/storage/database";
 import { createRepositories } from "../gateway/storage/repositories";
@@ -80,17 +81,19 @@ async function main(): Promise<void> {
     const counted = { appends: 0 };
     // The repository's appends, counted: one each is one transaction.
     const repository: Pick<AuditLogRepository, "append"> = {
-      append: (entries, at) => {
+      append: (entries, at, key) => {
         counted.appends += 1;
-        return auditLog.append(entries, at);
+        return auditLog.append(entries, at, key);
       },
     };
-    const log = createAuditLog(repository, () => new Date());
+    // Chained under an AUDIT_LOG_KEY, as a deployment's log is: one HMAC a row, and one for the mark a transaction.
+    const key = auditKeyFrom(hexlify(randomBytes(32)).slice(2));
+    const log = createAuditLog(repository, () => new Date(), key);
     const scenarios = [
       {
         name: "one append per signature",
         inFlight: 1,
-        record: (e: SignatureAuditEntry) => repository.append([e], new Date()),
+        record: (e: SignatureAuditEntry) => repository.append([e], new Date(), key),
       },
       ...[1, 16, 256, 1024].map((inFlight) => ({
         name: "group commit (createAuditLog)",
@@ -108,7 +111,7 @@ async function main(): Promise<void> {
           `${(r.perSecond / (r.transactions / seconds)).toFixed(1)} | ${r.p50Ms.toFixed(2)} ms | ${r.p99Ms.toFixed(2)} ms |`,
       );
     }
-    const verdict = await verifyAuditChain(auditLog.rows());
+    const verdict = await verifyAuditChain(auditLog.rows(), undefined, key);
     if (!verdict.ok) throw new Error(`the chain does not verify: row ${verdict.brokenAt}: ${verdict.reason}`);
     rows.push("", `The chain verifies: ${verdict.count.toLocaleString("en-US")} rows.`);
   } finally {

@@ -11,10 +11,12 @@ import { createChainClients, verifyChainIds } from "./chains/clients";
 import { startTxWorkers, workerLeases } from "./bundler/txWorkers";
 import { startWebhookDelivery } from "./webhooks/deliveryWorker";
 import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
-import { createAuditLog } from "./custody/audit";
+import { openAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
 import { openCustody } from "./custody/processCustody";
 import { eraseStartupEnvironment } from "./custody/startupEnvironment";
+import { createAppTokens } from "./auth/appTokens";
+import { admitAppToken } from "./services/appAuth";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -86,7 +88,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   await sealStoredSecrets(repositories, logger);
   const custody = await openCustody(
     config,
-    createAuditLog(repositories.auditLog, () => new Date()),
+    await openAuditLog(repositories.auditLog, () => new Date(), config.auditLogKey, logger),
     logger,
   );
   // The workers are forked without the key settings: only the primary ever holds a transaction key.
@@ -113,12 +115,17 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
           logger: logger.child({ component: "webhooks" }),
         })
       : undefined;
+  // The primary's own check of the app token an EIP-1271 request comes with: the app it logs is the token's.
+  const appTokens = createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock: () => new Date() });
+  const verifyApp = async (token: string) =>
+    (await admitAppToken((appId) => repositories.apps.findById(appId), await appTokens.verify(token))).id;
   // Every worker, a replacement too, may ask for a wake or an EIP-1271 answer; any other message is the fork's own.
   const onMessage = (worker: Worker, message: unknown) =>
     handleWakeMessage(message, txWorkers) ||
     handleWalletMessageRequest(message, {
       walletMessages: custody.walletMessages,
       kernelFactory: config.contracts.kernelFactory,
+      verifyApp,
       reply: (answer) => worker.isConnected() && worker.send(answer),
     });
   cluster.on("message", onMessage);

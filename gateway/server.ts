@@ -10,7 +10,7 @@ import { createUserTokens } from "./auth/userTokens";
 import { createAppTokens } from "./auth/appTokens";
 import { createChainClients, verifyChainIds } from "./chains/clients";
 import { createSecretsKeyring } from "./crypto/secretsKeyring";
-import { createAuditLog } from "./custody/audit";
+import { openAuditLog } from "./custody/audit";
 import type { CustodySigner } from "./custody/custodySigner";
 import { type ProcessCustody, openCustody } from "./custody/processCustody";
 import { checkCcipSignerApart, loadCcipSigner } from "./custody/serviceKeys";
@@ -91,7 +91,9 @@ export async function startServer(
   try {
     const repositories = createRepositories(database.db, clock, { secrets: createSecretsKeyring(config.secrets) });
     await sealStoredSecrets(repositories, logger);
-    custody = options.custody ?? (await openCustody(config, createAuditLog(repositories.auditLog, clock), logger));
+    custody =
+      options.custody ??
+      (await openCustody(config, await openAuditLog(repositories.auditLog, clock, config.auditLogKey, logger), logger));
     ccipSigner = await loadCcipSigner(config);
     checkCcipSignerApart(custody.addresses, ccipSigner?.address);
     const chains = createChainClients(config);

@@ -16,6 +16,11 @@ export interface AppPrincipal {
   readonly secretGeneration: number;
   /** The app as read when this request admitted the token (bearer.ts): its services need not read it again. */
   readonly app?: App;
+  /**
+   * The token as this request presented it (bearer.ts): a cluster's HTTP worker hands it to the primary with an
+   * EIP-1271 request, and the primary verifies it itself for the app id it logs (custody/clusterCustody.ts).
+   */
+  readonly token?: string;
 }
 
 /** Issues and verifies app bearer tokens: HS256 JWTs with issuer, audience, expiry, id and secret generation. */

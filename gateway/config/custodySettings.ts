@@ -64,6 +64,8 @@ export type CustodyKey = (typeof CUSTODY_KEYS)[number]["key"];
 /** What the key checks read of the configuration. */
 interface KeySettings {
   readonly custody: CustodySettings;
+  /** Whether AUDIT_LOG_KEY is set. */
+  readonly auditLogKey: boolean;
   readonly testDeployment: boolean;
   /** Service processes (WORKERS): above 1, HTTP workers hold the CCIP signer and no other key. */
   readonly workers: number;
@@ -75,8 +77,9 @@ interface KeySettings {
 
 /**
  * Problems of the key settings, each with the setting it names: a reference and a raw key for one key (the raw key
- * would still sit in the environment beside the HSM's), `env` without its raw key, and raw keys on a deployment that
- * serves real chains, unless it is a test deployment or RAW_KEYS_ALLOWED says the operator knows.
+ * would still sit in the environment beside the HSM's), `env` without its raw key, raw keys on a deployment that
+ * serves real chains, unless it is a test deployment or RAW_KEYS_ALLOWED says the operator knows, and a transaction
+ * key on such a deployment without AUDIT_LOG_KEY (docs/keys-and-custody.md, "The signing log's key").
  */
 export function keySettingProblems(settings: KeySettings): { path: readonly string[]; message: string }[] {
   const problems: { path: readonly string[]; message: string }[] = [];
@@ -104,6 +107,16 @@ export function keySettingProblems(settings: KeySettings): { path: readonly stri
     problems.push({
       path: ["custody", "ccipSigner"],
       message: `with WORKERS > 1, put the CCIP signer on a token of its own: every HTTP worker logs in to its token, which holds ${sharing.reference}'s key too`,
+    });
+  }
+  const transactionKey = CUSTODY_KEYS.find(
+    ({ key }) => key !== "ccipSigner" && (settings.custody[key] !== undefined || settings.raw[key] !== undefined),
+  );
+  if (transactionKey && !settings.auditLogKey && !settings.localOnly && !settings.testDeployment) {
+    // Without it the audit log is a plain hash chain, which whoever can write the database recomputes at will.
+    problems.push({
+      path: ["auditLogKey"],
+      message: `${transactionKey.reference} signs for real chains: set AUDIT_LOG_KEY (32 random bytes, 64 hex digits or base64), the key the signature audit log is chained with, so a rewrite of the log by whoever holds the database shows in audit verify`,
     });
   }
   if (rawInUse.length > 0 && !settings.localOnly && !settings.testDeployment && !settings.custody.rawKeysAllowed) {

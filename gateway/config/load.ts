@@ -41,6 +41,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["AUTH_AUDIENCE", ["auth", "audience"]],
   ["SECRETS_KEY", ["secrets", "key"]],
   ["SECRETS_KEY_PREVIOUS", ["secrets", "previousKey"]],
+  ["AUDIT_LOG_KEY", ["auditLogKey"]],
   ["AUTH_PER_CLIENT_PER_MINUTE", ["authLimits", "perClientPerMinute"]],
   ["AUTH_PER_IP_PER_MINUTE", ["authLimits", "perIpPerMinute"]],
   ["OTP_TTL_SECONDS", ["otp", "ttlSeconds"]],

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_CALL_BYTES,
   SafeChainsConfig,
   SafeContractsConfig,
+  SecretsKeyText,
   SecretsSettings,
   flag,
   int,
@@ -76,6 +77,11 @@ export const ConfigSchema = z
     }),
     secrets: SecretsSettings.prefault({}),
     custody: CustodySettings,
+    /**
+     * AUDIT_LOG_KEY: the signature audit log's HMAC key (custody/audit/auditKey.ts); only the process that holds the
+     * custody keys uses it, and a cluster's HTTP workers never get it.
+     */
+    auditLogKey: SecretsKeyText.optional(),
     /** POST /v1/auth requests per client id and per client address (IPv6: per /64) per minute, per process. */
     authLimits: z
       .object({
@@ -256,6 +262,7 @@ export const ConfigSchema = z
   .superRefine((c, ctx) => {
     const problems = keySettingProblems({
       custody: c.custody,
+      auditLogKey: c.auditLogKey !== undefined,
       testDeployment: c.testDeployment,
       workers: c.workers,
       // Not a deployment without chains: its EIP-1271 answers (no chain named) and ENS answers hold on real chains.

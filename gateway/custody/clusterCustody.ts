@@ -17,6 +17,12 @@ export const TRANSACTION_KEY_ENV: readonly string[] = CUSTODY_KEYS.filter((k) =>
   (k) => [k.reference, k.raw],
 );
 
+/**
+ * What only the primary holds: the transaction keys' settings and AUDIT_LOG_KEY, the audit log's HMAC key (a worker
+ * that had it could chain rows the log's verifier takes for the custody process's).
+ */
+export const CUSTODY_ONLY_ENV: readonly string[] = [...TRANSACTION_KEY_ENV, "AUDIT_LOG_KEY"];
+
 const Addresses = z
   .object({
     walletSigner: z.string().refine(isAddress),
@@ -29,12 +35,12 @@ const Addresses = z
   .strict();
 
 /**
- * In the primary, before it forks: removes every transaction key setting from `env` (the workers inherit it) and
- * leaves their addresses instead. The primary keeps the keys it opened; no HTTP worker can read one. Returns the
- * settings it removed.
+ * In the primary, before it forks: removes every transaction key setting and AUDIT_LOG_KEY from `env` (the workers
+ * inherit it) and leaves the keys' addresses instead. The primary keeps the keys it opened; no HTTP worker can read
+ * one. Returns the settings it removed.
  */
 export function handOverEnvironment(env: NodeJS.ProcessEnv, addresses: KeyAddresses): string[] {
-  const removed = TRANSACTION_KEY_ENV.filter((name) => env[name] !== undefined);
+  const removed = CUSTODY_ONLY_ENV.filter((name) => env[name] !== undefined);
   for (const name of removed) delete env[name];
   env[CUSTODY_ADDRESSES_ENV] = JSON.stringify(addresses);
   return removed;
@@ -45,7 +51,9 @@ const SignRequest = z.object({
   id: z.string(),
   account: z.string(),
   hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  context: z.object({ appId: z.string(), userId: z.string(), chain: z.string().optional() }),
+  // No app id: the primary takes it from the app's bearer token, which it verifies itself.
+  context: z.object({ userId: z.string(), chain: z.string().optional() }),
+  token: z.string(),
 });
 const SignAnswer = z.object({
   type: z.literal("idwallet:wallet-message-signed"),
@@ -71,6 +79,7 @@ export function remoteCustody(
     config.relayerKey && "RELAYER_KEY",
     config.safe.operatorKey && "SAFE_OPERATOR_KEY",
     config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_KEY",
+    config.auditLogKey && "AUDIT_LOG_KEY",
     ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator", "previousSafeOperator"] as const).map(
       (key) => config.custody[key] !== undefined && key,
     ),
@@ -95,11 +104,13 @@ export function remoteCustody(
       ? undefined
       : {
           address: walletSigner,
-          signWalletMessage: (account, hash, context) =>
+          signWalletMessage: (account, hash, { userId, chain, appToken }) =>
             new Promise<string>((resolve, reject) => {
+              if (appToken === undefined) return reject(new Error("the primary signs only with the app's token"));
               const id = randomUUID();
               waiting.set(id, { resolve, reject });
-              channel.send({ type: "idwallet:sign-wallet-message", id, account, hash, context });
+              const context = { userId, ...(chain !== undefined && { chain }) };
+              channel.send({ type: "idwallet:sign-wallet-message", id, account, hash, context, token: appToken });
             }),
         };
   return { addresses, walletMessages, close: async () => undefined };
@@ -108,15 +119,24 @@ export function remoteCustody(
 /**
  * In the primary: answers a worker's request for an EIP-1271 signature. The wallet is derived again from the user id,
  * and only its replay-safe hash is signed, so a worker cannot have the primary sign a UserOperation or another wallet's
- * message under a user id it names; the log records that id in its canonical form. Returns false for any other message (it is someone else's).
+ * message under a user id it names; the log records that id in its canonical form. The app the row names is the one
+ * of the bearer token the request came with, which `verifyApp` checks here (signature, expiry, the app still active and
+ * its secret not rotated): a worker cannot put a signature on another app's account by naming it. Returns false for
+ * any other message (it is someone else's).
  */
 export function handleWalletMessageRequest(
   message: unknown,
-  deps: { walletMessages: WalletMessageSigner | undefined; kernelFactory: string; reply: (answer: SignAnswer) => void },
+  deps: {
+    walletMessages: WalletMessageSigner | undefined;
+    kernelFactory: string;
+    /** The id of the app an app bearer token belongs to; rejects a token that is not valid or whose app may not use it. */
+    verifyApp: (token: string) => Promise<string>;
+    reply: (answer: SignAnswer) => void;
+  },
 ): boolean {
   const request = SignRequest.safeParse(message);
   if (!request.success) return false;
-  const { id, account, hash, context } = request.data;
+  const { id, account, hash, context, token } = request.data;
   const answer = (fields: Pick<SignAnswer, "signature" | "error">) =>
     deps.reply({ type: "idwallet:wallet-message-signed", id, ...fields });
   const signer = deps.walletMessages;
@@ -138,8 +158,14 @@ export function handleWalletMessageRequest(
     answer({ error: "the account is not the user id's wallet" });
     return true;
   }
-  // Logged under the canonical id the wallet was derived from, whatever spelling the worker sent.
-  signer.signWalletMessage(wallet, hash, { ...context, userId }).then(
+  const signed = deps.verifyApp(token).then(
+    // Logged under the canonical id the wallet was derived from, whatever spelling the worker sent, and the token's app.
+    (appId) => signer.signWalletMessage(wallet, hash, { ...context, appId, userId }),
+    (error: unknown) => {
+      throw new Error(`the app token is not accepted: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  );
+  signed.then(
     (signature) => answer({ signature }),
     (error: unknown) => answer({ error: error instanceof Error ? error.message : String(error) }),
   );

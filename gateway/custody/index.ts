@@ -23,6 +23,7 @@ export {
   GENESIS_HASH,
   SignatureAuditEntry,
   SignaturePurpose,
+  auditKeyFrom,
   auditRowHash,
   createAuditLog,
   verifyAuditChain,

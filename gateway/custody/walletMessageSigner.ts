@@ -2,11 +2,16 @@ import { getBytes } from "ethers";
 import { kernelReplaySafeHash } from "../identity/kernelMessage";
 import type { KeySigner } from "./keySigner";
 
-/** Who an EIP-1271 answer is for: the app that asked, the canonical user id, the chain it names (if any). */
+/**
+ * Who an EIP-1271 answer is for: the app that asked, the canonical user id, the chain it names (if any), and the app's
+ * bearer token as the request presented it. A signer in this process logs `appId` (this process verified the token);
+ * the primary of a cluster logs the app of the token, which it verifies itself, whatever `appId` a worker names.
+ */
 export interface WalletMessageContext {
   readonly appId: string;
   readonly userId: string;
   readonly chain?: string;
+  readonly appToken?: string;
 }
 
 /**
@@ -25,7 +30,12 @@ export interface WalletMessageSigner {
 export function localWalletMessageSigner(key: KeySigner): WalletMessageSigner {
   return {
     address: key.address,
-    signWalletMessage: (account, hash, context) =>
-      key.sign(getBytes(kernelReplaySafeHash(account, hash)), { purpose: "eip1271", ...context }),
+    signWalletMessage: (account, hash, { appId, userId, chain }) =>
+      key.sign(getBytes(kernelReplaySafeHash(account, hash)), {
+        purpose: "eip1271",
+        appId,
+        userId,
+        ...(chain !== undefined && { chain }),
+      }),
   };
 }

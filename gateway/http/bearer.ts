@@ -36,7 +36,7 @@ export async function authenticate(
   // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
   // secret stops its live tokens at once.
   // A fresh object per request: the verified principal may be shared by every request of the token.
-  return { ...principal, app: await admitApp(principal) };
+  return { ...principal, app: await admitApp(principal), token: match[1]! };
 }
 
 /**

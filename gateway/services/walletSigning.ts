@@ -52,6 +52,7 @@ export async function signForUser(request: SignRequest, principal: AppPrincipal,
     appId: app.id,
     userId: formatUserId(userId),
     ...(request.chain ? { chain: request.chain } : {}),
+    ...(principal.token !== undefined && { appToken: principal.token }),
   });
   const deployed = client ? (await client.provider.getCode(accountAddress)) !== "0x" : null;
   const factoryCalldata = createAccountCallData(walletSalt("kernel", userId));

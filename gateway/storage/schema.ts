@@ -225,6 +225,8 @@ export interface SpendBucketsTable {
 export interface SignatureAuditMarkTable {
   id: number;
   seq: number;
+  /** HMAC under AUDIT_LOG_KEY of seq and that row's tag (auditMarkTag); null where the last append had no key. */
+  tag: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `signature_audit`: one signature a custody key made, chained to the row before by its hash (migration 014). */
@@ -245,7 +247,10 @@ export interface SignatureAuditTable {
   chain: string | null;
   /** The hash of the row before (the genesis hash, 0x and 64 zeros, for the first). */
   prev_hash: string;
-  /** SHA-256 of prev_hash and the row (custody/audit/auditRowHash.ts). */
+  /**
+   * SHA-256 of prev_hash and the row (custody/audit/auditRowHash.ts), or from the first row written with
+   * AUDIT_LOG_KEY on, the HMAC tag under it (custody/audit/auditKey.ts).
+   */
   hash: string;
 }
 

@@ -1,9 +1,9 @@
 import { UsageError } from "./usageError";
 
 /** Usage lines of the audit commands (part of the admin CLI's usage text). */
-export const AUDIT_USAGE = `  audit verify                       check the signature audit log's hash chain; prints its rows and head hash
-                                     (keep the head elsewhere: only it shows an end cut off or rewritten); exits 1
-                                     at the first broken row, with why
+export const AUDIT_USAGE = `  audit verify                       check the signature audit log's chain (its keyed rows with AUDIT_LOG_KEY from
+                                     the environment); prints its rows, from which seq it is keyed, and the head
+                                     hash (keep it elsewhere); exits 1 at the first broken row, with why
   audit export [--after <seq>]       the signature audit log as JSON lines, one row a line, oldest first`;
 
 /** The options the audit commands read. */

@@ -1,4 +1,4 @@
-import { type AuditRow, verifyAuditLog } from "../../gateway/custody/audit";
+import { type AuditKey, type AuditRow, auditKeyFrom, verifyAuditLog } from "../../gateway/custody/audit";
 import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
 import type { AuditCommand } from "./auditArgs";
 
@@ -24,18 +24,33 @@ const jsonLine = (row: AuditRow): string =>
     hash: row.hash,
   });
 
+/** AUDIT_LOG_KEY from the environment (the service's), if set; undefined and an error written if it does not decode. */
+function auditKeyOf(env: NodeJS.ProcessEnv, output: Output): AuditKey | undefined | false {
+  const text = env.AUDIT_LOG_KEY?.trim();
+  if (!text) return undefined;
+  try {
+    return auditKeyFrom(text);
+  } catch (error) {
+    output.err(`Error: ${(error as Error).message}`);
+    return false;
+  }
+}
+
 /**
  * Runs one audit command over the signature audit log. Resolves false when `verify` found the chain broken (the CLI
- * exits 1), true otherwise.
+ * exits 1), true otherwise. `verify` checks the keyed rows' tags with AUDIT_LOG_KEY from `env`.
  */
 export async function runAuditCommand(
   command: AuditCommand,
   auditLog: AuditLogRepository,
   output: Output,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<boolean> {
   switch (command.kind) {
     case "verify": {
-      const verdict = await verifyAuditLog(auditLog);
+      const key = auditKeyOf(env, output);
+      if (key === false) return false;
+      const verdict = await verifyAuditLog(auditLog, key);
       if (!verdict.ok) {
         output.err(
           `Error: the signature audit log is broken at seq ${verdict.brokenAt}: ${verdict.reason} ` +
@@ -47,11 +62,19 @@ export async function runAuditCommand(
         output.out("The signature audit log is empty: no custody signature is logged yet.");
         return true;
       }
+      const keyed =
+        verdict.keyedFrom === undefined
+          ? "No row is keyed: every row carries a plain SHA-256 hash (written without AUDIT_LOG_KEY)."
+          : verdict.keyedFrom === 1
+            ? "Keyed: every row carries its HMAC tag under AUDIT_LOG_KEY."
+            : `Keyed from seq ${verdict.keyedFrom} on: the rows before it carry plain SHA-256 hashes (written before ` +
+              "AUDIT_LOG_KEY), and are held in place by that row's tag.";
       output.out(
         `The signature audit log verifies: ${verdict.count} row(s).\n` +
           `Head: seq ${verdict.count} hash ${verdict.head}\n` +
+          `${keyed}\n` +
           "Keep this head outside the database (a later log must still hold it at that seq): the log alone cannot " +
-          "show its end cut off or rewritten by someone who can write the file.",
+          "show its end cut off and the mark put back as it was earlier by someone who can write the database.",
       );
       return true;
     }

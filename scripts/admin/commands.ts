@@ -78,7 +78,7 @@ export async function runAdminCommand(
       return EXIT.ok;
     }
     if (command.kind === "audit") {
-      return (await runAuditCommand(command.command, repos.auditLog, output)) ? EXIT.ok : EXIT.failed;
+      return (await runAuditCommand(command.command, repos.auditLog, output, env)) ? EXIT.ok : EXIT.failed;
     }
     if (command.kind === "webhooks") {
       const done = await runWebhookCommand(command.command, repos, env, output, clock, formatTable);

@@ -8,20 +8,24 @@ export interface DevSecrets {
   readonly tokenSecret: string;
   /** The local stack's SECRETS_KEY (64 hex digits): seals the demo provider's HS256 secret. */
   readonly secretsKey: string;
+  /** The local stack's AUDIT_LOG_KEY (64 hex digits): chains its signature audit log (`audit verify` needs it). */
+  readonly auditLogKey: string;
 }
 
 /**
- * Reads `<dataDir>/dev-secrets.json`, creating it (mode 0600) on first use; a file from before the secrets key gets
- * one added. For the local stack only: a deployment sets AUTH_TOKEN_SECRET and SECRETS_KEY itself.
+ * Reads `<dataDir>/dev-secrets.json`, creating it (mode 0600) on first use; a file from before the secrets key or the
+ * audit log key gets the one it lacks added. For the local stack only: a deployment sets AUTH_TOKEN_SECRET,
+ * SECRETS_KEY and AUDIT_LOG_KEY itself.
  */
 export function loadDevSecrets(dataDir: string): DevSecrets {
   const file = path.join(dataDir, "dev-secrets.json");
   const stored = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>) : {};
-  if (stored.tokenSecret && stored.secretsKey) return stored as DevSecrets;
+  if (stored.tokenSecret && stored.secretsKey && stored.auditLogKey) return stored as DevSecrets;
   makePrivateDirectory(dataDir);
   const secrets: DevSecrets = {
     tokenSecret: stored.tokenSecret ?? randomBytes(32).toString("base64url"),
     secretsKey: stored.secretsKey ?? randomBytes(32).toString("hex"),
+    auditLogKey: stored.auditLogKey ?? randomBytes(32).toString("hex"),
   };
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   narrowToOwner(file);

@@ -102,6 +102,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       auth: { tokenSecret: secrets.tokenSecret },
       // SECRETS_KEY from the environment wins: a local stack may run on a copy of a deployment's data.
       ...(options.env?.SECRETS_KEY ? {} : { secrets: { key: secrets.secretsKey } }),
+      // The same for AUDIT_LOG_KEY: a copy of a deployment's log goes on under the deployment's key.
+      ...(options.env?.AUDIT_LOG_KEY ? {} : { auditLogKey: secrets.auditLogKey }),
       contracts: deployment.contracts,
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
       // Raw dev keys, or (HSM mode) none: each key setting then names the key in the token.

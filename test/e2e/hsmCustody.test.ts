@@ -205,7 +205,8 @@ describe("Every custody key in an HSM (e2e: SoftHSM2 through PKCS#11, the servic
     const out: string[] = [];
     const cli = (...argv: string[]) =>
       runAdminCli(["--db", setup.database, ...argv], {
-        env: {},
+        // The service's AUDIT_LOG_KEY: its rows are tagged under it.
+        env: { AUDIT_LOG_KEY: setup.auditLogKey },
         output: { out: (text) => out.push(text), err: (text) => out.push(text) },
         clock: () => new Date(),
       });

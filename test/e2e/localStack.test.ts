@@ -89,6 +89,10 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     for (const file of [...databaseFiles, secretsFile]) {
       expect(statSync(file).mode & 0o777, file).to.equal(0o600);
     }
+    // The audit log's HMAC key is the stack's own, generated once and kept with its other secrets.
+    const devSecrets = JSON.parse(readFileSync(secretsFile, "utf8")) as Record<string, string>;
+    expect(devSecrets.auditLogKey).to.match(/^[0-9a-f]{64}$/);
+    expect(stack.config.auditLogKey).to.equal(devSecrets.auditLogKey);
     const demoRow = async () => {
       const database = await openDatabase(databasePath);
       try {
@@ -119,7 +123,7 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     await older.close();
     stack = await startTestStack(dataDir);
     expect((await demoRow()).verification).to.not.include(plain);
-    expect(JSON.parse(readFileSync(secretsFile, "utf8"))).to.have.keys(["tokenSecret", "secretsKey"]);
+    expect(JSON.parse(readFileSync(secretsFile, "utf8"))).to.have.keys(["tokenSecret", "secretsKey", "auditLogKey"]);
     expect(stack.deployment.contracts).to.deep.equal(first.contracts);
     expect(stack.safe).to.deep.equal(first.safe);
     expect(stack.dust).to.deep.equal(first.dust);

@@ -29,7 +29,8 @@ import {
   startClusterService,
   until,
 } from "../helpers/clusterService";
-import { type ExportedRow, admin } from "../helpers/adminCli";
+import { type ExportedRow, admin, adminWith } from "../helpers/adminCli";
+import { cutAuditEnd, rechainEditedRow } from "../helpers/auditThief";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { countRows, editAuditDigest } from "../helpers/testDatabase";
@@ -56,6 +57,8 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
   let cluster: ClusterService | undefined;
   const answers: { answer: KernelSignAnswer; hash: string; chain?: string }[] = [];
   let rows: ExportedRow[];
+  /** `audit verify` as the operator runs it: with the service's AUDIT_LOG_KEY, which the database does not hold. */
+  const verify = () => adminWith({ AUDIT_LOG_KEY: setup.auditLogKey }, setup.database, "audit", "verify");
 
   /** The phone user's EIP-1271 answer for `hash`, asked of a worker. */
   const sign = async (hash: string, chain?: string) => {
@@ -118,7 +121,7 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
   });
 
   it("audit verify exits 0 printing the rows and the head hash; audit export prints each row as one JSON line, the last the head", async () => {
-    const verified = await admin(setup.database, "audit", "verify");
+    const verified = await verify();
     expect(verified.code, verified.err).to.equal(0);
     const [, count, headSeq, head] = /verifies: (\d+) row\(s\)\.\nHead: seq (\d+) hash (0x[0-9a-f]{64})/.exec(
       verified.out,
@@ -133,6 +136,8 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
     expect([rows.length, Number(count), Number(headSeq)]).to.deep.equal([stored, stored, stored]);
     expect(rows.map((row) => row.seq)).to.deep.equal(Array.from({ length: stored }, (_, i) => i + 1));
     expect(rows.at(-1)!.hash).to.equal(head);
+    // Every row carries its HMAC tag: the service had AUDIT_LOG_KEY from its first signature on.
+    expect(verified.out).to.include("Keyed: every row carries its HMAC tag under AUDIT_LOG_KEY.");
   });
 
   it("every row is signed by its purpose's key, and its signature recovers to that key over its digest", () => {
@@ -210,13 +215,39 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
     expect([seen.userOperation, seen.safeTransaction]).to.deep.equal([1, 1]);
   });
 
+  it("a thief with database credentials deletes the last rows: audit verify names where the log was cut", async () => {
+    // The thief winds the mark of the highest seq given out back too: only its tag, which he cannot compute, is left.
+    const newest = await cutAuditEnd(setup.database, 2);
+    const verified = await verify();
+    expect(verified.code, verified.out).to.equal(1);
+    expect(verified.err).to.include(
+      `Error: the signature audit log is broken at seq ${newest + 1}: the mark of the last append (seq ${newest}) ` +
+        "does not carry its tag under AUDIT_LOG_KEY",
+    );
+  });
+
+  it("a thief with database credentials re-chains edited rows: audit verify names the first edited row", async () => {
+    // Another app named on an EIP-1271 row, and every row from it on chained again with the public SHA-256 scheme.
+    const victim = rows.filter((row) => row.purpose === "eip1271")[1]!;
+    await rechainEditedRow(setup.database, victim.seq, (row) => ({ ...row, appId: "app_thief" }));
+    const unkeyed = await admin(setup.database, "audit", "export");
+    expect(unkeyed.out).to.include('"appId":"app_thief"');
+
+    const verified = await verify();
+    expect(verified.code, verified.out).to.equal(1);
+    expect(verified.err).to.include(
+      `Error: the signature audit log is broken at seq ${victim.seq}: the row carries a plain hash after the keyed ` +
+        "rows from 1: it was changed, or written, and chained again by someone without AUDIT_LOG_KEY",
+    );
+  });
+
   it("an attacker who edits one row's digest in the database is named: audit verify exits 1 at that row's seq", async () => {
     const victim = rows.find((row) => row.purpose === "eip1271")!;
     // The table refuses the edit; whoever can write the database goes around its trigger.
     const refusal = await editAuditDigest(setup.database, victim.seq, id("what the thief signed"));
     expect(refusal).to.include("the signature audit log is append-only");
 
-    const verified = await admin(setup.database, "audit", "verify");
+    const verified = await verify();
     expect(verified.code).to.equal(1);
     expect(verified.out).to.equal("");
     expect(verified.err).to.include(

@@ -16,8 +16,9 @@ import { childrenOf, environEntries, environOf, findInMemory, parentOf } from ".
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
 
-/** Every transaction-key setting, by reference and raw: none may reach an HTTP worker. */
+/** Every transaction-key setting, by reference and raw, and the audit log's HMAC key: none may reach an HTTP worker. */
 const KEY_SETTINGS = [
+  "AUDIT_LOG_KEY",
   "WALLET_SIGNER_KEY",
   "SPONSOR_SIGNER_KEY",
   "RELAYER_KEY",
@@ -63,10 +64,11 @@ describe("HTTP workers hold no custody key (e2e: WORKERS=2 with raw keys; the at
       const name = entry.slice(0, entry.indexOf("="));
       return KEY_SETTINGS.includes(name) || (name.endsWith("_SIGNER") && name !== "CCIP_SIGNER");
     });
-  /** The keys whose values an attacker finds anywhere in the process's start-up environment. */
+  /** The keys whose values an attacker finds anywhere in the process's start-up environment (AUDIT_LOG_KEY too). */
   const keyValuesIn = (pid: number) => {
     const environ = environOf(pid).toString("latin1").toLowerCase();
-    return keyNames.filter((name) => environ.includes(keys[name].slice(2).toLowerCase()));
+    const found: string[] = keyNames.filter((name) => environ.includes(keys[name].slice(2).toLowerCase()));
+    return environ.includes(setup.auditLogKey) ? [...found, "auditLogKey"] : found;
   };
   /** Which keys an attacker reading the process's whole memory finds, in any spelling. */
   const keysInMemory = (pid: number) => {
@@ -107,7 +109,7 @@ describe("HTTP workers hold no custody key (e2e: WORKERS=2 with raw keys; the at
       const primary = parentOf(pid);
       expect(primary).to.equal(cluster.primary);
       expect(keyValuesIn(primary)).to.deep.equal([]);
-      // The primary was started with them: their settings are still there, emptied.
+      // The primary was started with them: their settings are still there, emptied (AUDIT_LOG_KEY's too).
       expect(keySettingsIn(primary)).to.have.members(
         KEY_SETTINGS.filter((name) => name.endsWith("_KEY")).map((name) => `${name}=`),
       );
@@ -164,6 +166,10 @@ describe("HTTP workers hold no custody key (e2e: WORKERS=2 with raw keys; the at
   it("reading a worker's whole memory after all that finds none of the keys in any spelling; the same scan finds each in the primary's", () => {
     for (const pid of workers.values()) expect(keysInMemory(pid)).to.deep.equal([]);
     expect(keysInMemory(cluster.primary)).to.deep.equal(keyNames);
+    // Nor the audit log's HMAC key, which the primary holds.
+    const auditKey = spellings(`0x${setup.auditLogKey}`);
+    for (const pid of workers.values()) expect(findInMemory(pid, auditKey).size).to.equal(0);
+    expect(findInMemory(cluster.primary, auditKey).size).to.be.greaterThan(0);
   });
 
   it("a worker killed with SIGKILL is replaced by one that holds no key either, and signing through it still works", async () => {

@@ -17,6 +17,7 @@ export const PRODUCTION_ENV: Readonly<Record<string, string>> = {
   SMS_AUTH_TOKEN: "sms-token",
   SMS_FROM: "+15550000000",
   RPC_URL_MATIC: "https://polygon.example",
+  AUDIT_LOG_KEY: "5e".repeat(32),
 };
 
 /** The configuration error `env` gives, or undefined if it loads. */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -93,8 +94,11 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
   ).token;
   const userTokens = createUserTokens({ secret: SECRET, issuer: "idwallet", clock, ttlSeconds: 3600 });
   /** The service's settings; a DATABASE_URL or DATABASE_PATH in `extra` replaces its database. */
+  // The audit log's HMAC key, the custody process's alone: none of the database's users knows it.
+  const auditLogKey = randomBytes(32).toString("hex");
   const env = (rpcUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
     AUTH_TOKEN_SECRET: SECRET,
+    AUDIT_LOG_KEY: auditLogKey,
     DATA_DIR: dataDir,
     ...("DATABASE_URL" in extra || "DATABASE_PATH" in extra ? {} : databaseEnv(databaseLocation)),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -132,6 +136,8 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     appToken,
     /** A phone-login token for `tel:<digits>`, as verifyOTP would issue. */
     userToken: async (userId: string) => (await userTokens.issue(userId)).token,
+    /** AUDIT_LOG_KEY of the service's settings, which `audit verify` needs too. */
+    auditLogKey,
     env,
   };
 }

@@ -1,4 +1,5 @@
 import type { AuditLogRepository } from "../../storage/auditLogRepository";
+import type { AuditKey } from "./auditKey";
 import { canonicalAuditEntry, type SignatureAuditEntry } from "./signatureAudit";
 
 /** The signature audit log as a signing path uses it. */
@@ -20,9 +21,14 @@ interface Waiting {
  * The audit log over `repository`, with group commit: the entries recorded in one turn of the event loop are appended
  * in one call (one transaction, one fsync) in the order they were recorded, and while an append runs, the entries
  * that arrive meanwhile wait and go together in the next. Each caller's promise settles with its batch's commit: a
- * failed append rejects every caller of the batch, and stores none of it. `clock` stamps each batch.
+ * failed append rejects every caller of the batch, and stores none of it. `clock` stamps each batch. With `key`
+ * (AUDIT_LOG_KEY) each row is chained by its HMAC tag: one HMAC a row, computed in the batch's transaction.
  */
-export function createAuditLog(repository: Pick<AuditLogRepository, "append">, clock: () => Date): AuditLog {
+export function createAuditLog(
+  repository: Pick<AuditLogRepository, "append">,
+  clock: () => Date,
+  key?: AuditKey,
+): AuditLog {
   let waiting: Waiting[] = [];
   /** An append is scheduled or running; records meanwhile join the next batch. */
   let busy = false;
@@ -34,6 +40,7 @@ export function createAuditLog(repository: Pick<AuditLogRepository, "append">, c
       await repository.append(
         batch.map((item) => item.entry),
         clock(),
+        key,
       );
       for (const item of batch) item.resolve();
     } catch (error) {

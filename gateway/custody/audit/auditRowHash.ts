@@ -8,7 +8,7 @@ const SCHEME = "idwallet signature audit v1";
  * The fields one after another, each `0x00` if absent, else `0x01`, its UTF-8 length as 4 bytes big-endian, and its
  * UTF-8 bytes: a prefix-free encoding, so no two different lists encode alike (an absent field is not an empty one).
  */
-function encodeFields(fields: ReadonlyArray<string | undefined>): Buffer {
+export function encodeFields(fields: ReadonlyArray<string | undefined>): Buffer {
   let size = 0;
   for (const field of fields) size += field === undefined ? 1 : 5 + Buffer.byteLength(field, "utf8");
   const out = Buffer.allocUnsafe(size);
@@ -26,15 +26,11 @@ function encodeFields(fields: ReadonlyArray<string | undefined>): Buffer {
   return out;
 }
 
-/**
- * The hash of a row of the signature audit log, as 0x-hex: SHA-256 over the encoded scheme name, `prevHash` and every
- * field of the row in a fixed order (seq in decimal, at, purpose, signer, digest, signature, appId, userId, chain).
- * The row's own `prevHash` and `hash`, if it has them, are not read: the caller says which hash it links to.
- */
-export function auditRowHash(prevHash: string, row: Omit<AuditRow, "prevHash" | "hash">): string {
+/** The encoded scheme name, `prevHash` and every field of `row` in a fixed order: what a row's hash or tag is over. */
+export function encodeAuditRow(scheme: string, prevHash: string, row: Omit<AuditRow, "prevHash" | "hash">): Buffer {
   if (!Number.isSafeInteger(row.seq) || row.seq < 1) throw new RangeError(`seq must be a positive integer: ${row.seq}`);
-  const encoded = encodeFields([
-    SCHEME,
+  return encodeFields([
+    scheme,
     prevHash,
     String(row.seq),
     row.at,
@@ -46,5 +42,16 @@ export function auditRowHash(prevHash: string, row: Omit<AuditRow, "prevHash" | 
     row.userId,
     row.chain,
   ]);
-  return `0x${createHash("sha256").update(encoded).digest("hex")}`;
+}
+
+/**
+ * The hash of a row of the signature audit log, as 0x-hex: SHA-256 over the encoded scheme name, `prevHash` and every
+ * field of the row in a fixed order (seq in decimal, at, purpose, signer, digest, signature, appId, userId, chain).
+ * The row's own `prevHash` and `hash`, if it has them, are not read: the caller says which hash it links to. Anyone
+ * can compute it: the rows written before AUDIT_LOG_KEY carry it (auditKey.ts has the keyed tag of the rows after).
+ */
+export function auditRowHash(prevHash: string, row: Omit<AuditRow, "prevHash" | "hash">): string {
+  return `0x${createHash("sha256")
+    .update(encodeAuditRow(SCHEME, prevHash, row))
+    .digest("hex")}`;
 }

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { chainAuditRows } from "../../custody/audit/auditChain";
+import { type AuditKey, auditMarkTag } from "../../custody/audit/auditKey";
 import {
   AuditRow,
   GENESIS_HASH,
@@ -7,7 +8,7 @@ import {
   type SignatureAuditEntry,
   type SignaturePurpose,
 } from "../../custody/audit/signatureAudit";
-import type { AuditLogRepository } from "../auditLogRepository";
+import type { AuditLogRepository, AuditMark } from "../auditLogRepository";
 import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema, SignatureAuditTable } from "../schema";
 
@@ -68,13 +69,19 @@ const ROWS_PER_INSERT = 500;
 
 /** AuditLogRepository over SQLite and PostgreSQL: `signature_audit`, appended under the write lock or the mark's lock. */
 export class SqliteAuditLogRepository implements AuditLogRepository {
+  /**
+   * The highest seq this repository appended: a thief who cuts rows off the end and winds the mark back to a state he
+   * saw (its tag and all) is not seen by the database, but the next append here leaves the gap `audit verify` names.
+   */
+  private appended = 0;
+
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
-  append(entries: readonly SignatureAuditEntry[], at: Date): Promise<AuditRow[]> {
-    if (entries.length === 0) return Promise.resolve([]);
+  async append(entries: readonly SignatureAuditEntry[], at: Date, key?: AuditKey): Promise<AuditRow[]> {
+    if (entries.length === 0) return [];
     // The driver begins every SQLite transaction immediate, and PostgreSQL's locks the mark first: the newest row is
     // read under that lock, so no other process can append between that read and these inserts.
-    return this.db.transaction().execute(async (trx) => {
+    const stored = await this.db.transaction().execute(async (trx) => {
       const given = await seqGivenOut(trx, true);
       const newest = await trx
         .selectFrom("signature_audit")
@@ -83,8 +90,8 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
         .limit(1)
         .executeTakeFirst();
       // Past the highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
-      const lastSeq = Math.max(newest?.seq ?? 0, given);
-      const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at);
+      const lastSeq = Math.max(newest?.seq ?? 0, given, this.appended);
+      const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at, key);
       // Many rows a statement (a batch carries each signature of a bundle's operations), under the bound on a statement's
       // parameters (SQLite 32,766; PostgreSQL 65,535) at 11 a row.
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
@@ -93,13 +100,16 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
           .values(rows.slice(i, i + ROWS_PER_INSERT).map(toStored))
           .execute();
       }
+      const last = rows.at(-1)!;
       await trx
         .updateTable("signature_audit_mark")
-        .set({ seq: rows.at(-1)!.seq })
+        .set({ seq: last.seq, tag: key ? auditMarkTag(key, last.seq, last.hash) : null })
         .where("id", "=", 1)
         .execute();
       return rows;
     });
+    this.appended = Math.max(this.appended, stored.at(-1)!.seq);
+    return stored;
   }
 
   async *rows(options: { readonly afterSeq?: number } = {}): AsyncGenerator<AuditRow> {
@@ -143,6 +153,15 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       .limit(1)
       .executeTakeFirst();
     return row && toAuditRow(row);
+  }
+
+  async mark(): Promise<AuditMark> {
+    const mark = await this.db
+      .selectFrom("signature_audit_mark")
+      .select(["seq", "tag"])
+      .where("id", "=", 1)
+      .executeTakeFirst();
+    return { seq: Number(mark?.seq ?? 0), ...(mark?.tag != null && { tag: mark.tag }) };
   }
 
   async highestSeq(): Promise<number> {

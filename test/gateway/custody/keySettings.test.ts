@@ -29,6 +29,19 @@ describe("custody key settings", () => {
     ).to.equal(undefined);
   });
 
+  it("refuses a transaction key on a deployment that serves a real chain without AUDIT_LOG_KEY, whose log a database thief could rewrite", () => {
+    const { AUDIT_LOG_KEY: _key, ...keyless } = PRODUCTION;
+    expect(refusal({ ...keyless, WALLET_SIGNER: PKCS11 })).to.include(
+      "AUDIT_LOG_KEY: WALLET_SIGNER signs for real chains: set AUDIT_LOG_KEY",
+    );
+    expect(refusal({ ...keyless, WALLET_SIGNER: PKCS11, TEST_DEPLOYMENT: "true" })).to.equal(undefined);
+    // No transaction key, nothing signed to log: the key is not asked for.
+    expect(refusal(keyless)).to.equal(undefined);
+    expect(refusal({ ...PRODUCTION, WALLET_SIGNER: PKCS11, AUDIT_LOG_KEY: "too short" })).to.include(
+      "AUDIT_LOG_KEY: 32 random bytes",
+    );
+  });
+
   it("refuses raw keys on a deployment with no chain at all: its EIP-1271 and ENS answers hold on every real chain", () => {
     const signingOnly = { ...PRODUCTION, RPC_URL_MATIC: "", WALLET_SIGNER_KEY: KEY };
     expect(refusal(signingOnly)).to.include("WALLET_SIGNER_KEY: raw keys in the environment (WALLET_SIGNER_KEY)");

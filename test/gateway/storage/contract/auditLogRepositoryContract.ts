@@ -2,7 +2,14 @@ import { expect } from "chai";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { type AuditRow, verifyAuditChain, verifyAuditLog } from "../../../../gateway/custody/audit";
+import {
+  type AuditRow,
+  auditKeyFrom,
+  auditMarkTag,
+  auditRowTag,
+  verifyAuditChain,
+  verifyAuditLog,
+} from "../../../../gateway/custody/audit";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
 import { isPostgres } from "../../../../gateway/storage/migrations/dialect";
 import { sql } from "kysely";
@@ -42,6 +49,23 @@ export function auditLogRepositoryContract(dialect: string, create: () => Promis
     afterEach(async () => {
       await database.close();
       store.remove();
+    });
+
+    it("appends under an audit key after plain rows: each new row tagged, the mark tagged over the last, read back as stored", async () => {
+      const key = auditKeyFrom("5e".repeat(32));
+      const plain = await repos.auditLog.append(auditEntries(2), T0);
+      expect(await repos.auditLog.mark()).to.deep.equal({ seq: 2 });
+      const keyed = await repos.auditLog.append(auditEntries(2, 3), T0, key);
+      expect(keyed[0]!.prevHash).to.equal(plain[1]!.hash);
+      for (const row of keyed) expect(row.hash).to.equal(auditRowTag(key, row.prevHash, row));
+      expect(await repos.auditLog.mark()).to.deep.equal({ seq: 4, tag: auditMarkTag(key, 4, keyed[1]!.hash) });
+      expect(await collect(repos.auditLog.rows())).to.deep.equal([...plain, ...keyed]);
+      expect(await verifyAuditLog(repos.auditLog, key)).to.deep.equal({
+        ok: true,
+        count: 4,
+        head: keyed[1]!.hash,
+        keyedFrom: 3,
+      });
     });
 
     it("appends after the newest row, seqs from 1, each linked to the one before, and reads back what it returned", async () => {
