@@ -19,6 +19,7 @@ import * as m016 from "./016_limit_counters";
 import * as m017 from "./017_dialect_neutral_order";
 import * as m018 from "./018_webhooks";
 import * as m019 from "./019_wallet_queue_index";
+import * as m021 from "./021_app_safe_config_grant";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -44,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "017_dialect_neutral_order": m017,
   "018_webhooks": m018,
   "019_wallet_queue_index": m019,
+  "021_app_safe_config_grant": m021,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */
