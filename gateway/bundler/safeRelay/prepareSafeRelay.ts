@@ -73,7 +73,10 @@ export async function prepareSafeRelay(
     const hash = safeTxHash(BigInt(context.chain.chainId), tx.sender, safeCall, nonce);
     return { hash, data: encodeExecTransaction(safeCall, await signSafeTx(operator, hash, signing)) };
   };
-  const refusal = await safeCallRefusal(tx, call, context.findApp);
+  const refusal = await safeCallRefusal(tx, call, context.findApp, {
+    current: context.safeOperator?.address,
+    previous: context.previousSafeOperator?.address,
+  });
   if (refusal) {
     if (!live) return { outcome: failed(refusal) };
     if (options.ahead) return { later: true };
