@@ -20,7 +20,8 @@ export const Problem = z
             description: "The call's index in to / value / data (a Safe payout: the transfer's; custom: 0)",
           }),
           to: z.string().meta({ description: "Its target (EIP-55)" }),
-          reason: z.union([CallRefusalReason, SafeCallRefusalReason]),
+          // One list of the reasons of both refusals (SELF_CALL is both a wallet's and a Safe's).
+          reason: z.enum([...new Set([...CallRefusalReason.options, ...SafeCallRefusalReason.options])]),
           function: z
             .string()
             .optional()
