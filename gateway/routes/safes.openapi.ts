@@ -132,7 +132,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     {
       path: "custom",
       schema: CustomSafeTxBody,
-      summary: "Send any call (or delegatecall) from the Safe",
+      summary: "Send a call from the Safe (to the Safe itself, or a delegatecall, only with the operator's grant)",
       // approve(spender, 1000): any call data the Safe should send.
       example: {
         to: EXAMPLE.token,
