@@ -38,7 +38,6 @@ export function safeTransactionOf(
   const call = safeCallOf(request, safe, contracts);
   switch (request.action) {
     case "custom":
-      return { call, runs: [call] };
     case "transfer":
       return { call, runs: [call] };
     case "disperse":

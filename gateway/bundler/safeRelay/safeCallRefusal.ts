@@ -14,8 +14,10 @@ export interface OperatorKeys {
 /**
  * Why a stored Safe request may not be signed, if it may not: its custom call could change the Safe's configuration
  * and its app does not hold the grant now. The API refuses such a request before storing it; this catches those
- * stored before the rule existed, and those whose app lost the grant since (design invariant 9). Payouts are built
- * by the service, from transfers whose token and recipient may not be the Safe, so only `custom` calls are looked at.
+ * stored before the rule existed, and those whose app lost the grant since (design invariant 9). Only `custom` calls
+ * are looked at: payouts are built by the service as token transfers, and one stored before the rule whose token is
+ * the Safe itself only reaches its fallback handler, which has no transfer function, so it reverts and changes
+ * nothing.
  * The operator's own rotation (admin CLI `rotate-safe-operator`) is let through: it moves only the operator's owner
  * slot, from the key being replaced to the current one.
  */
