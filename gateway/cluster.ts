@@ -99,6 +99,7 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
   const txWorkers = startTxWorkers(config, {
     chains,
     repository: repositories.transactions,
+    findApp: (appId) => repositories.apps.findById(appId),
     clock: () => new Date(),
     logger: logger.child({ component: "primary" }),
     keys: custody,

@@ -116,6 +116,7 @@ export async function startServer(
     txWorkers = startTxWorkers(config, {
       chains,
       repository: repositories.transactions,
+      findApp: (appId) => repositories.apps.findById(appId),
       clock,
       logger,
       keys: custody,

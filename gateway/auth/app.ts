@@ -23,6 +23,12 @@ export const App = z.object({
   testMode: z.boolean(),
   /** The operator let this app send delegatecall requests (admin CLI `apps grant-delegatecall`). */
   delegatecallGranted: z.boolean(),
+  /**
+   * The operator let this app send Safe calls that can change a Safe's owners, threshold, modules, guards or
+   * fallback handler: calls to the Safe itself, delegatecalls, configuration functions (admin CLI
+   * `apps grant-safe-config`).
+   */
+  safeConfigGranted: z.boolean(),
   /** The operator's budget and policy settings (admin CLI `apps policy`); empty: the defaults. */
   policy: z.custom<PolicySettings>(),
   createdAt: z.iso.datetime(),

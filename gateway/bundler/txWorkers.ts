@@ -1,3 +1,4 @@
+import type { App } from "../auth/app";
 import type { KeyAddresses, ServiceKeys } from "../custody/serviceKeys";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
@@ -54,6 +55,8 @@ export function startTxWorkers(
   deps: {
     chains: ReadonlyMap<string, ChainClient>;
     repository: TransactionsRepository;
+    /** The apps as stored: a Safe request is signed only while its app may still send it. */
+    findApp: (appId: string) => Promise<App | undefined>;
     clock: () => Date;
     logger: Logger;
     /**
@@ -86,6 +89,7 @@ export function startTxWorkers(
       maxOpsPerBundle: t.maxOpsPerBundle,
       maxAttempts: t.maxAttempts,
       retryDelayMs: t.retryDelayMs,
+      findApp: deps.findApp,
       clock: deps.clock,
       logger,
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),

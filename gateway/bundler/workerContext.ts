@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { App } from "../auth/app";
 import type { ChainClient } from "../chains/clients";
 import type { KeySigner } from "../custody/keySigner";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
@@ -19,6 +20,8 @@ export interface WorkerContext {
   readonly retryDelayMs: number;
   readonly clock: () => Date;
   readonly logger: Logger;
+  /** An app as stored now: its grants decide whether a stored Safe request may still be signed. */
+  readonly findApp: (appId: string) => Promise<App | undefined>;
   /** The operator's owner key of the Safes created here (SAFE_OPERATOR_KEY), if set. */
   readonly safeOperator?: KeySigner;
   /** While the operator rotates: the key being replaced, which signs for the Safes it still owns. */

@@ -120,6 +120,11 @@ export const ERROR_CODES = [
   },
   { code: "TX_NOT_CONFIGURED", status: 503, when: "no signing keys, relayer key or bundler for that chain" },
   { code: "SAFE_NOT_OWNED", status: 403, when: "another app's Safe" },
+  {
+    code: "SAFE_CALL_NOT_ALLOWED",
+    status: 403,
+    when: "a Safe call that could change its owners, modules, guards or handler, ungranted (`calls` says which, why)",
+  },
   { code: "SAFE_EXISTS", status: 409, when: "a Safe with these owners and saltNonce exists already" },
   { code: "INVALID_CURSOR", status: 400, when: "a list cursor this service did not give out" },
   { code: "CHAIN_READ_FAILED", status: 502, when: "the chain answered, but not as a contract read expects" },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SafeCallRefusalReason } from "../safe/safeCallRules";
 import { CallRefusalReason } from "../services/callPolicy";
 
 /** RFC 9457 problem details, as every error is answered. */
@@ -15,13 +16,20 @@ export const Problem = z
     calls: z
       .array(
         z.object({
-          index: z.number().int().meta({ description: "The call's index in to / value / data" }),
+          index: z.number().int().meta({
+            description: "The call's index in to / value / data (a Safe payout: the transfer's; custom: 0)",
+          }),
           to: z.string().meta({ description: "Its target (EIP-55)" }),
-          reason: CallRefusalReason,
+          // One list of the reasons of both refusals (SELF_CALL is both a wallet's and a Safe's).
+          reason: z.enum([...new Set([...CallRefusalReason.options, ...SafeCallRefusalReason.options])]),
+          function: z
+            .string()
+            .optional()
+            .meta({ description: "SAFE_CALL_NOT_ALLOWED: the Safe configuration function the call names" }),
         }),
       )
       .optional()
-      .meta({ description: "CALL_NOT_ALLOWED: each refused call and why" }),
+      .meta({ description: "CALL_NOT_ALLOWED, SAFE_CALL_NOT_ALLOWED: each refused call and why" }),
   })
   .meta({
     id: "Problem",

@@ -132,7 +132,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     {
       path: "custom",
       schema: CustomSafeTxBody,
-      summary: "Send any call (or delegatecall) from the Safe",
+      summary: "Send a call from the Safe (to the Safe itself, or a delegatecall, only with the operator's grant)",
       // approve(spender, 1000): any call data the Safe should send.
       example: {
         to: EXAMPLE.token,
@@ -198,7 +198,11 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
           content: txStatus(accepted(action.action)),
         },
         ...problems,
-        403: problem("SAFE_NOT_OWNED, POLICY_DENIED (rule chains; for custom also targets, maxValue)"),
+        403: problem(
+          "SAFE_NOT_OWNED, SAFE_CALL_NOT_ALLOWED (a call to the Safe itself, a delegatecall or a Safe configuration " +
+            "call, without the operator's grant; `calls` says which and why), POLICY_DENIED (rule chains; for " +
+            "custom also targets, maxValue)",
+        ),
         404: problem("NOT_FOUND: no Safe at this address was created through this service"),
         429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
       },

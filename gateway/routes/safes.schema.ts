@@ -35,7 +35,7 @@ export const ListSafesBody = z
   })
   .meta({ id: "ListSafesRequest" });
 
-/** POST .../custom body: any call the Safe makes. */
+/** POST .../custom body: a call the Safe makes (docs/safe.md: none that could change its configuration, ungranted). */
 export const CustomSafeTxBody = z
   .object({
     to: Address,
@@ -44,7 +44,11 @@ export const CustomSafeTxBody = z
     operation: z
       .union([z.literal(0), z.literal(1)])
       .default(0)
-      .meta({ description: "0 CALL; 1 DELEGATECALL (the target's code runs as the Safe; value must be 0)" }),
+      .meta({
+        description:
+          "0 CALL; 1 DELEGATECALL (the target's code runs as the Safe; value must be 0; only for an app the operator " +
+          "granted Safe configuration calls, else 403 SAFE_CALL_NOT_ALLOWED)",
+      }),
   })
   .meta({ id: "CustomSafeTxRequest" });
 

@@ -68,7 +68,8 @@ export function disperseNftCall(multiSendCallOnly: string, safe: string, transfe
   );
 }
 
-function nftCall(safe: string, t: NftTransfer): SafeCall {
+/** One NFT transfer from `safe` as a Safe CALL on the token. */
+export function nftCall(safe: string, t: NftTransfer): SafeCall {
   if (t.standard === "erc1155") {
     const data = erc1155.encodeFunctionData("safeTransferFrom", [safe, t.to, t.tokenId, t.amount, "0x"]);
     return { to: t.token, value: 0n, data, operation: CALL };

@@ -1,7 +1,14 @@
 import { ZeroAddress, getAddress } from "ethers";
 import { InvalidRequestError } from "../errors/apiError";
 import type { SafeContracts } from "../safe/safeConfig";
-import { type NftTransfer, type TokenTransfer, disperseCall, disperseNftCall, transferCall } from "../safe/payouts";
+import {
+  type NftTransfer,
+  type TokenTransfer,
+  disperseCall,
+  disperseNftCall,
+  nftCall,
+  transferCall,
+} from "../safe/payouts";
 import type { SafeCall, SafeOperation } from "../safe/safeTransaction";
 
 /** What a Safe transaction request asks for, as the routes parsed it (docs/safe.md). */
@@ -18,10 +25,29 @@ export type SafeActionRequest =
   | { readonly action: "disperseNFT"; readonly transfers: readonly NftTransfer[] };
 
 /**
- * The one Safe transaction a request becomes: `custom` as given; a transfer as one CALL; disperse and disperseNFT
- * as one DELEGATECALL to MultiSendCallOnly batching CALLs, so every transfer happens or none.
+ * The Safe transaction a request becomes (`call`) and the calls it makes as the Safe (`runs`, what the Safe call
+ * rules look at): `custom` as given; a transfer as one CALL; disperse and disperseNFT as one DELEGATECALL to
+ * MultiSendCallOnly batching CALLs, so every transfer happens or none. That delegatecall is the service's own, into
+ * code that can only make the plain CALLs it encoded, so `runs` are those CALLs, one per transfer.
  */
-export function safeCallOf(request: SafeActionRequest, safe: string, contracts: SafeContracts): SafeCall {
+export function safeTransactionOf(
+  request: SafeActionRequest,
+  safe: string,
+  contracts: SafeContracts,
+): { readonly call: SafeCall; readonly runs: readonly SafeCall[] } {
+  const call = safeCallOf(request, safe, contracts);
+  switch (request.action) {
+    case "custom":
+    case "transfer":
+      return { call, runs: [call] };
+    case "disperse":
+      return { call, runs: request.transfers.map(transferCall) };
+    case "disperseNFT":
+      return { call, runs: request.transfers.map((t) => nftCall(safe, t)) };
+  }
+}
+
+function safeCallOf(request: SafeActionRequest, safe: string, contracts: SafeContracts): SafeCall {
   switch (request.action) {
     case "custom":
       if (request.operation === 0 && getAddress(request.to) === ZeroAddress) {

@@ -4,7 +4,6 @@ import type { AppPrincipal } from "../auth/appTokens";
 import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { ApiError, NotFoundError } from "../errors/apiError";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../safe/safeCreation";
-import type { SafeCall } from "../safe/safeTransaction";
 import type { App } from "../auth/app";
 import { SafeExistsError, type SafesRepository } from "../storage/safesRepository";
 import { type SafeRecord } from "../safe/safeRecord";
@@ -20,7 +19,8 @@ import {
   requestHash,
 } from "./requestAcceptance";
 import { actingApp } from "./requestChecks";
-import { type SafeActionRequest, safeCallOf } from "./safeActions";
+import { type SafeActionRequest, safeTransactionOf } from "./safeActions";
+import { checkSafeCalls } from "./safeCallPolicy";
 import { appSaltNonce, safeOwners } from "./safeOwners";
 
 /** What the Safe routes need. */
@@ -120,8 +120,10 @@ async function ownSafe(chain: string, address: string, principal: AppPrincipal, 
 }
 
 /**
- * Accepts a Safe transaction (custom call or payout) for a Safe this app created: builds its call, commits the
- * request before the answer if `deadline` has not passed, Idempotency-Key as for wallet transactions.
+ * Accepts a Safe transaction (custom call or payout) for a Safe this app created: builds its call, refuses one that
+ * could change the Safe's configuration unless the app holds the grant (403 SAFE_CALL_NOT_ALLOWED, before anything
+ * is stored), commits the request before the answer if `deadline` has not passed, Idempotency-Key as for wallet
+ * transactions.
  */
 export async function submitSafeTransaction(
   chain: string,
@@ -136,7 +138,8 @@ export async function submitSafeTransaction(
   const app = await actingApp(principal, deps.findApp);
   await deps.policy.countRequest(app);
   const safe = await ownSafe(chain, address, principal, deps);
-  const call: SafeCall = safeCallOf(request, safe.address, contracts);
+  const { call, runs } = safeTransactionOf(request, safe.address, contracts);
+  checkSafeCalls(runs, safe.address, app.safeConfigGranted);
   const action: SafeAction = request.action;
   const hash = requestHash(["safe", chain, safe.address, request]);
   const calls = [{ to: call.to, value: call.value, data: call.data.toLowerCase() }];

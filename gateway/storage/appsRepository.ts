@@ -14,6 +14,8 @@ export interface AppsRepository {
   setTestMode(id: string, on: boolean): Promise<App>;
   /** Grants or revokes `delegatecall: 1` requests. Throws NotFoundError for an unknown id. */
   setDelegatecallGrant(id: string, granted: boolean): Promise<App>;
+  /** Grants or revokes Safe calls that can change a Safe's configuration. Throws NotFoundError for an unknown id. */
+  setSafeConfigGrant(id: string, granted: boolean): Promise<App>;
   /** Replaces the app's budget and policy settings (empty: the defaults). Throws NotFoundError for an unknown id. */
   setPolicy(id: string, settings: PolicySettings): Promise<App>;
   /**

@@ -22,6 +22,8 @@ export interface AppsTable {
   test_mode: 0 | 1;
   /** 1: the operator granted `delegatecall: 1` requests (migration 007); 0 for every app until then. */
   delegatecall_granted: 0 | 1;
+  /** 1: the operator granted Safe calls that can change a Safe's configuration (migration 021); 0 until then. */
+  safe_config_granted: 0 | 1;
   /** The operator's budget and policy settings (JSON, migration 008); null: the defaults. */
   policy: string | null;
   created_at: string;

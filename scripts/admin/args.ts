@@ -46,6 +46,9 @@ Commands:
   apps test-mode <id> on|off         allow or refuse blank "auth" for the app's own providers
   apps grant-delegatecall <id>       let the app send delegatecall requests (their code runs as the wallet)
   apps revoke-delegatecall <id>      refuse the app's delegatecall requests again (the default)
+  apps grant-safe-config <id>        let the app change its Safes' owners, modules, guards and handler (calls to the
+                                     Safe itself, delegatecalls, configuration calls)
+  apps revoke-safe-config <id>       refuse those Safe calls again (the default: only the customer's key makes them)
 ${POLICY_USAGE}
   providers add <app-id> <provider> (--hs256-secret-file <file> | --public-key-file <pem> --alg RS256|ES256
                 | --jwks-url <https-url> [--allow-insecure]) --issuer <iss> --audience <aud>
@@ -78,6 +81,7 @@ export type AdminCommand =
   | { readonly kind: "apps rotate-secret"; readonly id: string }
   | { readonly kind: "apps test-mode"; readonly id: string; readonly on: boolean }
   | { readonly kind: "apps grant-delegatecall" | "apps revoke-delegatecall"; readonly id: string }
+  | { readonly kind: "apps grant-safe-config" | "apps revoke-safe-config"; readonly id: string }
   | { readonly kind: "apps policy"; readonly id: string; readonly changes: PolicyOptions | undefined }
   | {
       readonly kind: "providers add";
@@ -210,6 +214,8 @@ function toCommand(
     }
     case "apps grant-delegatecall":
     case "apps revoke-delegatecall":
+    case "apps grant-safe-config":
+    case "apps revoke-safe-config":
       return { kind: line, id: one() };
     case "apps policy": {
       const changes = Object.fromEntries(

@@ -126,7 +126,17 @@ async function execute(
     case "apps list": {
       const all = await apps.list();
       if (all.length === 0) return output.out("No apps.");
-      const header = ["ID", "NAME", "CLIENT ID", "STATUS", "TEST MODE", "DELEGATECALL", "CREATED", "SECRET ROTATED"];
+      const header = [
+        "ID",
+        "NAME",
+        "CLIENT ID",
+        "STATUS",
+        "TEST MODE",
+        "DELEGATECALL",
+        "SAFE CONFIG",
+        "CREATED",
+        "SECRET ROTATED",
+      ];
       const rows = all.map((app) => [
         app.id,
         app.name,
@@ -134,6 +144,7 @@ async function execute(
         app.status,
         app.testMode ? "on" : "off",
         app.delegatecallGranted ? "granted" : "-",
+        app.safeConfigGranted ? "granted" : "-",
         app.createdAt,
         app.secretRotatedAt,
       ]);
@@ -159,6 +170,12 @@ async function execute(
       const granted = command.kind === "apps grant-delegatecall";
       const app = await apps.setDelegatecallGrant(command.id, granted);
       return output.out(`${granted ? "Granted" : "Revoked"} delegatecall for app ${summarize(app)}`);
+    }
+    case "apps grant-safe-config":
+    case "apps revoke-safe-config": {
+      const granted = command.kind === "apps grant-safe-config";
+      const app = await apps.setSafeConfigGrant(command.id, granted);
+      return output.out(`${granted ? "Granted" : "Revoked"} Safe configuration calls for app ${summarize(app)}`);
     }
     case "apps policy": {
       const found = await apps.findById(command.id);

@@ -35,6 +35,8 @@ describe("admin CLI: arguments", () => {
     [["apps", "test-mode", "app_1", "off"], { kind: "apps test-mode", id: "app_1", on: false }],
     [["apps", "grant-delegatecall", "app_1"], { kind: "apps grant-delegatecall", id: "app_1" }],
     [["apps", "revoke-delegatecall", "app_1"], { kind: "apps revoke-delegatecall", id: "app_1" }],
+    [["apps", "grant-safe-config", "app_1"], { kind: "apps grant-safe-config", id: "app_1" }],
+    [["apps", "revoke-safe-config", "app_1"], { kind: "apps revoke-safe-config", id: "app_1" }],
     [["maintenance", "on"], { kind: "maintenance on" }],
     [["maintenance", "on", "--message", "Back soon"], { kind: "maintenance on", message: "Back soon" }],
     [["maintenance", "off"], { kind: "maintenance off" }],
@@ -56,6 +58,7 @@ describe("admin CLI: arguments", () => {
     [["apps", "test-mode", "app_1", "maybe"], /"on" or "off"/],
     [["apps", "grant-delegatecall"], /takes 1 argument/],
     [["apps", "revoke-delegatecall", "app_1", "app_2"], /takes 1 argument/],
+    [["apps", "grant-safe-config"], /takes 1 argument/],
     [["apps", "list", "--test-mode"], /--test-mode applies only to apps create/],
     [["maintenance", "off", "--message", "x"], /--message applies only to maintenance on/],
     [["maintenance", "on", "--message", ""], /must not be empty/],
@@ -113,7 +116,9 @@ describe("admin CLI: commands", () => {
     expect(await run({ kind: "apps list" })).to.equal(EXIT.ok);
     const text = output.stdout.join("\n");
     const lines = text.split("\n");
-    expect(lines[0]).to.match(/^ID\s+NAME\s+CLIENT ID\s+STATUS\s+TEST MODE\s+DELEGATECALL\s+CREATED\s+SECRET ROTATED$/);
+    expect(lines[0]).to.match(
+      /^ID\s+NAME\s+CLIENT ID\s+STATUS\s+TEST MODE\s+DELEGATECALL\s+SAFE CONFIG\s+CREATED\s+SECRET ROTATED$/,
+    );
     expect(lines[1]).to.match(new RegExp(`^${a.app.id}\\s+Alpha\\s+${a.app.clientId}\\s+active\\s+off\\s+-\\s`));
     expect(lines[2]).to.match(new RegExp(`^${b.app.id}\\s+Beta\\s+${b.app.clientId}\\s+active\\s+on\\s+-\\s`));
     for (const secret of [a.clientSecret, b.clientSecret]) expect(text).to.not.include(secret);
@@ -166,6 +171,25 @@ describe("admin CLI: commands", () => {
       new RegExp(`^Revoked delegatecall for app ${app.id} .*delegatecall not granted\\)$`),
     );
     expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(false);
+  });
+
+  it("apps grant-safe-config / revoke-safe-config switch the Safe grant alone, and apps list shows it", async () => {
+    const { app } = await store.repos.apps.create({ name: "Custodian" });
+    const other = await store.repos.apps.create({ name: "Other" });
+    expect(await run({ kind: "apps grant-safe-config", id: app.id })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(new RegExp(`^Granted Safe configuration calls for app ${app.id} `));
+    expect(await store.repos.apps.findById(app.id)).to.deep.include({
+      safeConfigGranted: true,
+      delegatecallGranted: false,
+    });
+    expect((await store.repos.apps.findById(other.app.id))?.safeConfigGranted).to.equal(false);
+    expect(await run({ kind: "apps list" })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(
+      new RegExp(`\\n${app.id}\\s+Custodian\\s+\\S+\\s+active\\s+off\\s+-\\s+granted\\s`),
+    );
+    expect(await run({ kind: "apps revoke-safe-config", id: app.id })).to.equal(EXIT.ok);
+    expect(output.stdout.at(-1)).to.match(new RegExp(`^Revoked Safe configuration calls for app ${app.id} `));
+    expect((await store.repos.apps.findById(app.id))?.safeConfigGranted).to.equal(false);
   });
 
   it("apps policy sets an app's budget, rate and allowlists from the command line, shows them, and drops them again", async () => {
@@ -222,10 +246,11 @@ describe("admin CLI: commands", () => {
       { kind: "apps test-mode", id: "app_missing", on: true },
       { kind: "apps grant-delegatecall", id: "app_missing" },
       { kind: "apps revoke-delegatecall", id: "app_missing" },
+      { kind: "apps grant-safe-config", id: "app_missing" },
     ] as const) {
       expect(await run(command)).to.equal(EXIT.notFound);
     }
-    expect(output.stderr).to.deep.equal(Array(5).fill('Error: app "app_missing" not found'));
+    expect(output.stderr).to.deep.equal(Array(6).fill('Error: app "app_missing" not found'));
     expect(output.stdout).to.deep.equal([]);
   });
 

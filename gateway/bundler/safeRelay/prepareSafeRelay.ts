@@ -8,6 +8,7 @@ import type { WorkerContext } from "../workerContext";
 import { builtSafeTx, cancellationCall, requestCall } from "./relayedSafeTx";
 import { estimateRelayGas } from "./safeRelayGas";
 import { outcomeOfUsedNonce, safeNonce } from "./safeNonce";
+import { safeCallRefusal } from "./safeCallRefusal";
 
 /** A Safe request ready for the relayer: the call it sends, with its gas limit, and what it records. */
 export interface SafeRelay {
@@ -36,6 +37,10 @@ export type SafePreparation =
  * any more). While N is unused, the request is never reported failed: it is sent again, or, if it can no longer
  * succeed (or is out of attempts), N is used up by a cancellation (a no-op Safe transaction at N), and the
  * request fails only once that cancellation ran.
+ *
+ * A custom call that could change the Safe's configuration, from an app without the grant (stored before the rule, or
+ * its grant revoked since), is never signed: it fails with SAFE_CALL_NOT_ALLOWED, after using up the nonce of an
+ * earlier build still open to anyone who holds it.
  */
 export async function prepareSafeRelay(
   context: WorkerContext,
@@ -68,6 +73,15 @@ export async function prepareSafeRelay(
     const hash = safeTxHash(BigInt(context.chain.chainId), tx.sender, safeCall, nonce);
     return { hash, data: encodeExecTransaction(safeCall, await signSafeTx(operator, hash, signing)) };
   };
+  const refusal = await safeCallRefusal(tx, call, context.findApp, {
+    current: context.safeOperator?.address,
+    previous: context.previousSafeOperator?.address,
+  });
+  if (refusal) {
+    if (!live) return { outcome: failed(refusal) };
+    if (options.ahead) return { later: true };
+    return cancellation(context, tx, relayer, sign, nonce, refusal);
+  }
   const attempt = await sign(call);
   const gas = giveUp
     ? { failure: tx.error ?? { code: "NOT_INCLUDED", message: `not included after ${tx.attempts} attempts` } }
@@ -78,16 +92,27 @@ export async function prepareSafeRelay(
   }
   if (options.ahead && !giveUp) return { later: true };
   if (!live) return { outcome: failed(gas.failure) };
-  // An earlier build at this nonce may still be submitted by anyone: use the nonce up before failing.
+  return cancellation(context, tx, relayer, sign, nonce, gas.failure);
+}
+
+/** An earlier build at this nonce may still be submitted by anyone: uses the nonce up before failing with `failure`. */
+async function cancellation(
+  context: WorkerContext,
+  tx: SafeTxRecord,
+  relayer: string,
+  sign: (safeCall: SafeCall) => Promise<{ hash: string; data: string }>,
+  nonce: bigint,
+  failure: TxError,
+): Promise<SafePreparation> {
   const cancel = await sign(cancellationCall(tx.sender));
   const cancelGas = await estimateRelayGas(context, tx, { from: relayer, to: tx.sender, data: cancel.data });
-  if (!("limit" in cancelGas)) return { outcome: retryLater(context, tx, gas.failure) };
+  if (!("limit" in cancelGas)) return { outcome: retryLater(context, tx, failure) };
   return {
     relay: {
       to: tx.sender,
       data: cancel.data,
       gasLimit: cancelGas.limit,
-      built: { ...builtSafeTx(tx, cancel.hash, nonce), error: gas.failure },
+      built: { ...builtSafeTx(tx, cancel.hash, nonce), error: failure },
     },
   };
 }

@@ -20,6 +20,7 @@ import * as m017 from "./017_dialect_neutral_order";
 import * as m018 from "./018_webhooks";
 import * as m019 from "./019_wallet_queue_index";
 import * as m020 from "./020_audit_mark_tag";
+import * as m021 from "./021_app_safe_config_grant";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -46,6 +47,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "018_webhooks": m018,
   "019_wallet_queue_index": m019,
   "020_audit_mark_tag": m020,
+  "021_app_safe_config_grant": m021,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

@@ -26,6 +26,7 @@ const AppRow = z
     status: z.string(),
     test_mode: z.union([z.literal(0), z.literal(1)]),
     delegatecall_granted: z.union([z.literal(0), z.literal(1)]),
+    safe_config_granted: z.union([z.literal(0), z.literal(1)]),
     policy: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -39,6 +40,7 @@ const AppRow = z
     status: row.status,
     testMode: row.test_mode === 1,
     delegatecallGranted: row.delegatecall_granted === 1,
+    safeConfigGranted: row.safe_config_granted === 1,
     policy: parsePolicySettings(row.policy),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -96,6 +98,7 @@ export class SqliteAppsRepository implements AppsRepository {
         status: "active",
         test_mode: input.testMode ? 1 : 0,
         delegatecall_granted: 0,
+        safe_config_granted: 0,
         policy: null,
         created_at: now,
         updated_at: now,
@@ -132,6 +135,10 @@ export class SqliteAppsRepository implements AppsRepository {
 
   async setDelegatecallGrant(id: string, granted: boolean): Promise<App> {
     return this.update(id, { delegatecall_granted: granted ? 1 : 0 });
+  }
+
+  async setSafeConfigGrant(id: string, granted: boolean): Promise<App> {
+    return this.update(id, { safe_config_granted: granted ? 1 : 0 });
   }
 
   async setPolicy(id: string, settings: PolicySettings): Promise<App> {

@@ -301,6 +301,8 @@ describe("API: Safe requests count against the app's budget (the relayer pays fo
     const repos = await built.repositories;
     const { app, token } = await built.appWithToken("allowlisted");
     await repos.apps.setPolicy(app.id, { targets: [TARGET] });
+    // The operator let it delegatecall from its Safes at all (without the grant: SAFE_CALL_NOT_ALLOWED, first).
+    await repos.apps.setSafeConfigGrant(app.id, true);
     const post = (route: string, body: object) =>
       request(built.app).post(route).set("Authorization", `Bearer ${token}`).send(body);
     const { body: safe } = await post("/v1/localhost/account", { signers: [SIGNER] });

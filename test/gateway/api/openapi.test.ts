@@ -95,7 +95,12 @@ describe("API reference: GET /openapi.json and /docs", () => {
       "SELF_CALL",
       "OWNER_ACCOUNT_CALL",
       "DELEGATECALL_NOT_GRANTED",
+      "DELEGATECALL",
+      "CONFIGURATION_CALL",
     ]);
+    expect(raw.paths["/v1/{chain}/account/{address}/custom"].post.responses["403"].description).to.include(
+      "SAFE_CALL_NOT_ALLOWED",
+    );
     expect(raw.components.schemas).to.have.property("ResolverRequest");
     expect(raw.components.schemas.ResolverRequest.required).to.include("userIds");
     // The spec's fields, and the additions: each answer names its id's ENS name, or null.

@@ -13,6 +13,7 @@ const app = (testMode: boolean, policy: PolicySettings): App => ({
   status: "active",
   testMode,
   delegatecallGranted: false,
+  safeConfigGranted: false,
   policy,
   createdAt: "2026-11-24T00:00:00.000Z",
   updatedAt: "2026-11-24T00:00:00.000Z",

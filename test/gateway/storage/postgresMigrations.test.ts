@@ -178,6 +178,7 @@ describe("storage: migrations on PostgreSQL", () => {
         status: "paused" as "active",
         test_mode: 0,
         delegatecall_granted: 0,
+        safe_config_granted: 0,
         secret_generation: 0,
       })
       .execute()
@@ -186,5 +187,23 @@ describe("storage: migrations on PostgreSQL", () => {
         (caught: unknown) => caught,
       );
     expect(String(error)).to.match(/apps_status_check/);
+    const grant = await postgres.db
+      .insertInto("apps")
+      .values({
+        ...app,
+        id: "app_2",
+        status: "active",
+        test_mode: 0,
+        delegatecall_granted: 0,
+        safe_config_granted: 2 as 1,
+        secret_generation: 0,
+      })
+      .execute()
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(String(error)).to.match(/check/);
+    expect(String(grant)).to.match(/safe_config_granted/);
   });
 });

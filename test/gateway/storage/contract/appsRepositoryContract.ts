@@ -32,6 +32,7 @@ export function appsRepositoryContract(dialect: string, open: OpenTestDatabase):
         status: "active",
         testMode: false,
         delegatecallGranted: false,
+        safeConfigGranted: false,
         policy: {},
         createdAt: T0,
         updatedAt: T0,
@@ -171,11 +172,27 @@ export function appsRepositoryContract(dialect: string, open: OpenTestDatabase):
       expect((await store.repos.apps.findById(app.id))?.delegatecallGranted).to.equal(false);
     });
 
+    it("grants and revokes Safe configuration calls, apart from delegatecall, stamping updatedAt only", async () => {
+      const { app } = await store.repos.apps.create({ name: "Demo" });
+      store.clock.advance(MINUTE);
+      const t1 = new Date(Date.parse(T0) + MINUTE).toISOString();
+      expect(app.safeConfigGranted).to.equal(false);
+      expect(await store.repos.apps.setSafeConfigGrant(app.id, true)).to.deep.equal({
+        ...app,
+        safeConfigGranted: true,
+        updatedAt: t1,
+      });
+      expect(await rawRow(app.id)).to.deep.include({ safe_config_granted: 1, delegatecall_granted: 0 });
+      expect((await store.repos.apps.setSafeConfigGrant(app.id, false)).safeConfigGranted).to.equal(false);
+      expect((await store.repos.apps.findById(app.id))?.safeConfigGranted).to.equal(false);
+    });
+
     it("throws NotFoundError for an unknown id", async () => {
       for (const call of [
         () => store.repos.apps.setStatus("app_missing", "disabled"),
         () => store.repos.apps.setTestMode("app_missing", true),
         () => store.repos.apps.setDelegatecallGrant("app_missing", true),
+        () => store.repos.apps.setSafeConfigGrant("app_missing", true),
         () => store.repos.apps.rotateSecret("app_missing"),
       ]) {
         const error = await call().catch((caught: unknown) => caught);
