@@ -7,6 +7,7 @@ import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
 import { ExternalBundler } from "./externalBundler";
 import type { WorkerContext } from "./workerContext";
+import { WalletCustody } from "../userop/walletCustody";
 import { type Fence, chainWorkerLease } from "../leases/lease";
 import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
 import type { Stepper } from "./stepper";
@@ -77,6 +78,15 @@ export function startTxWorkers(
     const signers = deps.keys.signers;
     if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
     const { walletSigner, sponsorSigner } = signers;
+    const factories = { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory };
+    // One per chain, kept across lease changes: what it learnt of the operator's wallet code stays true.
+    const custody = new WalletCustody({
+      provider: chain.provider,
+      // Required by the configuration wherever a wallet signer is set, which the workers need.
+      ownerAccount: config.contracts.ownerAccount!,
+      factories,
+      clock: deps.clock,
+    });
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
     const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
@@ -88,6 +98,7 @@ export function startTxWorkers(
       retryDelayMs: t.retryDelayMs,
       clock: deps.clock,
       logger,
+      custody,
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
       ...(signers.previousSafeOperator ? { previousSafeOperator: signers.previousSafeOperator } : {}),
       builder: {
@@ -95,7 +106,7 @@ export function startTxWorkers(
         chain: chain.name,
         chainId: BigInt(chain.chainId),
         entryPoint: config.contracts.entryPoint!,
-        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        factories,
         paymaster: config.contracts.sponsorPaymaster!,
         walletSigner,
         sponsorSigner,

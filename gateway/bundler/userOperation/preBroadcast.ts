@@ -5,6 +5,7 @@ import type { WalletTxRecord } from "../../transactions/txRecord";
 import { entryPointInterface } from "../../userop/entryPoint";
 import { operationGas } from "../../userop/operationGas";
 import { checkBundle } from "./bundleCheck";
+import { outcomeOfFailure } from "./operationOutcomes";
 import type { OwnTransactions } from "../builtin/ownTransactions";
 import type { WorkerContext } from "../workerContext";
 
@@ -28,7 +29,8 @@ export interface SendingState {
 }
 
 /**
- * The operations of a simulated bundle to broadcast now. First, one that creates a wallet which has code by now
+ * The operations of a simulated bundle to broadcast now. First, one whose wallet the custodian no longer holds is
+ * settled and left out (stillCustodial). Then one that creates a wallet which has code by now
  * (deployed since its simulation: by an outsider, or by the calls of an operation in a bundle of ours) is left out,
  * untouched and uncharged, for the next bundle to build without initCode; it would make the EntryPoint stop at AA10.
  * Behind pending bundles of ours, every operation that creates a wallet is left out so: any operation of theirs may
@@ -45,10 +47,34 @@ export async function opsToBroadcast(
   sending: SendingState,
 ): Promise<BuiltUserOp[]> {
   const settled = sending.behind ? bundle.ops.filter((op) => dataLength(op.userOp.initCode) === 0) : bundle.ops;
-  const ops = await withoutWalletsDeployedSince(context, settled, sending.knownDeployed);
+  const [deployedSince, custodial] = await Promise.all([
+    withoutWalletsDeployedSince(context, settled, sending.knownDeployed),
+    stillCustodial(context, bundle),
+  ]);
+  const ops = deployedSince.filter((op) => custodial.has(op.txId));
   if (ops.length === 0) return [];
   if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, sending.own)) return ops;
   return checkBundle(context, relayer, ops, bundle.picked);
+}
+
+/**
+ * The requests of the bundle whose wallets the custodian still holds (WalletCustody; one read for the bundle). The
+ * custodian's cold admin may have handed a wallet over since its simulation: its operation is settled
+ * WALLET_NOT_CUSTODIAL and left out. A wallet the operation creates has no code to hand over but the factory's.
+ */
+async function stillCustodial(context: WorkerContext, bundle: SimulatedBundle): Promise<Set<string>> {
+  const deployed = bundle.ops.filter((op) => dataLength(op.userOp.initCode) === 0).map((op) => op.userOp.sender);
+  const refused = await context.custody.notCustodial(deployed);
+  const kept = new Set<string>();
+  for (const op of bundle.ops) {
+    const failure = refused.get(op.userOp.sender.toLowerCase());
+    if (!failure) kept.add(op.txId);
+    else {
+      const tx = bundle.picked.find((t) => t.id === op.txId)!;
+      await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
+    }
+  }
+  return kept;
 }
 
 /** `ops` without those whose initCode creates a wallet that has code now (added to `knownDeployed`). */
