@@ -9,6 +9,7 @@ import {
   type TestTarget,
 } from "../../typechain-types";
 import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
+import { type ProxyDecision, type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { revertedTransactionsOf } from "../helpers/relayerHistory";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
@@ -21,11 +22,12 @@ describe("Wallets handed to their user's key (e2e: the built-in bundler builds o
   let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
+  const proxies: RpcProxy[] = [];
 
   beforeEach(async () => {
     ({ setup, target } = await chainWithTarget());
   });
-  afterEach(() => stopAll(setup, running, []));
+  afterEach(() => stopAll(setup, running, proxies));
 
   const walletOf = (userId: string) =>
     deriveWalletAddress(setup.deployment.contracts.kernelFactory, "kernel", parseUserId(userId));
@@ -37,8 +39,8 @@ describe("Wallets handed to their user's key (e2e: the built-in bundler builds o
     await (await owner.transferWalletOwnership(c.kernelFactory, walletSalt("kernel", parseUserId(userId)), key)).wait();
   };
   const record = (n: number) => target.interface.encodeFunctionData("record", [n]);
-  const start = async () => {
-    const service = await startServiceProcess(setup.env(setup.chain.rpcUrl, { TX_RETRY_DELAY_MS: "200" }));
+  const start = async (rpcUrl = setup.chain.rpcUrl) => {
+    const service = await startServiceProcess(setup.env(rpcUrl, { TX_RETRY_DELAY_MS: "200" }));
     running.push(service);
     return serviceRequests(service.url, setup.appToken, setup.userToken);
   };
@@ -90,6 +92,41 @@ describe("Wallets handed to their user's key (e2e: the built-in bundler builds o
     const requests = await start();
     const id = await requests.submit(user, [{ to: await target.getAddress(), data: record(3) }]);
     const ended = await requests.final(id);
+    expect(ended.status).to.equal("failed");
+    expect(ended.error?.code).to.equal("WALLET_NOT_CUSTODIAL");
+    expect(await revertedTransactionsOf(setup.chain.provider, setup.relayer)).to.deep.equal([]);
+  });
+
+  it("the operator's admin hands a wallet over between its operation's simulation and the broadcast: caught before broadcast, WALLET_NOT_CUSTODIAL, nothing reverts", async () => {
+    const user = "tel:14155557004";
+    let armed = false;
+    let simulated = false;
+    let handOff: Promise<void> | undefined;
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, async (method, params): Promise<ProxyDecision> => {
+      const call = JSON.stringify(params).toLowerCase();
+      // The simulation of the armed request: an eth_call to the BundleSimulator naming the wallet.
+      if (
+        armed &&
+        method === "eth_call" &&
+        call.includes("0b5e4d1e") &&
+        call.includes(walletOf(user).slice(2).toLowerCase())
+      )
+        simulated = true;
+      // The next block-number read (the pre-broadcast look at the blocks since) waits for the admin's hand-over.
+      if (simulated && method === "eth_blockNumber") handOff ??= handOver(user, Wallet.createRandom().address);
+      if (handOff !== undefined) await handOff;
+      return "forward";
+    });
+    proxies.push(proxy);
+    const requests = await start(proxy.url);
+    // Deployed by a first request, so that the second is built without initCode (the hand-over does not create it).
+    const first = await requests.submit(user, [{ to: await target.getAddress(), data: record(4) }]);
+    expect(await requests.final(first)).to.include({ status: "included", success: true });
+    armed = true;
+    const second = await requests.submit(user, [{ to: await target.getAddress(), data: record(5) }]);
+    const ended = await requests.final(second);
+    expect(handOff, "the wallet was handed over between simulation and broadcast").to.not.equal(undefined);
+    // Not WALLET_SIGNATURE_INVALID, which the bundle check against the chain would have answered.
     expect(ended.status).to.equal("failed");
     expect(ended.error?.code).to.equal("WALLET_NOT_CUSTODIAL");
     expect(await revertedTransactionsOf(setup.chain.provider, setup.relayer)).to.deep.equal([]);

@@ -29,16 +29,17 @@ export interface SendingState {
 }
 
 /**
- * The operations of a simulated bundle to broadcast now. First, one whose wallet the custodian no longer holds is
- * settled and left out (stillCustodial). Then one that creates a wallet which has code by now
+ * The operations of a simulated bundle to broadcast now. First, one that creates a wallet which has code by now
  * (deployed since its simulation: by an outsider, or by the calls of an operation in a bundle of ours) is left out,
  * untouched and uncharged, for the next bundle to build without initCode; it would make the EntryPoint stop at AA10.
  * Behind pending bundles of ours, every operation that creates a wallet is left out so: any operation of theirs may
  * deploy it (any app may call the factory), which no read of the latest block can see, and an AA10 reverts the whole
  * bundle at the relayer's cost. It goes in a bundle sent with nothing pending (the next block's first, at the latest).
- * Then the rest is run against the chain (checkBundle) unless its simulation still holds: the blocks since it hold
- * only our own handleOps bundles, none reverted, which cannot change these operations' validation otherwise (see
- * `unchangedByOwnBundles`), and the paymaster's deposit covers their prefunds at their real fees.
+ * Then the rest is sent as it is if its simulation still holds: the blocks since it hold only our own handleOps
+ * bundles, none reverted, which cannot change these operations' validation otherwise (see `unchangedByOwnBundles`),
+ * and the paymaster's deposit covers their prefunds at their real fees. Otherwise an operation whose wallet the
+ * custodian no longer holds is settled and left out (stillCustodial), and the rest is run against the chain
+ * (checkBundle).
  */
 export async function opsToBroadcast(
   context: WorkerContext,
@@ -47,32 +48,40 @@ export async function opsToBroadcast(
   sending: SendingState,
 ): Promise<BuiltUserOp[]> {
   const settled = sending.behind ? bundle.ops.filter((op) => dataLength(op.userOp.initCode) === 0) : bundle.ops;
-  const [deployedSince, custodial] = await Promise.all([
-    withoutWalletsDeployedSince(context, settled, sending.knownDeployed),
-    stillCustodial(context, bundle),
-  ]);
-  const ops = deployedSince.filter((op) => custodial.has(op.txId));
+  const ops = await withoutWalletsDeployedSince(context, settled, sending.knownDeployed);
   if (ops.length === 0) return [];
   if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, sending.own)) return ops;
-  return checkBundle(context, relayer, ops, bundle.picked);
+  const custodial = await stillCustodial(context, ops, bundle.picked);
+  if (custodial.length === 0) return [];
+  return checkBundle(context, relayer, custodial, bundle.picked);
 }
 
 /**
- * The requests of the bundle whose wallets the custodian still holds (WalletCustody; one read for the bundle). The
- * custodian's cold admin may have handed a wallet over since its simulation: its operation is settled
- * WALLET_NOT_CUSTODIAL and left out. A wallet the operation creates has no code to hand over but the factory's.
+ * `ops` without those whose wallets the custodian no longer holds (WalletCustody; one read for them all), which are
+ * settled WALLET_NOT_CUSTODIAL. Only the custodian's cold admin hands a wallet over, by a transaction of its own,
+ * which is a foreign block to `unchangedByOwnBundles`: so this is read only when the simulation no longer holds.
+ * (Nothing in our own bundles can hand a wallet over or move its code: no operation may call the owner account or its
+ * own wallet, and a custodial wallet's owner and code change only by the owner account's direct call.) An operation
+ * that creates its wallet has nothing to read: the factory creates it owned by the custodian.
  */
-async function stillCustodial(context: WorkerContext, bundle: SimulatedBundle): Promise<Set<string>> {
-  const deployed = bundle.ops.filter((op) => dataLength(op.userOp.initCode) === 0).map((op) => op.userOp.sender);
+async function stillCustodial(
+  context: WorkerContext,
+  ops: readonly BuiltUserOp[],
+  picked: readonly WalletTxRecord[],
+): Promise<BuiltUserOp[]> {
+  const deployed = ops.filter((op) => dataLength(op.userOp.initCode) === 0).map((op) => op.userOp.sender);
   const refused = await context.custody.notCustodial(deployed);
-  const kept = new Set<string>();
-  for (const op of bundle.ops) {
+  if (refused.size === 0) return [...ops];
+  const kept: BuiltUserOp[] = [];
+  for (const op of ops) {
     const failure = refused.get(op.userOp.sender.toLowerCase());
-    if (!failure) kept.add(op.txId);
-    else {
-      const tx = bundle.picked.find((t) => t.id === op.txId)!;
-      await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
+    if (!failure) {
+      kept.push(op);
+      continue;
     }
+    const tx = picked.find((t) => t.id === op.txId)!;
+    context.logger.warn({ tx: tx.id, wallet: op.userOp.sender }, "wallet handed over since its simulation; not sent");
+    await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
   }
   return kept;
 }
