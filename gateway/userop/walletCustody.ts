@@ -1,9 +1,7 @@
-import { Interface, getAddress, zeroPadValue } from "ethers";
-import { factoryImplementation } from "../identity/walletAddress";
-import type { AccountType } from "../identity/walletAddress";
+import { Interface, type JsonRpcProvider, getAddress, zeroPadValue } from "ethers";
+import { type AccountType, factoryImplementation } from "../identity/walletAddress";
 import type { OperationFailure } from "./failureCodes";
 import { WALLET_SLOTS_CODE, WALLET_SLOT_READER_ADDRESS, WALLET_SLOT_READER_CODE } from "./walletSlotReaderCode";
-import type { JsonRpcProvider } from "ethers";
 
 const READ = new Interface(["function read(address[] wallets) view returns (tuple(bytes32, bytes32)[])"]);
 const READ_SELECTOR = READ.getFunction("read")!.selector;
@@ -11,8 +9,13 @@ const READ_SELECTOR = READ.getFunction("read")!.selector;
 const WALLETS_UPGRADED = new Interface([
   "event WalletsUpgraded(address indexed factory, address indexed implementation, uint256 count)",
 ]).getEvent("WalletsUpgraded")!.topicHash;
-/** How long an implementation the owner account never moved wallets to is not asked about again. */
+/**
+ * How long an implementation the owner account never moved wallets to is not asked about again: the admin may move
+ * wallets to it later (then it is chosen from then on), and a user's code costs one log query a minute at most.
+ */
 const UNKNOWN_CODE_TTL_MS = 60_000;
+/** Remembered unknown implementations past which the expired ones are forgotten. */
+const UNKNOWN_CODE_KEPT = 1_000;
 
 /** What the custody check reads the chain with. */
 export interface CustodyDeps {
@@ -98,14 +101,14 @@ export class WalletCustody {
       word(32n) +
       word(BigInt(wallets.length)) +
       wallets.map((w) => zeroPadValue(w, 32).slice(2)).join("");
-    const answer: string = await this.deps.provider.send("eth_call", [
+    const answer = (await this.deps.provider.send("eth_call", [
       { to: WALLET_SLOT_READER_ADDRESS, data },
       "latest",
       overrides,
-    ]);
-    const at = (n: number) => `0x${answer.slice(2 + n * 64 + 24, 2 + (n + 1) * 64)}`;
-    if (answer.length !== 2 + (2 + 2 * wallets.length) * 64)
-      throw new Error(`unexpected slot reader answer: ${answer}`);
+    ])) as string;
+    const lower = answer.toLowerCase();
+    const at = (n: number) => `0x${lower.slice(2 + n * 64 + 24, 2 + (n + 1) * 64)}`;
+    if (lower.length !== 2 + (2 + 2 * wallets.length) * 64) throw new Error(`unexpected slot reader answer: ${answer}`);
     return wallets.map((_, i) => [at(2 + 2 * i), at(3 + 2 * i)]);
   }
 
@@ -128,6 +131,9 @@ export class WalletCustody {
       return lookupFailed(getAddress(implementation));
     }
     if (logs.length === 0) {
+      if (this.unknown.size >= UNKNOWN_CODE_KEPT) {
+        for (const [code, at] of this.unknown) if (now - at >= UNKNOWN_CODE_TTL_MS) this.unknown.delete(code);
+      }
       this.unknown.set(implementation, now);
       return foreignCode(getAddress(implementation));
     }
