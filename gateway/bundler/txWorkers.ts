@@ -78,15 +78,12 @@ export function startTxWorkers(
     const signers = deps.keys.signers;
     if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
     const { walletSigner, sponsorSigner } = signers;
+    const { ownerAccount } = config.contracts;
+    // The configuration requires it wherever a wallet signer is set.
+    if (!ownerAccount) throw new Error("the transaction workers need CONTRACT_OWNER_ACCOUNT");
     const factories = { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory };
     // One per chain, kept across lease changes: what it learnt of the operator's wallet code stays true.
-    const custody = new WalletCustody({
-      provider: chain.provider,
-      // Required by the configuration wherever a wallet signer is set, which the workers need.
-      ownerAccount: config.contracts.ownerAccount!,
-      factories,
-      clock: deps.clock,
-    });
+    const custody = new WalletCustody({ provider: chain.provider, ownerAccount, factories, clock: deps.clock });
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
     const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
