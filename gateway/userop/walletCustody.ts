@@ -100,7 +100,7 @@ export class WalletCustody {
       READ_SELECTOR +
       word(32n) +
       word(BigInt(wallets.length)) +
-      wallets.map((w) => zeroPadValue(w, 32).slice(2)).join("");
+      wallets.map((w) => `000000000000000000000000${w.slice(2)}`).join("");
     const answer = (await this.deps.provider.send("eth_call", [
       { to: WALLET_SLOT_READER_ADDRESS, data },
       "latest",
