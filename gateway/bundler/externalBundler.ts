@@ -142,7 +142,14 @@ export class ExternalBundler {
       }
       const tx = carried.userOperation;
       const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
-      const result = await buildUserOperation(tx, { deployed, fees }, this.context.builder);
+      // As for the built-in bundler: operations are built only for wallets the custodian holds (WalletCustody), so
+      // that no bundler carrying our paymaster's sponsorship is made to run a handed-over wallet's validation.
+      const refused = deployed
+        ? (await this.context.custody.notCustodial([tx.sender])).get(tx.sender.toLowerCase())
+        : undefined;
+      const result = refused
+        ? { failure: refused }
+        : await buildUserOperation(tx, { deployed, fees }, this.context.builder);
       if ("failure" in result) {
         await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
         return;

@@ -8,6 +8,7 @@ import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
 import { ExternalBundler } from "./externalBundler";
 import type { WorkerContext } from "./workerContext";
+import { WalletCustody } from "../userop/walletCustody";
 import { type Fence, chainWorkerLease } from "../leases/lease";
 import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
 import type { Stepper } from "./stepper";
@@ -80,6 +81,12 @@ export function startTxWorkers(
     const signers = deps.keys.signers;
     if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
     const { walletSigner, sponsorSigner } = signers;
+    const { ownerAccount } = config.contracts;
+    // The configuration requires it wherever a wallet signer is set.
+    if (!ownerAccount) throw new Error("the transaction workers need CONTRACT_OWNER_ACCOUNT");
+    const factories = { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory };
+    // One per chain, kept across lease changes: what it learnt of the operator's wallet code stays true.
+    const custody = new WalletCustody({ provider: chain.provider, ownerAccount, factories, clock: deps.clock });
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
     const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
@@ -92,6 +99,7 @@ export function startTxWorkers(
       findApp: deps.findApp,
       clock: deps.clock,
       logger,
+      custody,
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
       ...(signers.previousSafeOperator ? { previousSafeOperator: signers.previousSafeOperator } : {}),
       builder: {
@@ -99,7 +107,7 @@ export function startTxWorkers(
         chain: chain.name,
         chainId: BigInt(chain.chainId),
         entryPoint: config.contracts.entryPoint!,
-        factories: { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory },
+        factories,
         paymaster: config.contracts.sponsorPaymaster!,
         walletSigner,
         sponsorSigner,

@@ -4,12 +4,15 @@ import type { ChainClient } from "../chains/clients";
 import type { KeySigner } from "../custody/keySigner";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import type { OpBuilderDeps } from "../userop/userOpBuilder";
+import type { WalletCustody } from "../userop/walletCustody";
 
 /** What a chain's worker (either bundler mode) works with. */
 export interface WorkerContext {
   readonly chain: ChainClient;
   readonly repository: TransactionsRepository;
   readonly builder: OpBuilderDeps;
+  /** Which wallets the operator's custodian holds: the only ones operations are built for. */
+  readonly custody: WalletCustody;
   readonly entryPoint: string;
   /** Blocks a bundle's block needs on top (itself included) before its requests are final. */
   readonly confirmations: number;

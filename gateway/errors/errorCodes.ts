@@ -155,6 +155,11 @@ export const ERROR_CODES = [
     status: null,
     when: "not answered: a failed request's `error.code`: a Safe request whose sends burned its whole reservation",
   },
+  {
+    code: "WALLET_NOT_CUSTODIAL",
+    status: null,
+    when: "not answered: a failed request's `error.code`: its wallet is not held by the operator's owner account",
+  },
 ] as const satisfies readonly { readonly code: string; readonly status: number | null; readonly when: string }[];
 
 /** One of the service's problem codes. */

@@ -7,7 +7,15 @@ import pino from "pino";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
 import { stackDatabaseEnv } from "../helpers/testDatabase";
 import { devKey } from "../../scripts/localStack/devKeys";
-import { TestTarget__factory, TestToken__factory, type TestTarget, type TestToken } from "../../typechain-types";
+import {
+  OwnerAccount__factory,
+  TestTarget__factory,
+  TestToken__factory,
+  type TestTarget,
+  type TestToken,
+} from "../../typechain-types";
+import { parseUserId } from "../../gateway/identity/userId";
+import { walletSalt } from "../../gateway/identity/walletAddress";
 import { postJson } from "../helpers/http";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
 import { TestBundler } from "../helpers/testBundler";
@@ -206,6 +214,20 @@ describe("Transactions (e2e: POST /v1/kernel/tx through an external ERC-4337 bun
     expect(final).to.include({ status: "included", success: true, error: null, transactionHash: bundles[0] });
     expect([received.length, bundles.length]).to.deep.equal([1, 1]);
     expect(await executions(final.sender as string, 8)).to.equal(1);
+  });
+
+  it("a wallet handed to its user's key is not built for nor handed to the bundler: WALLET_NOT_CUSTODIAL", async () => {
+    // Last but one: the user's wallet is the operator's no more. Its key may give it code whose validation passes the
+    // service's simulation and fails at the bundler's, whose reverts would count against our paymaster there.
+    const c = stack.deployment.contracts;
+    const owner = OwnerAccount__factory.connect(c.ownerAccount, await chain.getSigner(0));
+    const salt = walletSalt("kernel", parseUserId(USER));
+    await (await owner.transferWalletOwnership(c.kernelFactory, salt, Wallet.createRandom().address)).wait();
+    const { result, received, bundles } = await send([record(9)]);
+    expect(result).to.include({ status: "failed", userOpHash: null });
+    expect((result.error as { code: string }).code).to.equal("WALLET_NOT_CUSTODIAL");
+    expect(received).to.deep.equal([]);
+    expect(bundles).to.deep.equal([]);
   });
 
   it("never used the stack's relayer", async () => {

@@ -20,6 +20,7 @@ import { signRelayerTransaction } from "../../gateway/bundler/builtin/relayerTra
 import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
 import { decodeSimulateBundle, encodeHandleOps, encodeSimulateBundle } from "../../gateway/userop/opsAbi";
 import { BUNDLE_SIMULATOR_CODE } from "../../gateway/userop/bundleSimulatorCode";
+import { WALLET_SLOT_READER_CODE } from "../../gateway/userop/walletSlotReaderCode";
 import type { PackedUserOperation } from "../../gateway/userop/packedUserOperation";
 import { userOperationHash } from "../../gateway/userop/packedUserOperation";
 import { preVerificationGas } from "../../gateway/userop/preVerificationGas";
@@ -75,6 +76,13 @@ describe("BundleSimulator code embedded in the service", () => {
   it("is the compiled contract's runtime code (copy the artifact's deployedBytecode after changing the contract)", async () => {
     const artifact = await artifacts.readArtifact("BundleSimulator");
     expect(BUNDLE_SIMULATOR_CODE).to.equal(artifact.deployedBytecode);
+  });
+});
+
+describe("WalletSlotReader code embedded in the service", () => {
+  it("is the compiled contract's runtime code (copy the artifact's deployedBytecode after changing the contract)", async () => {
+    const artifact = await artifacts.readArtifact("WalletSlotReader");
+    expect(WALLET_SLOT_READER_CODE).to.equal(artifact.deployedBytecode);
   });
 });
 

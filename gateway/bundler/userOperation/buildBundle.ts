@@ -20,7 +20,8 @@ export const MAX_BUNDLE_GAS = 15_000_000n;
  * Builds a bundle from due wallet requests: their operations, measured by simulation and signed. Its gas limit is
  * the sum of its operations' measured limits (the EntryPoint needs each operation's limits available when it gets
  * to it; unused transaction gas is not paid for); operations past MAX_BUNDLE_GAS or the size limit stay queued for
- * the next bundle. Requests whose build failed are settled here; nothing else is written, so a bundle that is not
+ * the next bundle. Requests of wallets the operator's custodian does not hold, and requests whose build failed, are
+ * settled here; nothing else is written, so a bundle that is not
  * sent (prepared ahead, then too old) costs nothing but the work. Undefined when no operation was built.
  */
 export async function buildBundle(
@@ -34,8 +35,16 @@ export async function buildBundle(
     deployedWallets(context, picked, knownDeployed),
     provider.send("eth_blockNumber", []) as Promise<string>,
   ]);
+  // Only wallets the custodian holds are built for (WalletCustody): a refused one is settled here, never simulated.
+  const refused = await context.custody.notCustodial(picked.map((tx) => tx.sender).filter((s) => deployed.has(s)));
+  const custodial: WalletTxRecord[] = [];
+  for (const tx of picked) {
+    const failure = refused.get(tx.sender.toLowerCase());
+    if (failure) await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
+    else custodial.push(tx);
+  }
   const results = await buildUserOperations(
-    picked.map((tx) => ({ tx, deployed: deployed.has(tx.sender) })),
+    custodial.map((tx) => ({ tx, deployed: deployed.has(tx.sender) })),
     fees,
     context.builder,
   );
@@ -43,7 +52,7 @@ export async function buildBundle(
   let bytes = 0;
   let gas = 0n;
   for (const [i, result] of results.entries()) {
-    const tx = picked[i]!;
+    const tx = custodial[i]!;
     if ("failure" in result) {
       await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, result.failure));
       continue;
@@ -57,7 +66,7 @@ export async function buildBundle(
     gas = withIt;
   }
   if (ops.length === 0) return undefined;
-  return { fees, bundle: { ops, picked, simulatedAt: Number(simulatedAt) } };
+  return { fees, bundle: { ops, picked: custodial, simulatedAt: Number(simulatedAt) } };
 }
 
 /** The wallets among `txs` that have code; a wallet once seen deployed is not asked about again. */

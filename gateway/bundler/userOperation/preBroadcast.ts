@@ -5,6 +5,7 @@ import type { WalletTxRecord } from "../../transactions/txRecord";
 import { entryPointInterface } from "../../userop/entryPoint";
 import { operationGas } from "../../userop/operationGas";
 import { checkBundle } from "./bundleCheck";
+import { outcomeOfFailure } from "./operationOutcomes";
 import type { OwnTransactions } from "../builtin/ownTransactions";
 import type { WorkerContext } from "../workerContext";
 
@@ -34,9 +35,11 @@ export interface SendingState {
  * Behind pending bundles of ours, every operation that creates a wallet is left out so: any operation of theirs may
  * deploy it (any app may call the factory), which no read of the latest block can see, and an AA10 reverts the whole
  * bundle at the relayer's cost. It goes in a bundle sent with nothing pending (the next block's first, at the latest).
- * Then the rest is run against the chain (checkBundle) unless its simulation still holds: the blocks since it hold
- * only our own handleOps bundles, none reverted, which cannot change these operations' validation otherwise (see
- * `unchangedByOwnBundles`), and the paymaster's deposit covers their prefunds at their real fees.
+ * Then the rest is sent as it is if its simulation still holds: the blocks since it hold only our own handleOps
+ * bundles, none reverted, which cannot change these operations' validation otherwise (see `unchangedByOwnBundles`),
+ * and the paymaster's deposit covers their prefunds at their real fees. Otherwise an operation whose wallet the
+ * custodian no longer holds is settled and left out (stillCustodial), and the rest is run against the chain
+ * (checkBundle).
  */
 export async function opsToBroadcast(
   context: WorkerContext,
@@ -48,7 +51,39 @@ export async function opsToBroadcast(
   const ops = await withoutWalletsDeployedSince(context, settled, sending.knownDeployed);
   if (ops.length === 0) return [];
   if (await unchangedByOwnBundles(context, bundle.simulatedAt, ops, sending.own)) return ops;
-  return checkBundle(context, relayer, ops, bundle.picked);
+  const custodial = await stillCustodial(context, ops, bundle.picked);
+  if (custodial.length === 0) return [];
+  return checkBundle(context, relayer, custodial, bundle.picked);
+}
+
+/**
+ * `ops` without those whose wallets the custodian no longer holds (WalletCustody; one read for them all), which are
+ * settled WALLET_NOT_CUSTODIAL. Only the custodian's cold admin hands a wallet over, by a transaction of its own,
+ * which is a foreign block to `unchangedByOwnBundles`: so this is read only when the simulation no longer holds.
+ * (Nothing in our own bundles can hand a wallet over or move its code: no operation may call the owner account or its
+ * own wallet, and a custodial wallet's owner and code change only by the owner account's direct call.) An operation
+ * that creates its wallet has nothing to read: the factory creates it owned by the custodian.
+ */
+async function stillCustodial(
+  context: WorkerContext,
+  ops: readonly BuiltUserOp[],
+  picked: readonly WalletTxRecord[],
+): Promise<BuiltUserOp[]> {
+  const deployed = ops.filter((op) => dataLength(op.userOp.initCode) === 0).map((op) => op.userOp.sender);
+  const refused = await context.custody.notCustodial(deployed);
+  if (refused.size === 0) return [...ops];
+  const kept: BuiltUserOp[] = [];
+  for (const op of ops) {
+    const failure = refused.get(op.userOp.sender.toLowerCase());
+    if (!failure) {
+      kept.push(op);
+      continue;
+    }
+    const tx = picked.find((t) => t.id === op.txId)!;
+    context.logger.warn({ tx: tx.id, wallet: op.userOp.sender }, "wallet handed over since its simulation; not sent");
+    await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
+  }
+  return kept;
 }
 
 /** `ops` without those whose initCode creates a wallet that has code now (added to `knownDeployed`). */
