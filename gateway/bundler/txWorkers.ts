@@ -2,6 +2,8 @@ import type { KeyAddresses, ServiceKeys } from "../custody/serviceKeys";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
 import { rpcErrorMessage } from "../chains/revertData";
+import { createL1DataFee } from "../chains/l1DataFee";
+import { chainByName } from "../chains/registry";
 import type { Config } from "../config/schema";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
@@ -77,6 +79,8 @@ export function startTxWorkers(
     const signers = deps.keys.signers;
     if (!signers?.walletSigner || !signers.sponsorSigner) throw new Error("the transaction workers need their keys");
     const { walletSigner, sponsorSigner } = signers;
+    // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).
+    const l1DataFee = chainByName(chain.name)?.l1DataFee ? createL1DataFee(chain.provider) : undefined;
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
     const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
@@ -102,6 +106,7 @@ export function startTxWorkers(
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         maxCallGas: BigInt(t.maxCallGas),
         maxPreVerificationGas: BigInt(t.maxPreVerificationGas),
+        ...(l1DataFee ? { l1DataFee } : {}),
         clock: deps.clock,
       },
     });

@@ -32,6 +32,11 @@ export interface RelayerCall {
   readonly ops: readonly BuiltOp[];
   /** What it may take from the paymaster's deposit at most (its operations' prefunds); none if unset. */
   readonly prefunds?: bigint;
+  /**
+   * The L1 data fee the chain charges the relayer for it besides its gas (an OP-stack chain), at most: what its
+   * operations' preVerificationGas holds for it at their fees. None if unset.
+   */
+  readonly l1DataFee?: bigint;
 }
 
 /** A mined relayer transaction's eth_getTransactionReceipt answer, the fields the worker reads. */
