@@ -44,6 +44,9 @@ export interface RelayerReceipt {
   readonly status: string;
   readonly blockNumber: string;
   readonly gasUsed: string;
+  /** An OP-stack chain's L1 data fee of the transaction (wei, op-geth's receipt field); absent elsewhere. */
+  readonly l1Fee?: string;
+  readonly effectiveGasPrice?: string;
   readonly transactionHash: string;
   readonly logs: readonly {
     address: string;

@@ -15,6 +15,12 @@ export type L1DataReservation = (chain: ChainInfo, operationBytes: number) => Pr
  * the two, the L1 base fee can rise 12.5 % an L1 block (EIP-1559) and the L2 price fall: twice covers minutes of it.
  */
 const RESERVE_MULTIPLE = 2n;
+/**
+ * Bytes of a Safe relay's call data beyond the Safe call's own data: execTransaction's selector, its ten head words,
+ * the data's length and padding, the signatures' length and one padded 65-byte signature (threshold 1), rounded up.
+ */
+export const SAFE_RELAY_EXTRA_BYTES = 640;
+
 /** How long the chain's gas price read at acceptance holds: about an OP-stack block (2 s). */
 const PRICE_TTL_MS = 2_000;
 

@@ -37,7 +37,7 @@ export interface TransactionsDeps extends AcceptanceDeps {
   readonly maxCalls: number;
   /** How large a request's calls and its operation may be. */
   readonly bounds: RequestBounds;
-  /** The L1 data fee, in gas, a request's operation may cost on its chain: reserved with its L2 gas. */
+  /** The L1 data fee, in gas, a request's operation may cost on its chain (OP-stack chains): reserved with its gas. */
   readonly l1DataGas: L1DataReservation;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;

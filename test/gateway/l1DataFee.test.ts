@@ -14,6 +14,7 @@ import { opTuple } from "../../gateway/userop/entryPoint";
 import { encodeHandleOps } from "../../gateway/userop/opsAbi";
 import { l1DataGasOf, operationGas } from "../../gateway/userop/operationGas";
 import { bundleGasLimit } from "../../gateway/bundler/userOperation/bundleCheck";
+import { relayCostGas } from "../../gateway/bundler/safeRelay/spentGas";
 import { operationBound } from "../../gateway/userop/requestBounds";
 import { preVerificationGasBound } from "../../gateway/userop/preVerificationGas";
 import { type OpBuilderDeps, buildUserOperation } from "../../gateway/userop/userOpBuilder";
@@ -84,6 +85,13 @@ const largeCall = (recordCall: string, bytes: number): string =>
 
 const SECRET = "op-stack-proof-secret-of-32-chars-at-least";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
+/** Safe contracts of the Safe API tests: the requests are refused or stored, never built. */
+const SAFE_CONTRACTS = {
+  singleton: "0x1000000000000000000000000000000000000001",
+  proxyFactory: "0x1000000000000000000000000000000000000002",
+  fallbackHandler: "0x1000000000000000000000000000000000000003",
+  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
+};
 
 /** The API with `ogor` (an OP-stack chain) and `localhost` both served by the local chain, and an app with `budgetGas`. */
 async function apiWithBudget(budgetGas: bigint) {
@@ -205,5 +213,61 @@ describe("OP-stack L1 data fee: operations and budgets count it where the chain 
     } finally {
       built.close();
     }
+  });
+
+  it("an app relays maximum-size call data through its Safe on an OP-stack chain: its budget counts the relay's L1 data fee", async () => {
+    const { oracle } = await loadFixture(fixture);
+    const client = (name: string, chainId: number): ChainClient => ({
+      name,
+      chainId,
+      provider: ethers.provider as unknown as JsonRpcProvider,
+    });
+    const built = buildTestApp(
+      {
+        chains: { oeth: { rpcUrl: "http://127.0.0.1:9" }, localhost: { rpcUrl: "http://127.0.0.1:9" } },
+        relayerKey: `0x${"4b".repeat(32)}`,
+        safe: { operatorKey: `0x${"5a".repeat(32)}`, contracts: SAFE_CONTRACTS },
+      },
+      {
+        chains: new Map([
+          ["oeth", client("oeth", 10)],
+          ["localhost", client("localhost", 31337)],
+        ]),
+        txChains: ["oeth", "localhost"],
+      },
+    );
+    try {
+      const relayCeiling = worstCaseGas([], "safe", 5_000_000);
+      const { app, token } = await built.appWithToken("safe app");
+      // Its budget holds the Safe's creation and one relay at the L2 gas cap, not the L1 data fee of a large one.
+      await (await built.repositories).apps.setPolicy(app.id, { budgetGas: 2n * relayCeiling + 1_000n });
+      const post = (route: string, body: object) =>
+        request(built.app).post(route).set("Authorization", `Bearer ${token}`).send(body);
+      const data = hexlify(randomBytes(MAX_CALL_DATA));
+      const custom = async (chain: string) => {
+        const created = await post(`/v1/${chain}/account`, { signers: ["0x00000000000000000000000000000000000000A1"] });
+        expect(created.status, JSON.stringify(created.body)).to.be.oneOf([201, 202]);
+        return post(`/v1/${chain}/account/${created.body.address}/custom`, { to: TARGET, data });
+      };
+      const refused = await custom("oeth");
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(429);
+      expect(refused.body).to.deep.include({ code: "BUDGET_EXCEEDED", chain: "oeth" });
+      // Beyond the relay's gas cap it reserved at least the L1 fee of the relay's bytes at the chain's gas price.
+      const fee = await oracle.getL1Fee(`0x${"ff".repeat(MAX_CALL_DATA + 640 + 200)}`);
+      const gasPrice = BigInt(await ethers.provider.send("eth_gasPrice", []));
+      expect(BigInt(refused.body.requestGas as string) - relayCeiling).to.be.at.least((fee + gasPrice - 1n) / gasPrice);
+      // Without an L1 data fee, the same fits the same budget.
+      expect((await custom("localhost")).status).to.equal(202);
+    } finally {
+      built.close();
+    }
+  });
+
+  it("a Safe relay mined on an OP-stack chain is charged its receipt's L1 data fee in gas at its price; elsewhere its gas alone", () => {
+    // op-geth's receipt: gasUsed 100,000 at 0.05 gwei, and an L1 fee of 0.00007 ETH (1,400,000 gas at that price).
+    const receipt = { gasUsed: "0x186a0", effectiveGasPrice: "0x2faf080", l1Fee: "0x3faa25226000" };
+    expect(relayCostGas(receipt)).to.equal(100_000n + 1_400_000n);
+    expect(relayCostGas({ ...receipt, l1Fee: "0x3faa25226001" })).to.equal(100_000n + 1_400_001n);
+    expect(relayCostGas({ gasUsed: "0x186a0", effectiveGasPrice: "0x2faf080" })).to.equal(100_000n);
   });
 });
