@@ -17,7 +17,7 @@ import { bundleGasLimit } from "../../gateway/bundler/userOperation/bundleCheck"
 import { relayCostGas } from "../../gateway/bundler/safeRelay/spentGas";
 import { operationBound } from "../../gateway/userop/requestBounds";
 import { preVerificationGasBound } from "../../gateway/userop/preVerificationGas";
-import { type OpBuilderDeps, buildUserOperation } from "../../gateway/userop/userOpBuilder";
+import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/userop/userOpBuilder";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { testKeySigner } from "../helpers/keySigners";
@@ -269,5 +269,39 @@ describe("OP-stack L1 data fee: operations and budgets count it where the chain 
     expect(relayCostGas(receipt)).to.equal(100_000n + 1_400_000n);
     expect(relayCostGas({ ...receipt, l1Fee: "0x3faa25226001" })).to.equal(100_000n + 1_400_001n);
     expect(relayCostGas({ gasUsed: "0x186a0", effectiveGasPrice: "0x2faf080" })).to.equal(100_000n);
+  });
+
+  it("a bundle of many operations costs one read of the oracle, and the next build within the block none", async () => {
+    const { deps, target } = await loadFixture(fixture);
+    const oracleReads: string[] = [];
+    const watched = {
+      send: (method: string, params: unknown[]) => {
+        const to = (params[0] as { to?: string } | undefined)?.to;
+        if (method === "eth_call" && to?.toLowerCase() === GAS_PRICE_ORACLE.toLowerCase()) oracleReads.push(method);
+        return ethers.provider.send(method, params);
+      },
+    } as unknown as JsonRpcProvider;
+    let now = 1_000_000;
+    const l1DataFee = createL1DataFee(watched, () => now);
+    const requests = Array.from({ length: 6 }, (_, i) => ({
+      tx: stored(
+        `0c1e-many-${i}`,
+        `tel:1415555040${i}`,
+        deps.factories.kernel,
+        target.target as string,
+        largeCall(target.interface.encodeFunctionData("record", [i]), 1024),
+      ),
+      deployed: false,
+    }));
+    const built = await buildUserOperations(requests, FEES, { ...deps, l1DataFee });
+    expect(built.every((r) => "built" in r)).to.equal(true);
+    // Before Fjord (this oracle): the upper-bound probe, then getL1Fee of a sample; one price for all six.
+    expect(oracleReads).to.have.length(2);
+    now += 1_500; // the same block (2 s): the price holds
+    await buildUserOperations(requests.slice(0, 2), FEES, { ...deps, l1DataFee });
+    expect(oracleReads).to.have.length(2);
+    now += 1_000; // the next block: read again, without probing for getL1FeeUpperBound for a while
+    await buildUserOperations(requests.slice(0, 2), FEES, { ...deps, l1DataFee });
+    expect(oracleReads).to.have.length(3);
   });
 });
