@@ -202,6 +202,7 @@ export function createExpressApp(
         capabilities,
         findApp,
         policy,
+        l1DataGas: services.transactions.l1DataGas,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
       },
     }),

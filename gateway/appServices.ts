@@ -4,6 +4,7 @@ import type { UserProofDeps } from "./auth/userProof";
 import type { App } from "./auth/app";
 import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
 import type { TransactionsDeps } from "./services/transactions";
+import { createL1DataReservation } from "./services/l1DataReservation";
 
 /**
  * The services' parts the routes share, built once per app: the express routes and the fast paths in front of them
@@ -54,6 +55,7 @@ export function appServices(deps: AppDeps): AppServices {
       ownerAccount: config.contracts.ownerAccount,
       maxCalls: config.transactions.maxCalls,
       bounds: config.transactions,
+      l1DataGas: createL1DataReservation(deps.chains),
       findApp,
       proof,
       policy,

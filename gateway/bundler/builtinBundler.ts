@@ -183,7 +183,9 @@ export class BuiltinBundler {
   private async covered(pending: readonly Bundle[], prepared: Prepared, call: RelayerCall): Promise<boolean> {
     const reserved = this.inFlight.reserved(pending);
     if (!reserved) return false;
-    const next = { relayerWei: call.gasLimit * prepared.fees.maxFeePerGas, paymasterWei: call.prefunds ?? 0n };
+    // On an OP-stack chain the relayer also pays the bundle's L1 data fee, beside its gas.
+    const relayerWei = call.gasLimit * prepared.fees.maxFeePerGas + (call.l1DataFee ?? 0n);
+    const next = { relayerWei, paymasterWei: call.prefunds ?? 0n };
     return coveredBehind(this.context, this.relayer.address, reserved, next);
   }
 

@@ -3,6 +3,8 @@ import type { KeyAddresses, ServiceKeys } from "../custody/serviceKeys";
 import type { Logger } from "pino";
 import type { ChainClient } from "../chains/clients";
 import { rpcErrorMessage } from "../chains/revertData";
+import { createL1DataFee } from "../chains/l1DataFee";
+import { chainByName } from "../chains/registry";
 import type { Config } from "../config/schema";
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
@@ -87,6 +89,8 @@ export function startTxWorkers(
     const factories = { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory };
     // One per chain, kept across lease changes: what it learnt of the operator's wallet code stays true.
     const custody = new WalletCustody({ provider: chain.provider, ownerAccount, factories, clock: deps.clock });
+    // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).
+    const l1DataFee = chainByName(chain.name)?.l1DataFee ? createL1DataFee(chain.provider) : undefined;
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
     const context = (repository: TransactionsRepository): WorkerContext => ({
       chain,
@@ -114,6 +118,7 @@ export function startTxWorkers(
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,
         maxCallGas: BigInt(t.maxCallGas),
         maxPreVerificationGas: BigInt(t.maxPreVerificationGas),
+        ...(l1DataFee ? { l1DataFee } : {}),
         clock: deps.clock,
       },
     });

@@ -32,6 +32,11 @@ export interface RelayerCall {
   readonly ops: readonly BuiltOp[];
   /** What it may take from the paymaster's deposit at most (its operations' prefunds); none if unset. */
   readonly prefunds?: bigint;
+  /**
+   * The L1 data fee the chain charges the relayer for it besides its gas (an OP-stack chain), at most: what its
+   * operations' preVerificationGas holds for it at their fees. None if unset.
+   */
+  readonly l1DataFee?: bigint;
 }
 
 /** A mined relayer transaction's eth_getTransactionReceipt answer, the fields the worker reads. */
@@ -39,6 +44,9 @@ export interface RelayerReceipt {
   readonly status: string;
   readonly blockNumber: string;
   readonly gasUsed: string;
+  /** An OP-stack chain's L1 data fee of the transaction (wei, op-geth's receipt field); absent elsewhere. */
+  readonly l1Fee?: string;
+  readonly effectiveGasPrice?: string;
   readonly transactionHash: string;
   readonly logs: readonly {
     address: string;

@@ -14,7 +14,18 @@ export interface ChainInfo {
   readonly api: ApiStatus;
   /** Safe-account interface served on this chain (spec §4.10). */
   readonly safe: boolean;
+  /**
+   * The chain charges every transaction an L1 data fee for its bytes besides its L2 gas, priced by its
+   * GasPriceOracle (the OP-stack's; chains/l1DataFee.ts): operations and budgets count it (docs/transactions.md).
+   */
+  readonly l1DataFee: boolean;
 }
+
+/** What a chain charges beyond its L2 gas. */
+type Fees = { readonly l1DataFee: boolean };
+/** An OP-stack chain (Bedrock and later): an L1 data fee per transaction byte, from the GasPriceOracle predeploy. */
+const OP_STACK: Fees = { l1DataFee: true };
+const L2_GAS_ONLY: Fees = { l1DataFee: false };
 
 const chain = (
   name: string,
@@ -23,25 +34,26 @@ const chain = (
   contracts: ContractStatus,
   api: ApiStatus,
   safe = false,
-): ChainInfo => Object.freeze({ name, chainId, type, contracts, api, safe });
+  fees: Fees = L2_GAS_ONLY,
+): ChainInfo => Object.freeze({ name, chainId, type, contracts, api, safe, ...fees });
 
 /** Every network of spec §4.7 and §4.10, plus the local development chain. */
 export const CHAINS: readonly ChainInfo[] = Object.freeze([
   chain("matic", 137, "production", "deployed", "live", true),
   chain("arb1", 42161, "production", "deployed", "live", true),
   chain("linea", 59144, "production", "deployed", "live"),
-  chain("base", 8453, "production", "deployed", "live"),
+  chain("base", 8453, "production", "deployed", "live", false, OP_STACK),
   chain("gno", 100, "production", "deployed", "live"),
   chain("bnb", 56, "production", "deployed", "live"),
-  chain("zora-mainnet", 7777777, "production", "deployed", "planned"),
+  chain("zora-mainnet", 7777777, "production", "deployed", "planned", false, OP_STACK),
   chain("eth", 1, "production", "deployed", "planned", true),
-  chain("oeth", 10, "production", "in-construction", "none", true),
+  chain("oeth", 10, "production", "in-construction", "none", true, OP_STACK),
   chain("maticmum", 80001, "testnet", "deployed", "live", true),
-  chain("ogor", 420, "testnet", "deployed", "live"),
+  chain("ogor", 420, "testnet", "deployed", "live", false, OP_STACK),
   chain("arb-goerli", 421613, "testnet", "deployed", "live"),
   chain("chi", 10200, "testnet", "deployed", "live"),
   chain("linea-testnet", 59140, "testnet", "deployed", "live"),
-  chain("zora-goerli", 999, "testnet", "deployed", "planned"),
+  chain("zora-goerli", 999, "testnet", "deployed", "planned", false, OP_STACK),
   chain("gor", 5, "testnet", "deployed", "none", true),
   chain("localhost", 31337, "local", "deployed", "live", true),
 ]);

@@ -28,6 +28,11 @@ export interface SpendRequest {
   readonly checkCalls: boolean;
   /** Whether the calls are delegatecalls: the target's code then makes whatever calls it likes, as the account. */
   readonly delegatecall?: boolean;
+  /**
+   * The L1 data fee its operation may be charged, in gas (chains with an L1 data fee; services/l1DataReservation.ts):
+   * reserved with its L2 gas. 0 or unset elsewhere.
+   */
+  readonly l1DataGas?: bigint;
 }
 
 /** A request the policy admits: the gas it reserves and the limits that must hold when it is stored. */
@@ -117,7 +122,10 @@ export function createSpendPolicy(deps: SpendPolicyDeps): SpendPolicy {
       if (policy.userDailyCapGas !== undefined && request.userId !== undefined) {
         limits.push({ rule: "userDailyCap", limitGas: policy.userDailyCapGas, periodSeconds: DAY_SECONDS });
       }
-      return { reservedGas: worstCaseGas(request.calls, request.account, deps.maxCallGas), limits };
+      return {
+        reservedGas: worstCaseGas(request.calls, request.account, deps.maxCallGas, request.l1DataGas ?? 0n),
+        limits,
+      };
     },
 
     async commit(request, admission, store) {

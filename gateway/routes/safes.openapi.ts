@@ -68,6 +68,11 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     413: problem("PAYLOAD_TOO_LARGE"),
     503: problem("MAINTENANCE, SAFE_NOT_CONFIGURED"),
   };
+  /** A chain with an L1 data fee: its fee oracle is read to reserve the relay's fee from the budget. */
+  const feeOracleProblems = {
+    502: problem("RPC_UNAVAILABLE, CHAIN_READ_FAILED: the chain's L1 data fee oracle could not be read"),
+    504: problem("RPC_TIMEOUT (as for 502)"),
+  };
   const txStatus = (example: object) => ({ "application/json": { schema: SafeTxStatusResponse, example } });
 
   registry.registerPath({
@@ -104,6 +109,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       409: problem("SAFE_EXISTS, IDEMPOTENCY_KEY_REUSED"),
       403: problem("POLICY_DENIED (rule chains)"),
       429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
+      ...feeOracleProblems,
     },
   });
   registry.registerPath({
@@ -205,6 +211,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
         ),
         404: problem("NOT_FOUND: no Safe at this address was created through this service"),
         429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
+        ...feeOracleProblems,
       },
     });
   }

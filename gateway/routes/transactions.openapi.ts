@@ -73,7 +73,12 @@ const txProblems = {
     "BUDGET_EXCEEDED (the app's gas budget on the chain: remainingGas, requestGas, freesAt, Retry-After), " +
       "RATE_LIMITED (the app's request rate, with Retry-After)",
   ),
+  502: problem(
+    "RPC_UNAVAILABLE, CHAIN_READ_FAILED: on a chain that charges an L1 data fee, its fee oracle could not be read " +
+      "to reserve the fee from the budget",
+  ),
   503: problem("MAINTENANCE, TX_NOT_CONFIGURED"),
+  504: problem("RPC_TIMEOUT (as for 502)"),
 };
 const statusProblems = {
   401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),

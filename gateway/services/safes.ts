@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { getAddress } from "ethers";
+import { dataLength, getAddress } from "ethers";
 import type { AppPrincipal } from "../auth/appTokens";
 import type { ChainCapabilitiesTable } from "./chainCapabilities";
 import { ApiError, NotFoundError } from "../errors/apiError";
@@ -11,6 +11,7 @@ import { type SafeAction, type SafeTxRecord, isSafeRecord } from "../transaction
 import type { TransactionsRepository } from "../storage/transactionsRepository";
 import type { RequestDeadline } from "./requestDeadline";
 import { safeChain } from "./chainChecks";
+import { type L1DataReservation, SAFE_RELAY_EXTRA_BYTES } from "./l1DataReservation";
 import {
   type AcceptanceDeps,
   IdempotencyKeyReusedError,
@@ -30,6 +31,8 @@ export interface SafesDeps extends AcceptanceDeps {
   /** What each chain can do here: Safe requests are accepted where it serves Safes, built from its contracts. */
   readonly capabilities: ChainCapabilitiesTable;
   readonly findApp: (appId: string) => Promise<App | undefined>;
+  /** The L1 data fee, in gas, a relay may cost on its chain (OP-stack chains): reserved with its gas. */
+  readonly l1DataGas: L1DataReservation;
 }
 
 /**
@@ -63,7 +66,14 @@ export async function createSafe(
     value: 0n,
     data: createProxyCallData(contracts.singleton, initializer, appSaltNonce(app.id, saltNonce)),
   };
-  const spend = { chain, calls: [deployCall], account: "safe" as const, userId: undefined, checkCalls: false };
+  const spend = {
+    chain,
+    calls: [deployCall],
+    account: "safe" as const,
+    userId: undefined,
+    checkCalls: false,
+    l1DataGas: await relayL1DataGas(chain, deployCall.data, deps),
+  };
   const admission = deps.policy.admit(app, spend);
   // The Safe and its deployment request are stored in one transaction.
   const store = () =>
@@ -109,6 +119,10 @@ export async function createSafe(
   }
 }
 
+/** The L1 data fee, in gas, a relay of a Safe call with `data` may cost on `chain` (0 where none is charged). */
+const relayL1DataGas = (chain: string, data: string, deps: SafesDeps): Promise<bigint> =>
+  deps.l1DataGas(deps.capabilities.get(chain)!.chain, dataLength(data) + SAFE_RELAY_EXTRA_BYTES);
+
 /** The Safe at `address` on `chain`, if this app created it: 404 if unknown, 403 if another app's. */
 async function ownSafe(chain: string, address: string, principal: AppPrincipal, deps: SafesDeps): Promise<SafeRecord> {
   const safe = await deps.safes.find(chain, getAddress(address));
@@ -152,6 +166,7 @@ export async function submitSafeTransaction(
     userId: undefined,
     checkCalls: action === "custom",
     delegatecall: call.operation === 1,
+    l1DataGas: await relayL1DataGas(chain, call.data, deps),
   };
   const admission = deps.policy.admit(app, spend);
   const store = () =>

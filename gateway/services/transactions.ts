@@ -11,6 +11,7 @@ import { type RequestBounds, checkRequestBounds } from "../userop/requestBounds"
 import { checkCallRules } from "./callPolicy";
 import type { RequestDeadline } from "./requestDeadline";
 import { transactionChain } from "./chainChecks";
+import type { L1DataReservation } from "./l1DataReservation";
 import { type AcceptanceDeps, commitRequest, findRequest, requestHash } from "./requestAcceptance";
 import { actingApp, requestUserId } from "./requestChecks";
 
@@ -36,6 +37,8 @@ export interface TransactionsDeps extends AcceptanceDeps {
   readonly maxCalls: number;
   /** How large a request's calls and its operation may be. */
   readonly bounds: RequestBounds;
+  /** The L1 data fee, in gas, a request's operation may cost on its chain (OP-stack chains): reserved with its gas. */
+  readonly l1DataGas: L1DataReservation;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
 }
@@ -56,7 +59,7 @@ export async function submitTransaction(
   deadline: RequestDeadline,
 ): Promise<{ record: WalletTxRecord; created: boolean }> {
   const calls = requestCalls(request, deps.maxCalls);
-  checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
+  const { operationBytes } = checkRequestBounds(type, calls, request.delegatecall === 1, deps.bounds);
   const userId = requestUserId(request.userId);
   const chain = transactionChain(request.chain, deps.capabilities);
   const app = await actingApp(principal, deps.findApp);
@@ -77,6 +80,8 @@ export async function submitTransaction(
   });
 
   const canonical = formatUserId(userId);
+  // Read after the checks that need no node: a refused request costs no oracle read (and the read is cached a block).
+  const l1DataGas = await deps.l1DataGas(chain, operationBytes);
   const spend = {
     chain: request.chain,
     calls,
@@ -84,6 +89,7 @@ export async function submitTransaction(
     userId: canonical,
     checkCalls: true,
     delegatecall,
+    l1DataGas,
   };
   const admission = deps.policy.admit(app, spend);
   const hash = requestHash([

@@ -1,4 +1,5 @@
 import type { JsonRpcProvider } from "ethers";
+import type { L1DataFee } from "../chains/l1DataFee";
 import type { KeySigner } from "../custody/keySigner";
 import type { AccountType } from "../identity/walletAddress";
 import type { WalletTxRecord } from "../transactions/txRecord";
@@ -31,6 +32,8 @@ export interface OpBuilderDeps {
   readonly maxCallGas: bigint;
   /** The most preVerificationGas the paymaster sponsors for one operation (it grows with the call data). */
   readonly maxPreVerificationGas: bigint;
+  /** The chain's L1 data fee (an OP-stack chain: registry `l1DataFee`), added to preVerificationGas; else none. */
+  readonly l1DataFee?: L1DataFee;
   readonly clock: () => Date;
 }
 
@@ -38,6 +41,7 @@ export interface OpBuilderDeps {
 export interface Draft {
   readonly tx: WalletTxRecord;
   readonly base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">;
+  /** Its preVerificationGas on L2 (the call data's gas), without the L1 data fee the build adds. */
   readonly preVerificationGas: bigint;
   readonly validUntil: number;
 }

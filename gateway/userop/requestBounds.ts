@@ -36,13 +36,14 @@ const WORST_SIGNATURE = `0x${"ff".repeat(65)}`;
  * TX_MAX_CALL_BYTES, call data over TX_MAX_CALL_DATA_BYTES in all, an operation over what one bundle transaction
  * carries, or one that could need more than TX_MAX_PRE_VERIFICATION_GAS. The operation is counted at its largest
  * (the wallet still to deploy, every signed word non-zero), so what passes here passes the worker's own checks.
+ * Returns that most bytes of its operation in a bundle's call data (what an L1 data fee is charged for).
  */
 export function checkRequestBounds(
   type: AccountType,
   calls: readonly TxCall[],
   delegatecall: boolean,
   bounds: RequestBounds,
-): void {
+): { readonly operationBytes: number } {
   const sizes = calls.map((call) => dataLength(call.data));
   const over = sizes.flatMap((size, index) => (size > bounds.maxCallBytes ? [{ index, size }] : []));
   if (over.length > 0) {
@@ -73,6 +74,7 @@ export function checkRequestBounds(
       `Its operation could need ${preVerificationGas} preVerificationGas; this deployment sponsors at most ${bounds.maxPreVerificationGas} (TX_MAX_PRE_VERIFICATION_GAS)`,
     );
   }
+  return { operationBytes: bytes };
 }
 
 /**

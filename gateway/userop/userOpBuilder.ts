@@ -12,6 +12,8 @@ import type { OperationFailure } from "./failureCodes";
 import { HEAVY_CALL_GAS, type Measurement, SIMULATION_GAS, executionGas, measure } from "./gasSimulation";
 import { type Draft, type Fees, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
 import { mapLimit } from "./mapLimit";
+import { l1DataGas } from "./l1DataGas";
+import type { L1FeeQuote } from "../chains/l1DataFee";
 
 export type { Fees, OpBuilderDeps } from "./operationDraft";
 
@@ -33,7 +35,9 @@ export type BuildResult = { readonly built: BuiltUserOp } | { readonly failure: 
  * Builds requests' ERC-4337 v0.7 UserOperations: initCode while the wallet has no code, the request's own
  * single-use nonce, the wallet call data, sponsorship by the SponsorPaymaster, gas limits measured by simulating
  * the operations (EntryPointSimulations.simulateHandleOp, all of a bundle in one eth_call under a state
- * override), and the owner key's signature. Results are in the order of `requests`.
+ * override), and the owner key's signature. On a chain with an L1 data fee, each operation's preVerificationGas
+ * also holds the fee of its bytes at its maxFeePerGas, from one read of the chain's oracle for all of them.
+ * Results are in the order of `requests`.
  */
 export async function buildUserOperations(
   requests: readonly { tx: WalletTxRecord; deployed: boolean }[],
@@ -42,7 +46,10 @@ export async function buildUserOperations(
 ): Promise<BuildResult[]> {
   const attempts = requests.map(({ tx, deployed }) => draftOrFailure(tx, deployed, deps));
   const drafts = attempts.filter((a): a is Draft => !("failure" in a));
-  const measured = await measure(drafts, SIMULATION_GAS.call, deps);
+  const [measured, l1Quote] = await Promise.all([
+    measure(drafts, SIMULATION_GAS.call, deps),
+    drafts.length > 0 ? deps.l1DataFee?.quote() : undefined,
+  ]);
   // Operations that used nearly all the simulation's call gas may need more: measured again alone, a few at a time,
   // with a little more than the most this deployment sponsors (any app can ask for these; they must stay cheap).
   const heavy = measured.flatMap((m, i) => {
@@ -62,7 +69,7 @@ export async function buildUserOperations(
     // Out of gas with more than the sponsored maximum: it needs more than this deployment pays for.
     measured[i] = "failure" in m && m.failure.code === "SIMULATION_OUT_OF_GAS" ? callGasTooHigh(heavyLimit, deps) : m;
   });
-  const finished = await Promise.all(drafts.map((d, i) => finish(d, measured[i]!, fees, deps)));
+  const finished = await Promise.all(drafts.map((d, i) => finish(d, measured[i]!, fees, l1Quote, deps)));
   const byTx = new Map(drafts.map((d, i) => [d.tx.id, finished[i]!]));
   return attempts.map((a) => ("failure" in a ? a : byTx.get(a.tx.id)!));
 }
@@ -84,7 +91,7 @@ function draftOrFailure(
     const message = `the operation could not be built: ${(error as Error).message}`.slice(0, 300);
     return { failure: { code: "BUILD_FAILED", action: "fail", message } };
   }
-  const bytes = operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
+  const bytes = worstBytes(d);
   if (bytes > MAX_BUNDLE_BYTES) {
     const message = `the operation has ${bytes} bytes; a bundle transaction carries at most ${MAX_BUNDLE_BYTES}`;
     return { failure: { code: "CALL_DATA_TOO_LARGE", action: "fail", message } };
@@ -125,6 +132,10 @@ function draft(tx: WalletTxRecord, deployed: boolean, deps: OpBuilderDeps): Draf
   return { tx, base, preVerificationGas: pvg, validUntil };
 }
 
+/** The most bytes a draft's operation has in handleOps's call data, with its signatures still to come. */
+const worstBytes = (d: Draft): number =>
+  operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
+
 /** Heavy re-measurements sent at once. */
 const HEAVY_AT_ONCE = 4;
 
@@ -143,9 +154,20 @@ const callGasTooHigh = (gas: bigint, deps: OpBuilderDeps): { failure: OperationF
   },
 });
 
-/** The finished operation: limits from the measurement, the real fees, fresh signatures. */
-async function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps): Promise<BuildResult> {
+/**
+ * The finished operation: limits from the measurement, the real fees, fresh signatures; preVerificationGas with the
+ * L1 data fee of its bytes at its maxFeePerGas where the chain charges one (`l1Quote`), so the EntryPoint charges
+ * the paymaster for it, the relayer is paid it back, and the app's budget counts it (settled from actualGasUsed).
+ */
+async function finish(
+  d: Draft,
+  m: Measurement,
+  fees: Fees,
+  l1Quote: L1FeeQuote | undefined,
+  deps: OpBuilderDeps,
+): Promise<BuildResult> {
   if ("failure" in m) return m;
+  const l1Gas = l1Quote ? l1DataGas(l1Quote, worstBytes(d), fees.maxFeePerGas) : 0n;
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
   const validationGas = m.preOpGas - d.preVerificationGas;
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
@@ -155,7 +177,7 @@ async function finish(d: Draft, m: Measurement, fees: Fees, deps: OpBuilderDeps)
     {
       ...d.base,
       accountGasLimits: packAccountGasLimits(verificationGasLimit, callGasLimit),
-      preVerificationGas: d.preVerificationGas,
+      preVerificationGas: d.preVerificationGas + l1Gas,
       gasFees: packGasFees(fees.maxPriorityFeePerGas, fees.maxFeePerGas),
       paymasterAndData: "0x",
       signature: "0x",

@@ -6,7 +6,7 @@ import type { Preparation, Prepared, Relayer, RelayerCall, RelayerReceipt, WorkK
 import { type SafePreparation, type SafeRelay, prepareSafeRelay } from "./prepareSafeRelay";
 import { SafeUnreadableError } from "./safeNonce";
 import { safeMissingOutcome, safeOutcomeOfReceipt } from "./safeRelayOutcomes";
-import { chargedSafeOutcome } from "./spentGas";
+import { chargedSafeOutcome, relayCostGas } from "./spentGas";
 
 /** A Safe request ready for the relayer, and the block its check ran on. */
 export interface CheckedSafeRelay {
@@ -72,7 +72,7 @@ export class SafeKind implements WorkKind<CheckedSafeRelay> {
     const outcomes = new Map<string, TxOutcome>();
     for (const tx of txs) {
       const outcome = await safeOutcomeOfReceipt(this.context, tx, receipt);
-      outcomes.set(tx.id, chargedSafeOutcome(tx, outcome, BigInt(receipt.gasUsed)));
+      outcomes.set(tx.id, chargedSafeOutcome(tx, outcome, relayCostGas(receipt)));
     }
     return outcomes;
   }

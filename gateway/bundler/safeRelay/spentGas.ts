@@ -1,8 +1,20 @@
 import type { TxOutcome } from "../../transactions/txOutcome";
 import type { SafeTxRecord } from "../../transactions/txRecord";
+import type { RelayerReceipt } from "../workKind";
 
 /** A Safe request whose sends, reverted on chain, burned all the gas it reserved: not sent again. */
 export const BUDGET_EXHAUSTED_BY_RETRIES = "BUDGET_EXHAUSTED_BY_RETRIES";
+
+/**
+ * What a mined relay cost the relayer, in gas: its gasUsed, and on an OP-stack chain its L1 data fee (the receipt's
+ * `l1Fee`) in gas at the price it paid, rounded up, which the request's budget counts as it reserved it.
+ */
+export function relayCostGas(receipt: Pick<RelayerReceipt, "gasUsed" | "l1Fee" | "effectiveGasPrice">): bigint {
+  const gasUsed = BigInt(receipt.gasUsed);
+  if (receipt.l1Fee === undefined || receipt.effectiveGasPrice === undefined) return gasUsed;
+  const price = BigInt(receipt.effectiveGasPrice) > 0n ? BigInt(receipt.effectiveGasPrice) : 1n;
+  return gasUsed + (BigInt(receipt.l1Fee) + price - 1n) / price;
+}
 
 /**
  * The outcome of a mined Safe relay, charged the receipt's gas: the relayer sent it for this request alone, so all

@@ -3,7 +3,7 @@ import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { Fees } from "../../userop/operationDraft";
 import { buildUserOperations } from "../../userop/userOpBuilder";
-import { operationGas } from "../../userop/operationGas";
+import { bundledGas } from "../../userop/operationGas";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../../userop/operationSize";
 import { currentFees } from "../fees";
 import type { WorkerContext } from "../workerContext";
@@ -59,7 +59,7 @@ export async function buildBundle(
     }
     // Past the gas cap or the size limit, an operation waits, untouched, for the next bundle.
     const size = bytes + operationBytes(result.built.userOp);
-    const withIt = gas + operationGas(result.built.userOp);
+    const withIt = gas + bundledGas(result.built.userOp);
     if (ops.length > 0 && (bundleGasBound(withIt, size) > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
     ops.push(result.built);
     bytes = size;

@@ -5,7 +5,7 @@ import type { WalletTxRecord } from "../../transactions/txRecord";
 import { type OperationFailure, failureFromReason } from "../../userop/failureCodes";
 import { decodeEntryPointError } from "../../userop/entryPoint";
 import { encodeHandleOps } from "../../userop/opsAbi";
-import { operationGas } from "../../userop/operationGas";
+import { bundledGas } from "../../userop/operationGas";
 import type { WorkerContext } from "../workerContext";
 import { outcomeOfFailure } from "./operationOutcomes";
 
@@ -25,10 +25,11 @@ const TRANSACTION_GAS = 21_000n;
 
 /**
  * The gas limit of a bundle of `ops` whose handleOps call data is `data`: the sum of their limits and handleOps's
- * own, and never under the call-data floor (nodes refuse a transaction whose limit is below it).
+ * own (without what their preVerificationGas holds for an L1 data fee, which no code burns: bundledGas), and never
+ * under the call-data floor (nodes refuse a transaction whose limit is below it).
  */
 export function bundleGasLimit(ops: readonly BuiltUserOp[], data: string): bigint {
-  const limits = ops.reduce((sum, op) => sum + operationGas(op.userOp), BUNDLE_GAS_OVERHEAD);
+  const limits = ops.reduce((sum, op) => sum + bundledGas(op.userOp), BUNDLE_GAS_OVERHEAD);
   let tokens = 0n;
   for (let i = 2; i < data.length; i += 2) tokens += data[i] === "0" && data[i + 1] === "0" ? 1n : 4n;
   const floor = TRANSACTION_GAS + FLOOR_GAS_PER_TOKEN * tokens;
@@ -36,7 +37,7 @@ export function bundleGasLimit(ops: readonly BuiltUserOp[], data: string): bigin
 }
 
 /**
- * An upper bound of bundleGasLimit for operations whose limits (operationGas) sum to `opsGas` and whose call data is
+ * An upper bound of bundleGasLimit for operations whose limits (bundledGas) sum to `opsGas` and whose call data is
  * `bytes` in all, without encoding them: a bundle being filled adds each operation's share once.
  */
 export function bundleGasBound(opsGas: bigint, bytes: number): bigint {

@@ -140,8 +140,11 @@ async function unchangedByOwnBundles(
   return BigInt(deposit) >= prefunds;
 }
 
-/** The most an operation takes from the paymaster's deposit: its gas at maxFeePerGas (the low 128 bits of gasFees). */
+/** An operation's maxFeePerGas: the low 128 bits of its gasFees. */
+export const maxFeeOf = (userOp: BuiltUserOp["userOp"]): bigint => BigInt(`0x${userOp.gasFees.slice(34)}`);
+
+/** The most an operation takes from the paymaster's deposit: its gas at maxFeePerGas. */
 export function operationPrefund(userOp: BuiltUserOp["userOp"]): bigint {
   // The simulation ran at 1 wei; the bundle pays maxFeePerGas at most.
-  return operationGas(userOp) * BigInt(`0x${userOp.gasFees.slice(34)}`);
+  return operationGas(userOp) * maxFeeOf(userOp);
 }

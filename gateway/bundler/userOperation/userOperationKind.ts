@@ -7,7 +7,8 @@ import { bundleGasLimit } from "./bundleCheck";
 import { buildBundle } from "./buildBundle";
 import { includedOutcome, operationEvents } from "./operationEvents";
 import { closeExhausted, outcomeOfMissingOperation } from "./operationOutcomes";
-import { type SimulatedBundle, opsToBroadcast, operationPrefund } from "./preBroadcast";
+import { type SimulatedBundle, maxFeeOf, opsToBroadcast, operationPrefund } from "./preBroadcast";
+import { l1DataGasOf } from "../../userop/operationGas";
 
 /**
  * Wallet requests: ERC-4337 UserOperations, as many as fit bundled into one EntryPoint.handleOps transaction, or
@@ -46,7 +47,8 @@ export class UserOperationKind implements WorkKind<SimulatedBundle> {
       relayer.address,
     );
     const prefunds = ops.reduce((sum, op) => sum + operationPrefund(op.userOp), 0n);
-    return { to: this.context.entryPoint, data, gasLimit: bundleGasLimit(ops, data), ops, prefunds };
+    const l1DataFee = ops.reduce((sum, op) => sum + l1DataGasOf(op.userOp) * maxFeeOf(op.userOp), 0n);
+    return { to: this.context.entryPoint, data, gasLimit: bundleGasLimit(ops, data), ops, prefunds, l1DataFee };
   }
 
   /** Each operation by its UserOperationEvent in the receipt; one without is looked up by its nonce key. */
