@@ -120,6 +120,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["WEBHOOK_ALLOW_PRIVATE", ["webhooks", "allowPrivate"]],
   ["WEBHOOK_TIMEOUT_MS", ["webhooks", "timeoutMs"]],
   ["WEBHOOK_RETRY_SECONDS", ["webhooks", "retrySeconds"], "list"],
+  ["WEBHOOK_DNS_SERVERS", ["webhooks", "dnsServers"], "list"],
   ["WEBHOOK_DISABLE_AFTER_FAILURES", ["webhooks", "disableAfterFailures"]],
   ["WEBHOOK_DISABLE_AFTER_SECONDS", ["webhooks", "disableAfterSeconds"]],
   ["WEBHOOK_MAX_ENDPOINTS_PER_APP", ["webhooks", "maxEndpointsPerApp"]],

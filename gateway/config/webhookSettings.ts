@@ -1,3 +1,4 @@
+import { Resolver } from "node:dns";
 import { z } from "zod";
 import { flag, int } from "./settingTypes";
 
@@ -7,6 +8,16 @@ import { flag, int } from "./settingTypes";
  * jitter, then the delivery is given up (`failed`).
  */
 export const DEFAULT_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+
+/** Whether node's resolver takes `server` as a nameserver: an IP address, or one with a port (`[v6]:port`). */
+function isNameserver(server: string): boolean {
+  try {
+    new Resolver().setServers([server]);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** How webhooks are delivered (docs/webhooks.md); WEBHOOK_* settings. */
 export const WebhookSettings = z
@@ -19,6 +30,11 @@ export const WebhookSettings = z
     allowPrivate: flag.default(false),
     /** One attempt's limit: connecting, the answer's headers and its body together. */
     timeoutMs: int(1000, 60_000).default(10_000),
+    /** Nameservers endpoint hosts are resolved with; empty: the system's (/etc/resolv.conf). */
+    dnsServers: z
+      .array(z.string().refine(isNameserver, "must be an IP address, or one with a port (1.1.1.1:53, [::1]:53)"))
+      .max(8)
+      .default([]),
     /** The delays between attempts, in seconds (comma-separated); their count is the retries. */
     retrySeconds: z
       .array(int(0, 7 * 86_400))

@@ -29,6 +29,7 @@ export async function deliverWebhook(deps: DeliveryDeps, claim: ClaimedDelivery)
   const response = await (deps.post ?? postWebhook)(claim.url, headers, claim.body, {
     timeoutMs: settings.timeoutMs,
     rules: { allowLoopback: settings.allowLoopback, allowPrivate: settings.allowPrivate },
+    dnsServers: settings.dnsServers,
   });
   const done = deps.clock();
   const delivered = response.outcome === "delivered";

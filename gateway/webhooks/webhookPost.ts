@@ -1,9 +1,8 @@
-import dns, { type LookupOptions } from "node:dns";
 import { type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
-import { checkWebhookUrl, isAllowedAddress, type TargetRules } from "./webhookTarget";
+import { guardedLookup, RefusedTarget } from "./webhookLookup";
+import { checkWebhookUrl, type TargetRules } from "./webhookTarget";
 
 /** How one delivery attempt ended. */
 export interface WebhookResponse {
@@ -16,67 +15,6 @@ export interface WebhookResponse {
 // The receiver's answer is only drained so the exchange ends cleanly; nothing in it is used.
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_LENGTH = 200;
-
-class RefusedTarget extends Error {}
-
-/**
- * Host-name look-ups in flight at once. dns.lookup runs getaddrinfo on libuv's thread pool (four threads, shared with
- * file and crypto work), and a name whose nameserver never answers holds its thread past the attempt's deadline: an
- * app's names may hold at most these, never the whole pool.
- */
-const MAX_LOOKUPS = 2;
-let lookupsInFlight = 0;
-const waitingLookups: (() => void)[] = [];
-
-/** Runs `lookup` once fewer than MAX_LOOKUPS are in flight; `done` must be called when it has answered. */
-function whenLookupFree(lookup: (done: () => void) => void): void {
-  const run = () => {
-    lookupsInFlight++;
-    let finished = false;
-    lookup(() => {
-      if (finished) return;
-      finished = true;
-      lookupsInFlight--;
-      waitingLookups.shift()?.();
-    });
-  };
-  if (lookupsInFlight < MAX_LOOKUPS) run();
-  else waitingLookups.push(run);
-}
-
-/**
- * A `lookup` for node:net that connects only to addresses the rules allow: a name registered while it pointed at a
- * public address may point somewhere private by now (DNS rebinding), so the answer is judged here, at connect time.
- */
-function guardedLookup(rules: TargetRules): LookupFunction {
-  return (hostname: string, options: LookupOptions, callback) => {
-    whenLookupFree((done) => lookupGuarded(hostname, options, rules, done, callback));
-  };
-}
-
-/** One guarded look-up: every address `hostname` resolves to must be allowed; `done` frees its look-up slot. */
-function lookupGuarded(
-  hostname: string,
-  options: LookupOptions,
-  rules: TargetRules,
-  done: () => void,
-  callback: Parameters<LookupFunction>[2],
-): void {
-  dns.lookup(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
-    done();
-    if (err) return callback(err, "");
-    const first = addresses[0];
-    if (first === undefined) return callback(new RefusedTarget(`the host ${hostname} has no address`), "");
-    // Every answer must pass: net may try any of them (happy eyeballs), and a mixed answer is a rebinding tell.
-    for (const { address } of addresses) {
-      const verdict = isAllowedAddress(address, rules);
-      if (!verdict.ok) return callback(new RefusedTarget(`the host ${hostname} resolves to: ${verdict.reason}`), "");
-    }
-    // Node 20 asks for `all` when it may race address families (autoSelectFamily), and for one address otherwise.
-    if (options.all) return callback(null, addresses);
-    callback(null, first.address, first.family);
-  });
-}
 
 function shortError(err: NodeJS.ErrnoException): string {
   // An AggregateError from racing address families may carry an empty message; its code still says what happened.
@@ -91,13 +29,14 @@ function outcomeOf(statusCode: number): "delivered" | "http_error" {
 
 /**
  * POST one webhook body: the URL re-checked, every resolved address judged, no redirects, a fresh connection, one
- * deadline over the whole exchange, and at most 64 KiB of the answer read.
+ * deadline over the whole exchange (the host's look-up included: it is cancelled when the attempt ends), and at most
+ * 64 KiB of the answer read. `dnsServers` (IP or IP:port) are the nameservers asked; none: the system's.
  */
 export async function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; rules: TargetRules },
+  options: { timeoutMs: number; rules: TargetRules; dnsServers?: readonly string[] },
 ): Promise<WebhookResponse> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
@@ -105,12 +44,19 @@ export async function postWebhook(
   const checked = checkWebhookUrl(url, options.rules);
   if (!checked.ok) return { outcome: "refused", error: checked.reason, durationMs: elapsed() };
   const target = checked.url;
+  // Ends the attempt's look-up with it, however it ends: nothing of an attempt outlives its deadline.
+  const attempt = new AbortController();
 
   const requestOptions: RequestOptions = {
     method: "POST",
     // A fresh connection per attempt: a pooled socket would skip the lookup guard.
     agent: false,
-    lookup: guardedLookup(options.rules),
+    lookup: guardedLookup({
+      rules: options.rules,
+      timeoutMs: options.timeoutMs,
+      dnsServers: options.dnsServers ?? [],
+      signal: attempt.signal,
+    }),
     headers: {
       ...headers,
       "Content-Type": "application/json",
@@ -127,6 +73,7 @@ export async function postWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      attempt.abort();
       req.destroy();
       resolve({ ...result, durationMs: elapsed() });
     };

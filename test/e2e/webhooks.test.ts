@@ -7,9 +7,9 @@ import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWit
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { TEST_SECRETS_KEY } from "../helpers/testApp";
+import { withRepositories } from "../helpers/testDatabase";
+import { startTestNameserver } from "../helpers/testNameserver";
 import { type Answer, type ReceivedHook, startWebhookReceiver } from "../helpers/webhookReceiver";
-
-type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 /** The settings the service and the admin CLI share here: the secrets key, and endpoints on loopback allowed. */
 const HOOK_SETTINGS = {
@@ -25,7 +25,8 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
   let setup: ServiceChain;
   let target: TestTarget;
   const running: ServiceProcess[] = [];
-  const receivers: Receiver[] = [];
+  // Receivers, and whatever else a test opens (a nameserver), closed after it.
+  const receivers: { close(): Promise<unknown> }[] = [];
 
   const start = async (extra: Record<string, string> = {}) => {
     const service = await startServiceProcess(setup.env(setup.chain.rpcUrl, { ...HOOK_SETTINGS, ...extra }));
@@ -175,6 +176,51 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
     await hooks.until((got) => got.length === 2, "the attempt again after the claim ended");
     expect(hooks.received[1]!.headers["webhook-id"]).to.equal(hooks.received[0]!.headers["webhook-id"]);
     expect(hooks.received[1]!.event.data).to.include({ id, status: "included" });
+  });
+
+  it("another app's endpoints on names whose nameserver never answers: this app's events still arrive at once", async () => {
+    // The service asks only the test's nameserver (WEBHOOK_DNS_SERVERS): it answers this app's name, drops the other's.
+    const [honest, silent] = ["hooks.honest.localhost", "hooks.silent.localhost"];
+    const dns = await startTestNameserver({ [honest]: ["127.0.0.1"], [silent]: "drop" });
+    receivers.push(dns);
+    const hooks = await receiver();
+    const port = new URL(hooks.url).port;
+    await addEndpoint(`http://${honest}:${port}/hooks`, "--events", "transaction.included");
+    await start({ WEBHOOK_DNS_SERVERS: dns.server, WEBHOOK_RETRY_SECONDS: Array(20).fill(1).join(",") });
+    /** How long after a request is final its event reaches this app's receiver. */
+    const eventLatency = async (n: number): Promise<number> => {
+      const id = await requests().submit(`tel:1415555012${n}`, record(n));
+      await requests().final(id);
+      const final = performance.now();
+      await hooks.until((got) => about(got, id).length === 1, `the event of request ${n}`);
+      return performance.now() - final;
+    };
+    const normal = await eventLatency(5);
+
+    const other = await withRepositories(setup.database, (repos) => repos.apps.create({ name: "silent-dns" }));
+    const { code, out, err } = await adminWith(
+      HOOK_SETTINGS,
+      setup.database,
+      "webhooks",
+      "add",
+      other.app.id,
+      `http://${silent}:${port}/hooks`,
+    );
+    expect(code, err).to.equal(0);
+    const silentEndpoint = out.match(/ep_[0-9a-f]{32}/)![0];
+    const body = (eventId: string, at: Date) =>
+      JSON.stringify({ type: "webhook.test", timestamp: at.toISOString(), data: { eventId } });
+    await withRepositories(setup.database, async (repos) => {
+      for (let i = 0; i < 4; i++) await repos.webhooks.recordTestEvent(silentEndpoint, body);
+    });
+    await hooks.until(() => dns.queriesFor(silent).length > 0, "the silent app's look-ups");
+
+    const underAttack = [await eventLatency(6), await eventLatency(7)];
+    expect(Math.max(...underAttack), `${Math.round(normal)} ms normally`).to.be.below(Math.min(normal + 500, 1000));
+    // Its attempts end and free its endpoint's share (two in flight) for the next, reaching nothing: more look-ups (A
+    // and AAAA, each sent twice) than two attempts make.
+    await hooks.until(() => dns.queriesFor(silent).length > 2 * 2 * 2, "the silent app's next attempts");
+    expect(hooks.received.every((hook) => hook.event.type === "transaction.included")).to.equal(true);
   });
 
   it("refuses a private-address URL, from the operator and from the app", async () => {

@@ -238,4 +238,19 @@ describe("loadConfig", () => {
       "SECRETS_KEY_PREVIOUS: is the same as SECRETS_KEY",
     );
   });
+
+  it("reads WEBHOOK_DNS_SERVERS as nameserver addresses (with ports), the system's by default, and refuses a name", () => {
+    expect(loadConfig(REQUIRED).webhooks.dnsServers).to.deep.equal([]);
+    const servers = "9.9.9.9, 127.0.0.1:5353, 2620:fe::fe, [::1]:5353";
+    expect(loadConfig({ ...REQUIRED, WEBHOOK_DNS_SERVERS: servers }).webhooks.dnsServers).to.deep.equal([
+      "9.9.9.9",
+      "127.0.0.1:5353",
+      "2620:fe::fe",
+      "[::1]:5353",
+    ]);
+    // A nameserver named by a host name would need a look-up of its own.
+    expect(configError({ ...REQUIRED, WEBHOOK_DNS_SERVERS: "9.9.9.9,dns.quad9.net" })).to.include(
+      "WEBHOOK_DNS_SERVERS (item 1): must be an IP address",
+    );
+  });
 });

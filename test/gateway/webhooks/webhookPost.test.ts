@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import dns, { type LookupAddress, type LookupOptions } from "node:dns";
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -10,6 +9,7 @@ import {
 import { type AddressInfo, getDefaultAutoSelectFamily, setDefaultAutoSelectFamily, type Socket } from "node:net";
 import { postWebhook } from "../../../gateway/webhooks/webhookPost";
 import { checkWebhookUrl, type TargetRules } from "../../../gateway/webhooks/webhookTarget";
+import { type NameAnswer, startTestNameserver } from "../../helpers/testNameserver";
 
 const PUBLIC_ONLY: TargetRules = { allowLoopback: false, allowPrivate: false };
 const LOOPBACK: TargetRules = { allowLoopback: true, allowPrivate: false };
@@ -75,26 +75,18 @@ function closedWithin(socket: Socket, ms: number): Promise<boolean> {
   });
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+const restores: (() => Promise<void>)[] = [];
 
-/** The attacker's DNS: the named hosts answer what the test says; every other name goes to the real resolver. */
-function fakeDns(answers: Record<string, LookupAddress[]>): void {
-  const real = dns.lookup;
-  const fake = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    const answer = answers[hostname];
-    if (answer === undefined) return void real(hostname, options, callback);
-    if (options.all) return void process.nextTick(callback, null, answer);
-    process.nextTick(callback, null, answer[0]!.address, answer[0]!.family);
-  };
-  (dns as { lookup: unknown }).lookup = fake;
-  restores.push(() => ((dns as { lookup: unknown }).lookup = real));
+/** The attacker's DNS: a real nameserver on loopback answering the named hosts as the test says; its address. */
+async function fakeDns(answers: Record<string, NameAnswer>): Promise<string[]> {
+  const nameserver = await startTestNameserver(answers);
+  restores.push(nameserver.close);
+  return [nameserver.server];
 }
-
-const restores: (() => void)[] = [];
 
 describe("webhooks: postWebhook against a malicious app's receivers", () => {
   afterEach(async () => {
-    while (restores.length > 0) restores.pop()!();
+    while (restores.length > 0) await restores.pop()!();
     await Promise.all(receivers.splice(0).map((r) => r.stop()));
   });
 
@@ -246,8 +238,8 @@ describe("webhooks: postWebhook against a malicious app's receivers", () => {
         const hooks = await receiver((_req, res) => res.writeHead(200).end());
         const url = `https://rebind.attacker.test:${hooks.port}/hook`;
         expect(checkWebhookUrl(url, PUBLIC_ONLY).ok).to.equal(true);
-        fakeDns({ "rebind.attacker.test": [{ address: "127.0.0.1", family: 4 }] });
-        const result = await postWebhook(url, {}, "{}", { timeoutMs: 2000, rules: PUBLIC_ONLY });
+        const dnsServers = await fakeDns({ "rebind.attacker.test": ["127.0.0.1"] });
+        const result = await postWebhook(url, {}, "{}", { timeoutMs: 2000, rules: PUBLIC_ONLY, dnsServers });
         expect(result).to.include({
           outcome: "refused",
           error: "the host rebind.attacker.test resolves to: the address 127.0.0.1 is loopback",
@@ -257,15 +249,11 @@ describe("webhooks: postWebhook against a malicious app's receivers", () => {
 
       it("refuses a name whose answers mix an allowed address with a private one", async () => {
         const hooks = await receiver((_req, res) => res.writeHead(200).end());
-        fakeDns({
-          "mixed.attacker.test": [
-            { address: "127.0.0.1", family: 4 },
-            { address: "10.0.0.7", family: 4 },
-          ],
-        });
+        const dnsServers = await fakeDns({ "mixed.attacker.test": ["127.0.0.1", "10.0.0.7"] });
         const result = await postWebhook(`https://mixed.attacker.test:${hooks.port}/`, {}, "{}", {
           timeoutMs: 2000,
           rules: LOOPBACK,
+          dnsServers,
         });
         expect(result).to.include({
           outcome: "refused",
@@ -274,12 +262,29 @@ describe("webhooks: postWebhook against a malicious app's receivers", () => {
         expect(hooks.sockets).to.have.length(0);
       });
 
+      it("refuses a name whose IPv6 answer is unique-local though its IPv4 answer is allowed", async () => {
+        const hooks = await receiver((_req, res) => res.writeHead(200).end());
+        // Both families are asked and every answer judged: net may connect to either.
+        const dnsServers = await fakeDns({ "split.attacker.test": ["127.0.0.1", "fd12:3456::7"] });
+        const result = await postWebhook(`https://split.attacker.test:${hooks.port}/`, {}, "{}", {
+          timeoutMs: 2000,
+          rules: LOOPBACK,
+          dnsServers,
+        });
+        expect(result).to.include({
+          outcome: "refused",
+          error: "the host split.attacker.test resolves to: the address fd12:3456::7 is unique-local",
+        });
+        expect(hooks.sockets).to.have.length(0);
+      });
+
       it("refuses an IPv4-mapped IPv6 answer carrying a private address", async () => {
         const hooks = await receiver((_req, res) => res.writeHead(200).end());
-        fakeDns({ "mapped.attacker.test": [{ address: "::ffff:169.254.169.254", family: 6 }] });
+        const dnsServers = await fakeDns({ "mapped.attacker.test": ["::ffff:169.254.169.254"] });
         const result = await postWebhook(`https://mapped.attacker.test:${hooks.port}/`, {}, "{}", {
           timeoutMs: 2000,
           rules: LOOPBACK,
+          dnsServers,
         });
         expect(result).to.include({
           outcome: "refused",
@@ -289,10 +294,11 @@ describe("webhooks: postWebhook against a malicious app's receivers", () => {
 
       it("connects to the checked address when every answer is allowed", async () => {
         const hooks = await receiver((_req, res) => res.writeHead(200).end());
-        fakeDns({ localhost: [{ address: "127.0.0.1", family: 4 }] });
-        const result = await postWebhook(`http://localhost:${hooks.port}/`, {}, "{}", {
+        const dnsServers = await fakeDns({ "hooks.app.localhost": ["127.0.0.1"] });
+        const result = await postWebhook(`http://hooks.app.localhost:${hooks.port}/`, {}, "{}", {
           timeoutMs: 2000,
           rules: LOOPBACK,
+          dnsServers,
         });
         expect(result).to.include({ outcome: "delivered", statusCode: 200 });
         expect(hooks.requests).to.have.length(1);
