@@ -13,7 +13,8 @@ import { createSecretsKeyring } from "./crypto/secretsKeyring";
 import { openAuditLog } from "./custody/audit";
 import type { CustodySigner } from "./custody/custodySigner";
 import { type ProcessCustody, openCustody } from "./custody/processCustody";
-import { checkCcipSignerApart, loadCcipSigner } from "./custody/serviceKeys";
+import { checkCcipSignerApart, checkRoleKeysApart, loadCcipSigner } from "./custody/serviceKeys";
+import { servesLocalChainOnly } from "./config/custodySettings";
 import type { Config } from "./config/schema";
 import { createCcipGateway } from "./ens/ccipGateway";
 import { createLogger } from "./http/logging";
@@ -65,8 +66,8 @@ export async function sealStoredSecrets(
 
 /**
  * Opens storage (running migrations), seals stored secrets, checks every configured RPC's chain id, builds the app
- * and listens. Refuses to start on a bad database, a stored secret it cannot seal or open, a chain-id mismatch, or
- * an ENS resolver deployed for other wallets or another domain.
+ * and listens. Refuses to start on a bad database, a stored secret it cannot seal or open, a custody key serving two
+ * roles, a chain-id mismatch, or an ENS resolver deployed for other wallets or another domain.
  */
 export async function startServer(
   config: Config,
@@ -96,6 +97,7 @@ export async function startServer(
       (await openCustody(config, await openAuditLog(repositories.auditLog, clock, config.auditLogKey, logger), logger));
     ccipSigner = await loadCcipSigner(config);
     checkCcipSignerApart(custody.addresses, ccipSigner?.address);
+    checkRoleKeysApart(custody.addresses, { localOnly: servesLocalChainOnly(config.chains) });
     const chains = createChainClients(config);
     await verifyChainIds(chains);
     await verifyEnsResolver(config.ens, config.contracts.kernelFactory, chains);

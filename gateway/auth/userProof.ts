@@ -11,7 +11,10 @@ export interface ActingApp {
   readonly testMode: boolean;
 }
 
-/** Where the action takes effect: the type of its chain, or undefined when it is valid on every chain. */
+/**
+ * Where the action takes effect: the type of its chain, or undefined when it is valid on every chain (a wallet
+ * signature, whatever chain its request names).
+ */
 export interface ActionScope {
   readonly chainType: ChainType | undefined;
 }
@@ -35,7 +38,8 @@ const NATIVE_LATER: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS.filter((p) 
  * Invariant 3: nobody acts for a user id without proof bound to that user id. `tel:` ids need the phone-login
  * JWT of that number, used by the app it is bound to if it is bound to one; an app-owned provider needs a fresh JWT
  * from the owning app's identity service, with the registered issuer and audience, whose subject is the username
- * (blank only for that app in test mode, and only for an action on a local or testnet chain); other built-in
+ * (blank only for that app in test mode, and only for an action bound to a local or testnet chain: a transaction,
+ * never a signature); other built-in
  * providers have no native login yet. Throws a 4xx ApiError, returns nothing when the proof holds.
  */
 export async function checkUserProof(
@@ -84,12 +88,14 @@ export async function checkUserProof(
     throw forbidden("PROVIDER_DISABLED", `The provider ${userId.provider} was removed; its ids cannot act`);
   if (proof === "") {
     if (!app.testMode) throw new UnauthorizedError("PROOF_REQUIRED", "auth may be blank only for an app in test mode");
-    // Test mode spends nothing real: never on a production chain, nor for a signature valid on every chain.
+    // Test mode spends nothing real: never on a production chain, nor for anything valid on every chain (a wallet
+    // signature: EIP-1271 over a replay-safe hash without chain id, whatever chain the request names).
     if (scope.chainType !== "local" && scope.chainType !== "testnet")
       throw forbidden(
         "TEST_MODE_NOT_ALLOWED",
         scope.chainType === undefined
-          ? "A blank auth (test mode) needs a local or testnet chain named in the request"
+          ? "A blank auth (test mode) never yields a signature: the wallet's EIP-1271 signature holds on every chain " +
+              "where the wallet exists, production ones included; send the user's proof"
           : "A blank auth (test mode) is refused on production chains",
       );
     return;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chainByName } from "../chains/registry";
 import { parsePkcs11Uri } from "../custody/pkcs11Uri";
 import { flag } from "./settingTypes";
 
@@ -133,4 +134,13 @@ function pkcs11Token(reference: string | undefined, defaultModule: string | unde
   const parsed = reference === undefined ? undefined : parsePkcs11Uri(reference);
   if (!parsed?.ok) return undefined;
   return JSON.stringify([parsed.uri.query.get("module-path") ?? defaultModule, parsed.uri.path.get("token")]);
+}
+
+/**
+ * Whether the deployment serves the local chain only (the local stack, development). Not one without chains: its
+ * EIP-1271 answers (no chain named) and ENS answers hold on real chains.
+ */
+export function servesLocalChainOnly(chains: Readonly<Record<string, unknown>>): boolean {
+  const names = Object.keys(chains);
+  return names.length > 0 && names.every((name) => chainByName(name)?.type === "local");
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { chainByName } from "../chains/registry";
 import { parseRate } from "../policy/policySettings";
 import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
-import { CustodySettings, keySettingProblems } from "./custodySettings";
+import { CustodySettings, keySettingProblems, servesLocalChainOnly } from "./custodySettings";
 import { DatabaseUrl } from "./databaseSetting";
 import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
@@ -265,9 +265,7 @@ export const ConfigSchema = z
       auditLogKey: c.auditLogKey !== undefined,
       testDeployment: c.testDeployment,
       workers: c.workers,
-      // Not a deployment without chains: its EIP-1271 answers (no chain named) and ENS answers hold on real chains.
-      localOnly:
-        Object.keys(c.chains).length > 0 && Object.keys(c.chains).every((name) => chainByName(name)?.type === "local"),
+      localOnly: servesLocalChainOnly(c.chains),
       raw: {
         walletSigner: c.walletSignerKey,
         sponsorSigner: c.sponsorSignerKey,

@@ -114,3 +114,32 @@ export function checkCcipSignerApart(addresses: KeyAddresses, ccipSigner: string
     `CCIP_SIGNER: the CCIP signer is ${reference}'s key; give the ENS gateway a key of its own (every HTTP worker holds it, and its signatures are not logged)`,
   );
 }
+
+/** The role a transaction key serves: the previous Safe operator is the Safe operator's, while it rotates. */
+const roleOf = (key: TransactionKey): TransactionKey => (key === "previousSafeOperator" ? "safeOperator" : key);
+
+/**
+ * Throws when one key serves several roles (wallet signer, sponsor signer, relayer, Safe operator), compared by
+ * address, so two references to one key (two labels in an HSM, two keystore files, a raw copy) are caught too: the
+ * table of docs/keys-and-custody.md holds only with a key per role, or one stolen key gives every power it merges.
+ * The local chain alone (the local stack, development) is let be: nothing real is at stake there.
+ */
+export function checkRoleKeysApart(addresses: KeyAddresses, options: { readonly localOnly: boolean }): void {
+  if (options.localOnly) return;
+  const byAddress = new Map<string, TransactionKey[]>();
+  for (const key of TRANSACTION_KEYS) {
+    const address = addresses[key];
+    if (address !== undefined) byAddress.set(address, [...(byAddress.get(address) ?? []), key]);
+  }
+  const shared = [...byAddress].filter(([, keys]) => new Set(keys.map(roleOf)).size > 1);
+  if (shared.length === 0) return;
+  const settingOf = (key: TransactionKey) => CUSTODY_KEYS.find((entry) => entry.key === key)!.reference;
+  const names = (keys: TransactionKey[]) => {
+    const settings = keys.map(settingOf);
+    return `${settings.slice(0, -1).join(", ")} and ${settings.at(-1)!}`;
+  };
+  throw new CustodyError(
+    `custody: ${shared.map(([address, keys]) => `${names(keys)} are one key (${address})`).join(", ")}; give each ` +
+      "role a key of its own, so that a stolen key gives only what its role can (docs/keys-and-custody.md)",
+  );
+}

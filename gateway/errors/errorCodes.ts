@@ -60,7 +60,7 @@ export const ERROR_CODES = [
   {
     code: "TEST_MODE_NOT_ALLOWED",
     status: 403,
-    when: "blank `auth` (test mode) on a production chain, or for a signature without a local/testnet `chain`",
+    when: "blank `auth` (test mode) for a transaction on a production chain, or for any signature",
   },
   { code: "OTP_COOLDOWN", status: 429, when: "a code was sent to this phone too recently (with `Retry-After`)" },
   { code: "RATE_LIMITED", status: 429, when: "too many requests (with `Retry-After`)" },

@@ -29,7 +29,9 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
     summary: "Sign a hash with a user's wallet (EIP-1271; ERC-6492 before deployment)",
     description:
       "Needs the app's bearer token and the user's proof in `auth`. The signature is over the wallet's replay-safe " +
-      "EIP-712 wrapping of the hash (domain: name 'idwallet Kernel', version '1', the wallet; no chain id).",
+      "EIP-712 wrapping of the hash (domain: name 'idwallet Kernel', version '1', the wallet; no chain id), so it " +
+      "holds on every chain where the wallet is deployed, whatever `chain` names: a blank `auth` is refused even " +
+      "for an app in test mode (403 TEST_MODE_NOT_ALLOWED).",
     security: [{ [bearer]: [] }],
     request: {
       body: {
@@ -67,7 +69,7 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
       ),
       403: problem(
         "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
-          "TEST_MODE_NOT_ALLOWED",
+          "TEST_MODE_NOT_ALLOWED (a blank auth from an app in test mode, whatever the chain)",
       ),
       503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
     },

@@ -43,9 +43,17 @@ export async function signForUser(request: SignRequest, principal: AppPrincipal,
   const target = request.chain === undefined ? undefined : signingChain(request.chain, deps.capabilities);
   const client = target?.client;
   const app = await actingApp(principal, deps.findApp);
-  // Without a chain the signature is valid on every chain, production ones included.
-  const chainType = target?.info.type;
-  await checkUserProof(userId, request.auth, { appId: app.id, testMode: app.testMode }, { chainType }, deps.proof);
+  // The scope is every chain whatever `chain` names: the signature covers the wallet's replay-safe hash, whose
+  // EIP-712 domain has no chain id (docs/contracts.md), so it verifies on every chain where the wallet is deployed,
+  // production ones included. `chain` only says where to look for the wallet (ERC-6492 or not). So a blank auth
+  // (test mode) never yields a signature.
+  await checkUserProof(
+    userId,
+    request.auth,
+    { appId: app.id, testMode: app.testMode },
+    { chainType: undefined },
+    deps.proof,
+  );
 
   const accountAddress = deriveWalletAddress(deps.kernelFactory, "kernel", userId);
   const erc1271Signature = await deps.signer.signWalletMessage(accountAddress, request.hash, {

@@ -1,12 +1,14 @@
 import { expect } from "chai";
-import { JsonRpcProvider, id } from "ethers";
+import { JsonRpcProvider, id, parseEther } from "ethers";
 import { createPublicClient, http } from "viem";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
+import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { KernelAccountFactory__factory, KernelAccount__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
+import { startSecondChain } from "../helpers/secondChain";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
 
 const PHONE = "+14155552671";
@@ -59,6 +61,44 @@ describe("POST /v1/kernel/sign (e2e: OTP login, EIP-1271 and ERC-6492 checked on
     expect(await wallet.isValidSignature(hash, res.body.signature as string)).to.equal("0x1626ba7e");
     expect(await wallet.isValidSignature(id("other"), res.body.signature as string)).to.equal("0xffffffff");
     chain.destroy();
+  });
+
+  it("a test-mode app gets a mainnet-valid EIP-1271 signature with blank auth: refused", async () => {
+    // The demo app is in test mode and owns the provider `demo`: its transactions on the local chain take a blank auth.
+    const hash = id("Permit2: let the app's spender take every demo user's tokens");
+    const res = await post("/v1/kernel/sign", { userId: "demo:alice", hash, auth: "", chain: "localhost" }, appToken);
+    expect(res.status).to.equal(403);
+    expect(res.body).to.include({ code: "TEST_MODE_NOT_ALLOWED", instance: "/v1/kernel/sign" });
+    expect(res.body.detail).to.match(/never yields a signature/);
+    expect(res.body).to.not.have.property("signature");
+  });
+
+  it("why blank auth never signs: a signature asked for the local chain verifies on chain id 1 where the wallet exists", async () => {
+    // The signature the API gives names no chain id (EIP-1271 replay-safe hash, docs/contracts.md): whatever `chain`
+    // the request named, it holds on every chain where the wallet is deployed, mainnet included.
+    const hash = id("EIP-2612 permit, asked for the local chain");
+    const res = await post(
+      "/v1/kernel/sign",
+      { userId: `tel:${PHONE}`, hash, auth: userToken, chain: "localhost" },
+      appToken,
+    );
+    expect(res.status).to.equal(200);
+    const mainnet = await startSecondChain(1);
+    const admin = await mainnet.getSigner(0);
+    const deployment = await deployIdwallet(admin, {
+      admin: await admin.getAddress(),
+      ensDomain: stack.ens.domain,
+      walletSigners: [stack.custody.addresses.walletSigner],
+      sponsorSigners: [stack.custody.addresses.sponsorSigner],
+      ccipSigners: [stack.custody.addresses.ccipSigner],
+      paymasterDeposit: parseEther("1"),
+    });
+    expect(deployment.chainId).to.equal(1);
+    expect(deployment.contracts).to.deep.equal(stack.deployment.contracts);
+    const factory = KernelAccountFactory__factory.connect(deployment.contracts.kernelFactory, admin);
+    await (await factory.createAccount(walletSalt("kernel", parseUserId(`tel:${PHONE}`)))).wait();
+    const wallet = KernelAccount__factory.connect(res.body.accountAddress as string, mainnet);
+    expect(await wallet.isValidSignature(hash, res.body.erc1271Signature as string)).to.equal("0x1626ba7e");
   });
 
   it("refuses another user's id, a missing proof, no bearer token, and an unknown chain", async () => {

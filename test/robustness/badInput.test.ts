@@ -302,7 +302,13 @@ describe("robustness: bad input against every endpoint gets a 4xx problem, never
         ["Content-Type", "application/json"],
         ["Authorization", validAuthorization(sign)!],
       ],
-      body: JSON.stringify({ userId: "acme:alice", hash: `0x${"ab".repeat(32)}`, auth: "", chain: "localhost" }),
+      // alice's own proof: a blank auth never yields a signature (test mode or not), so it reads no chain.
+      body: JSON.stringify({
+        userId: "acme:alice",
+        hash: `0x${"ab".repeat(32)}`,
+        auth: fixture.proofs[0],
+        chain: "localhost",
+      }),
     });
     const dust = ROUTES.find((r) => r.name === "GET /api/{address}")!;
     const portfolio = await exchange(dust, { method: "GET", target: defaultPath(dust) });
