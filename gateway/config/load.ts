@@ -71,6 +71,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["DUST_LOOKBACK_BLOCKS", ["dust", "lookbackBlocks"]],
   ["DUST_PRICE_MAX_AGE_SECONDS", ["dust", "priceMaxAgeSeconds"]],
   ["CONTRACT_MULTICALL3", ["dust", "multicall3"]],
+  ["DUST_PER_IP_PER_MINUTE", ["dust", "perIpPerMinute"]],
+  ["DUST_READS_PER_SECOND", ["dust", "readsPerSecond"]],
   ["CONTRACT_ENTRY_POINT", ["contracts", "entryPoint"]],
   ["CONTRACT_OWNER_ACCOUNT", ["contracts", "ownerAccount"]],
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
