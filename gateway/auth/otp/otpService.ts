@@ -92,8 +92,8 @@ export function createOtpService(deps: {
   // service's whole SMS budget, which would stop phone login for everyone.
   const perNetwork = hourly("otp.request.network", otp.perNetworkPerHour);
   // A network's first codes of the hour: only these may draw on the budget's reserve, so an outsider who spends the
-  // rest from a few networks leaves room for everyone else; taking the reserve too needs reserved / perNetwork more
-  // networks (docs/auth.md, "What an outsider can do").
+  // rest from a few networks leaves room for everyone else; taking the reserve too needs reserved / smsReservePerNetwork
+  // more networks (docs/auth.md, "What an outsider can do").
   const reserved = otp.smsReservedPerHour ?? Math.floor(otp.smsPerHour / 4);
   const firstOfNetwork = hourly("otp.request.network.first", otp.smsReservePerNetwork);
   const verifyPerIp = hourly("otp.verify.ip", otp.verifyPerIpPerHour);

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import request from "supertest";
 import { buildTestApp, TEST_NOW } from "../../helpers/testApp";
+import { ConfigError, loadConfig } from "../../../gateway/config/load";
 
 const SIGN_IN = "/functions/v1/signInWithOTP";
 const VERIFY = "/functions/v1/verifyOTP";
@@ -77,6 +78,20 @@ describe("phone login under denial (API: createApp, SQLite, default limits)", ()
     expect((await ask("203.0.9.1", 50).expect(429)).body.code).to.equal("SMS_BUDGET_EXHAUSTED");
   });
 
+  it("keeps a quarter of the budget in reserve when OTP_SMS_RESERVED_PER_HOUR is unset", async () => {
+    const { app } = build({ otp: { smsPerHour: 8, perNetworkPerHour: 10 } });
+    const ask = (from: string, i: number) =>
+      request(app)
+        .post(SIGN_IN)
+        .set("X-Forwarded-For", from)
+        .send({ phone: phone(i) });
+    for (let i = 0; i < 6; i++) await ask(`198.51.100.${i}`, i).expect(200);
+    expect((await ask("198.51.100.9", 9).expect(429)).body.detail).to.match(/kept for networks asking for their first/);
+    await ask("192.0.2.1", 10).expect(200);
+    await ask("192.0.2.2", 11).expect(200);
+    expect((await ask("203.0.113.1", 12).expect(429)).body.detail).to.match(/has sent its hourly SMS budget/);
+  });
+
   it("an outsider requests codes for one number: its owner can still log in within 5 minutes", async () => {
     const { app, sms, setClock } = build();
     const OWNER = "+14155552671";
@@ -121,5 +136,41 @@ describe("phone login under denial (API: createApp, SQLite, default limits)", ()
     }
     // 30, 60, 120, 240 s, then 300 s between codes: 15 in the first hour, 12 in each after.
     expect(inHour).to.deep.equal([15, 12]);
+  });
+});
+
+describe("phone login's denial settings", () => {
+  const PRODUCTION = {
+    AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
+    CONTRACT_KERNEL_FACTORY: "0xd5ecff5e0576a247636cf1bc15859c8badce375f",
+    CONTRACT_BASE_FACTORY: "0x2d5ce07E6c524DD29c35b458Cf83C7E67a9B43C3",
+    TEST_DEPLOYMENT: "true",
+  };
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadConfig({ ...PRODUCTION, ...env });
+    } catch (error) {
+      expect(error).to.be.instanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    return expect.fail("the settings were accepted");
+  };
+
+  it("refuses a number's longest wait beyond a code's life: a waiting number must hold a live code", () => {
+    expect(refusal({ OTP_TTL_SECONDS: "300", OTP_RESEND_COOLDOWN_MAX_SECONDS: "301" })).to.match(
+      /OTP_RESEND_COOLDOWN_MAX_SECONDS: must not exceed OTP_TTL_SECONDS/,
+    );
+    expect(
+      loadConfig({ ...PRODUCTION, OTP_TTL_SECONDS: "600", OTP_RESEND_COOLDOWN_MAX_SECONDS: "600" }).otp,
+    ).to.include({
+      resendCooldownMaxSeconds: 600,
+    });
+  });
+
+  it("refuses a reserve as large as the budget, and the retired OTP_PER_PHONE_PER_HOUR rather than ignoring it", () => {
+    expect(refusal({ OTP_SMS_PER_HOUR: "100", OTP_SMS_RESERVED_PER_HOUR: "100" })).to.match(
+      /OTP_SMS_RESERVED_PER_HOUR: must be below OTP_SMS_PER_HOUR/,
+    );
+    expect(refusal({ OTP_PER_PHONE_PER_HOUR: "5" })).to.match(/^OTP_PER_PHONE_PER_HOUR no longer exists: /);
   });
 });
