@@ -32,7 +32,12 @@ import { checkHealth } from "./services/health";
 import { userIdToName } from "./ens/names";
 import { createTokenEndpointLimits } from "./services/tokenEndpointLimits";
 
+import { throttled } from "./http/sharedRuns";
+
 export type { AppDeps } from "./appDeps";
+
+/** The least time between two health checks of a process: a load balancer probes every few seconds. */
+const HEALTH_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Builds the service's request handler from injected parts, served in this order: the ENS CCIP-read gateway
@@ -220,8 +225,13 @@ export function createExpressApp(
       registry: metrics.registry,
       adminToken: config.healthAdminToken,
       metricsToken: config.metricsToken,
-      health: () =>
-        checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
+      // Anyone may ask, as often as they like: the checks (a database ping, eth_blockNumber on every chain) run at
+      // most once per HEALTH_CHECK_INTERVAL_MS in this process, whatever the number of callers (design invariant 10).
+      // Never answered from before the probe came: an outage shows at the next probe.
+      health: throttled(
+        () => checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
+        HEALTH_CHECK_INTERVAL_MS,
+      ),
     }),
   );
   app.use(docsRouter(config.publicUrl));
@@ -233,7 +243,7 @@ export function createExpressApp(
 
 /** What the dust routes read from. */
 const dustDeps = (deps: AppDeps, capabilities: ChainCapabilitiesTable) =>
-  dustDepsOf(deps.config.dust, deps.dust, capabilities, deps.clock);
+  dustDepsOf(deps.config.dust, deps.dust, capabilities, deps.clock, deps.limits);
 
 /** The dust-order interface alone ({dust_base_url}): /api/*, for serving on DUST_PORT too. */
 export function createDustApp(deps: AppDeps): Express {

@@ -48,12 +48,14 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["OTP_BACKOFF_BASE_SECONDS", ["otp", "backoffBaseSeconds"]],
   ["OTP_BACKOFF_MAX_SECONDS", ["otp", "backoffMaxSeconds"]],
   ["OTP_RESEND_COOLDOWN_SECONDS", ["otp", "resendCooldownSeconds"]],
-  ["OTP_PER_PHONE_PER_HOUR", ["otp", "perPhonePerHour"]],
+  ["OTP_RESEND_COOLDOWN_MAX_SECONDS", ["otp", "resendCooldownMaxSeconds"]],
   ["OTP_PER_IP_PER_HOUR", ["otp", "perIpPerHour"]],
   ["OTP_PER_NETWORK_PER_HOUR", ["otp", "perNetworkPerHour"]],
   ["OTP_VERIFY_PER_IP_PER_HOUR", ["otp", "verifyPerIpPerHour"]],
   ["OTP_VERIFY_PER_APP_PER_HOUR", ["otp", "verifyPerAppPerHour"]],
   ["OTP_SMS_PER_HOUR", ["otp", "smsPerHour"]],
+  ["OTP_SMS_RESERVED_PER_HOUR", ["otp", "smsReservedPerHour"]],
+  ["OTP_SMS_RESERVE_PER_NETWORK", ["otp", "smsReservePerNetwork"]],
   ["OTP_HMAC_SECRET", ["otp", "hmacSecret"]],
   ["USER_TOKEN_TTL_SECONDS", ["otp", "userTokenTtlSeconds"]],
   ["USER_TOKENS_REQUIRE_APP", ["proofs", "userTokensRequireApp"]],
@@ -70,6 +72,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["DUST_LOOKBACK_BLOCKS", ["dust", "lookbackBlocks"]],
   ["DUST_PRICE_MAX_AGE_SECONDS", ["dust", "priceMaxAgeSeconds"]],
   ["CONTRACT_MULTICALL3", ["dust", "multicall3"]],
+  ["DUST_PER_IP_PER_MINUTE", ["dust", "perIpPerMinute"]],
+  ["DUST_READS_PER_SECOND", ["dust", "readsPerSecond"]],
   ["CONTRACT_ENTRY_POINT", ["contracts", "entryPoint"]],
   ["CONTRACT_OWNER_ACCOUNT", ["contracts", "ownerAccount"]],
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
@@ -200,6 +204,13 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 /** Settings renamed since an earlier release: the old name and the new one. */
 const RENAMED: ReadonlyArray<readonly [string, string]> = [["CONTRACT_OFFCHAIN_RESOLVER", "CONTRACT_ENS_RESOLVER"]];
+/** Settings that no longer exist, and what took their place. */
+const RETIRED: ReadonlyArray<readonly [string, string]> = [
+  [
+    "OTP_PER_PHONE_PER_HOUR",
+    "a number's codes are spaced by OTP_RESEND_COOLDOWN_SECONDS, doubling up to OTP_RESEND_COOLDOWN_MAX_SECONDS (docs/auth.md)",
+  ],
+];
 
 /**
  * Builds the configuration from an optional JSON file (CONFIG_FILE, same shape as Config) overlaid
@@ -209,6 +220,10 @@ export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): C
   for (const [old, now] of RENAMED) {
     // Refused, not ignored: an operator's setting must not silently stop meaning anything.
     if (env[old] !== undefined && env[old] !== "") throw new ConfigError(`${old} is now called ${now}; rename it`);
+  }
+  for (const [old, instead] of RETIRED) {
+    if (env[old] !== undefined && env[old] !== "")
+      throw new ConfigError(`${old} no longer exists: ${instead}; remove it`);
   }
   const raw: Record<string, unknown> = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
   for (const [name, keys, kind] of ENV_PATHS) {

@@ -155,6 +155,10 @@ export const ConfigSchema = z
         priceMaxAgeSeconds: int(60, 30 * 86_400).default(86_400),
         /** Multicall3; its canonical address unless a chain has it elsewhere. */
         multicall3: Address.default("0xcA11bde05977b3631167028862bE2a173976CA11"),
+        /** GET /api/{address} per client address (IPv6: per /64) a minute (dust/viewLimits.ts). */
+        perIpPerMinute: int(1, 100_000).default(30),
+        /** GET /api/{address} chain reads per chain a second, for all clients together: bounds their RPC calls. */
+        readsPerSecond: int(1, 10_000).default(10),
       })
       .prefault({}),
     safe: z

@@ -3,16 +3,22 @@ import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
 import type { DustRepository } from "../storage/dustRepository";
 import { LastTransferCache } from "./chainReads";
 import type { DustDeps } from "./dustService";
+import type { Limits } from "../limits/limits";
+import { createDustViewLimits } from "./viewLimits";
 
 /** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
 const LAST_TRANSFER_TTL_MS = 60_000;
 
-/** What the dust routes read from: the dust settings, the repository, the chains' capabilities and the clock. */
+/**
+ * What the dust routes read from: the dust settings, the repository, the chains' capabilities, the clock and where
+ * the wallet views' limits are counted.
+ */
 export function dustDepsOf(
   settings: Config["dust"],
   repository: DustRepository,
   capabilities: ChainCapabilitiesTable,
   clock: () => Date,
+  limits: Limits,
 ): DustDeps {
   return {
     repository,
@@ -23,5 +29,6 @@ export function dustDepsOf(
     multicall3: settings.multicall3,
     lastTransfers: new LastTransferCache(LAST_TRANSFER_TTL_MS),
     clock,
+    admitView: createDustViewLimits(settings, limits),
   };
 }

@@ -6,6 +6,7 @@ import { type DustRepository } from "../storage/dustRepository";
 import type { LastTransferCache } from "./chainReads";
 import { readPortfolio } from "./chainReads";
 import { feedsOf, priceBook } from "./prices";
+import type { AdmitDustView } from "./viewLimits";
 
 /** What the dust interface reads from. */
 export interface DustDeps {
@@ -19,6 +20,8 @@ export interface DustDeps {
   readonly multicall3: string;
   readonly lastTransfers: LastTransferCache;
   readonly clock: () => Date;
+  /** Admits a wallet view's chain reads (per address and per chain) or throws 429 RATE_LIMITED. */
+  readonly admitView: AdmitDustView;
 }
 
 /** A page of a list. */
@@ -33,10 +36,17 @@ export interface Page {
  * the wallet has an open order for it, `sweepable` if listed so and priced, else `unsupported`) and the sweeping
  * value of the sweepable ones; and the wallet's swept orders.
  */
-export async function walletInformation(address: string, chainName: string | undefined, deps: DustDeps) {
+export async function walletInformation(
+  address: string,
+  chainName: string | undefined,
+  clientIp: string | undefined,
+  deps: DustDeps,
+) {
   const wallet = getAddress(address);
   const chain = chainName ?? deps.defaultChain;
   const client = dustChain(chain, deps.capabilities);
+  // Counted once the chain is known to be one of ours: a made-up name neither reads anything nor keys a counter.
+  await deps.admitView(clientIp, chain);
   const [tokens, sources, open, swept] = await Promise.all([
     deps.repository.tokens(chain),
     deps.repository.prices(chain),

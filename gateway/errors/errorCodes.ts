@@ -62,7 +62,11 @@ export const ERROR_CODES = [
     status: 403,
     when: "blank `auth` (test mode) for a transaction on a production chain, or for any signature",
   },
-  { code: "OTP_COOLDOWN", status: 429, when: "a code was sent to this phone too recently (with `Retry-After`)" },
+  {
+    code: "OTP_COOLDOWN",
+    status: 429,
+    when: "a code was sent to this phone too recently and still works (with `Retry-After`)",
+  },
   { code: "RATE_LIMITED", status: 429, when: "too many requests (with `Retry-After`)" },
   {
     code: "OTP_BACKOFF",
@@ -72,7 +76,7 @@ export const ERROR_CODES = [
   {
     code: "SMS_BUDGET_EXHAUSTED",
     status: 429,
-    when: "the service sent `OTP_SMS_PER_HOUR` SMS in the last hour (with `Retry-After`)",
+    when: "the service sent `OTP_SMS_PER_HOUR` SMS in the last hour, or all but the reserve kept for networks' first codes (with `Retry-After`)",
   },
   { code: "SMS_DELIVERY_FAILED", status: 502, when: "the SMS provider refused or timed out" },
   { code: "RPC_UNAVAILABLE", status: 502, when: "a chain's RPC is down" },

@@ -58,6 +58,9 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
         content: { "application/json": { schema: WalletInformation, example: walletInformation } },
       },
       400: problem("INVALID_REQUEST (not an address), UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE"),
+      429: problem(
+        "RATE_LIMITED (with Retry-After): DUST_PER_IP_PER_MINUTE views from this address, or DUST_READS_PER_SECOND of the chain's",
+      ),
       502: problem("RPC_UNAVAILABLE, CHAIN_READ_FAILED"),
       504: problem("RPC_TIMEOUT"),
     },

@@ -30,7 +30,7 @@ export function dustRouter(deps: { dust: DustDeps }): Router {
   router.get("/api/:address", async (req, res) => {
     const { address } = DustAddressParams.parse(req.params);
     const { chain } = DustWalletQuery.parse(req.query);
-    res.json(await walletInformation(address, chain, deps.dust));
+    res.json(await walletInformation(address, chain, req.ip, deps.dust));
   });
   return router;
 }

@@ -4,6 +4,13 @@ import { UnauthorizedError } from "../errors/apiError";
 import { hasAdminToken } from "../http/adminToken";
 import { type HealthReport, publicHealthReport } from "../services/health";
 import type { HealthAnswer } from "./health.schema";
+import { throttled } from "../http/sharedRuns";
+
+/**
+ * Scrapes start at least this far apart in a process: each reads the database (queue, budgets, leases, webhooks), and
+ * without METRICS_TOKEN anyone may scrape. A scrape still never answers from before it came (throttled()).
+ */
+const SCRAPE_INTERVAL_MS = 500;
 
 /**
  * GET /health (200 when every dependency answers, 503 otherwise: statuses for anyone, the checks' details with
@@ -16,6 +23,7 @@ export function operationsRouter(deps: {
   /** When set, /metrics needs it as a bearer token. */
   metricsToken: string | undefined;
 }): Router {
+  const scrape = throttled(() => deps.registry.metrics(), SCRAPE_INTERVAL_MS);
   return Router()
     .get("/health", async (req, res) => {
       const report = await deps.health();
@@ -31,6 +39,6 @@ export function operationsRouter(deps: {
       if (deps.metricsToken !== undefined && !hasAdminToken(req.headers.authorization, deps.metricsToken)) {
         throw new UnauthorizedError("INVALID_TOKEN", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
       }
-      res.type(deps.registry.contentType).send(await deps.registry.metrics());
+      res.type(deps.registry.contentType).send(await scrape());
     });
 }

@@ -36,7 +36,7 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
         },
       },
       400: problem("INVALID_PHONE, INVALID_REQUEST"),
-      429: problem("OTP_COOLDOWN, RATE_LIMITED (with Retry-After)"),
+      429: problem("OTP_COOLDOWN, RATE_LIMITED, SMS_BUDGET_EXHAUSTED (with Retry-After)"),
       502: problem("SMS_DELIVERY_FAILED"),
       503: problem("MAINTENANCE"),
     },

@@ -1,24 +1,23 @@
 import { ApiError, TooManyRequestsError } from "../../errors/apiError";
 
-/** 429 OTP_COOLDOWN: a code was sent to this phone moments ago. */
+/** 429 OTP_COOLDOWN: this number got a code moments ago, still usable, and must wait for the next (docs/auth.md). */
 export class OtpCooldownError extends TooManyRequestsError {
-  constructor(cooldownSeconds: number, retryAfterSeconds: number) {
+  constructor(sentSecondsAgo: number, retryAfterSeconds: number) {
     super(
       "OTP_COOLDOWN",
-      `A code was sent to this number less than ${cooldownSeconds} s ago; retry in ${retryAfterSeconds} s`,
+      `A code was sent to this number ${sentSecondsAgo} s ago and still works; enter it, or retry in ${retryAfterSeconds} s`,
       retryAfterSeconds,
     );
   }
 }
 
 /** What a 429 RATE_LIMITED of phone login counted. */
-export type OtpLimitScope = "phone" | "ip" | "network" | "verify-ip" | "verify-app";
+export type OtpLimitScope = "ip" | "network" | "verify-ip" | "verify-app";
 
-/** 429 RATE_LIMITED: too many codes for this phone, address or network, or too many tries from an address or app. */
+/** 429 RATE_LIMITED: too many codes from this address or network, or too many tries from an address or app. */
 export class OtpRateLimitedError extends TooManyRequestsError {
   constructor(scope: OtpLimitScope, retryAfterSeconds: number) {
     const what = {
-      phone: "Too many codes requested for this number",
       ip: "Too many codes requested from this address",
       network: "Too many codes requested from this network",
       "verify-ip": "Too many codes tried from this address",
@@ -35,12 +34,17 @@ export class OtpBackoffError extends TooManyRequestsError {
   }
 }
 
-/** 429 SMS_BUDGET_EXHAUSTED: the service sent OTP_SMS_PER_HOUR messages in the last hour. */
+/**
+ * 429 SMS_BUDGET_EXHAUSTED: the service sent OTP_SMS_PER_HOUR messages in the last hour, or (`reserve`) all but the
+ * OTP_SMS_RESERVED_PER_HOUR kept for networks asking for their first codes, and this network has had its share.
+ */
 export class SmsBudgetExhaustedError extends TooManyRequestsError {
-  constructor(retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number, reserve = false) {
     super(
       "SMS_BUDGET_EXHAUSTED",
-      `The service has sent its hourly SMS budget; retry in ${retryAfterSeconds} s`,
+      reserve
+        ? `The service's hourly SMS budget is nearly spent; what is left is kept for networks asking for their first codes; retry in ${retryAfterSeconds} s`
+        : `The service has sent its hourly SMS budget; retry in ${retryAfterSeconds} s`,
       retryAfterSeconds,
     );
   }

@@ -58,7 +58,9 @@ export interface OtpService {
   ): Promise<OtpSession>;
 }
 
-type Refusal = { kind: "cooldown" | "phone" | "budget"; retryAfterSeconds: number };
+type Refusal =
+  | { kind: "cooldown"; sentSecondsAgo: number; retryAfterSeconds: number }
+  | { kind: "budget" | "reserve"; retryAfterSeconds: number };
 type Verdict =
   | { kind: "ok" }
   | { kind: "invalid" }
@@ -89,6 +91,11 @@ export function createOtpService(deps: {
   // An IPv4 /24 or IPv6 /48: a client holding many addresses (a /56 at home holds 256 /64s) must not spend the
   // service's whole SMS budget, which would stop phone login for everyone.
   const perNetwork = hourly("otp.request.network", otp.perNetworkPerHour);
+  // A network's first codes of the hour: only these may draw on the budget's reserve, so an outsider who spends the
+  // rest from a few networks leaves room for everyone else; taking the reserve too needs reserved / smsReservePerNetwork
+  // more networks (docs/auth.md, "What an outsider can do").
+  const reserved = otp.smsReservedPerHour ?? Math.floor(otp.smsPerHour / 4);
+  const firstOfNetwork = hourly("otp.request.network.first", otp.smsReservePerNetwork);
   const verifyPerIp = hourly("otp.verify.ip", otp.verifyPerIpPerHour);
   // An app that binds tokens calls verifyOTP from its backend for all its users: one address, its own budget.
   const verifyPerApp = hourly("otp.verify.app", otp.verifyPerAppPerHour);
@@ -98,23 +105,36 @@ export function createOtpService(deps: {
     if (!verdict.allowed) throw new OtpRateLimitedError(scope, verdict.retryAfterSeconds);
   };
 
-  /** The service's SMS in the last hour (the operator's bill), the phone's cooldown, then its count in the hour. */
-  const admit = (now: number, recent: readonly OtpCode[], sent: OtpSentSince): Refusal | undefined => {
-    if (sent.count >= otp.smsPerHour) {
+  /**
+   * The service's SMS in the last hour (the operator's bill; its reserve only for a network's first codes), then the
+   * number's wait since its newest code.
+   */
+  const admit = (
+    now: number,
+    recent: readonly OtpCode[],
+    sent: OtpSentSince,
+    mayUseReserve: boolean,
+  ): Refusal | undefined => {
+    const open = otp.smsPerHour - (mayUseReserve ? 0 : reserved);
+    if (sent.count >= open) {
       // At least until the oldest leaves the hour; exact when the budget was just reached.
       const oldest = sent.oldestAt === undefined ? now : Date.parse(sent.oldestAt);
-      return { kind: "budget", retryAfterSeconds: secondsUntil(oldest + HOUR_MS - now) };
+      const kind = sent.count >= otp.smsPerHour ? "budget" : "reserve";
+      return { kind, retryAfterSeconds: secondsUntil(oldest + HOUR_MS - now) };
     }
+    // The wait doubles with each code of the hour (the formula of the wrong-code backoff), up to a maximum no longer
+    // than a code lives: while a number waits, its newest code still works, and that code reached the number's owner
+    // whoever asked for it. So asking for codes never keeps the owner out; it only spaces the SMS (at most 15 an hour
+    // with the defaults). A used newest code (a login ended it, or its SMS failed) imposes no wait.
     const latest = recent.at(-1);
-    if (latest && otp.resendCooldownSeconds > 0) {
-      const readyAt = Date.parse(latest.createdAt) + otp.resendCooldownSeconds * 1000;
-      if (now < readyAt) return { kind: "cooldown", retryAfterSeconds: secondsUntil(readyAt - now) };
-    }
-    const inHour = recent.filter((code) => Date.parse(code.createdAt) > now - HOUR_MS);
-    if (inHour.length >= otp.perPhonePerHour) {
-      // Once this one leaves the window, the count is below the limit again.
-      const freeing = inHour[inHour.length - otp.perPhonePerHour]!;
-      return { kind: "phone", retryAfterSeconds: secondsUntil(Date.parse(freeing.createdAt) + HOUR_MS - now) };
+    if (latest && !latest.used) {
+      const inHour = recent.filter((code) => Date.parse(code.createdAt) > now - HOUR_MS).length;
+      const wait = backoffSeconds(inHour, otp.resendCooldownSeconds, otp.resendCooldownMaxSeconds);
+      const sentAt = Date.parse(latest.createdAt);
+      if (now < sentAt + wait * 1000) {
+        const sentSecondsAgo = Math.floor((now - sentAt) / 1000);
+        return { kind: "cooldown", sentSecondsAgo, retryAfterSeconds: secondsUntil(sentAt + wait * 1000 - now) };
+      }
     }
     return undefined;
   };
@@ -124,6 +144,7 @@ export function createOtpService(deps: {
       const phone = parseLoginPhone(phoneInput);
       await consume(perIp, ipBucket(clientIp), "ip");
       await consume(perNetwork, networkBucket(clientIp), "network");
+      const mayUseReserve = (await firstOfNetwork.hit(networkBucket(clientIp))).allowed;
       const now = deps.clock().getTime();
       const code = generateOtpCode();
       // The commit point: the code is stored, then sent. A request past its deadline does neither, so no SMS goes
@@ -136,15 +157,14 @@ export function createOtpService(deps: {
             createdAt: new Date(now).toISOString(),
             expiresAt: new Date(now + otp.ttlSeconds * 1000).toISOString(),
           },
-          new Date(now - Math.max(HOUR_MS, otp.resendCooldownSeconds * 1000)),
-          (recent, sent) => admit(now, recent, sent),
+          new Date(now - HOUR_MS),
+          (recent, sent) => admit(now, recent, sent, mayUseReserve),
         ),
       );
       if ("refused" in stored) {
-        const { kind, retryAfterSeconds } = stored.refused;
-        if (kind === "cooldown") throw new OtpCooldownError(otp.resendCooldownSeconds, retryAfterSeconds);
-        if (kind === "budget") throw new SmsBudgetExhaustedError(retryAfterSeconds);
-        throw new OtpRateLimitedError("phone", retryAfterSeconds);
+        const refused = stored.refused;
+        if (refused.kind === "cooldown") throw new OtpCooldownError(refused.sentSecondsAgo, refused.retryAfterSeconds);
+        throw new SmsBudgetExhaustedError(refused.retryAfterSeconds, refused.kind === "reserve");
       }
       await deps.repository.deleteCreatedBefore(new Date(now - RETENTION_MS));
       const text = `Your idwallet code is ${code}. It expires in ${describeTtl(otp.ttlSeconds)}. Do not share it.`;

@@ -49,7 +49,7 @@ export async function serviceSettings(overrides: Record<string, unknown> = {}): 
     relayerKey: `0x${"4b".repeat(32)}`,
     safe: { operatorKey: `0x${"5a".repeat(32)}`, contracts: SAFE_CONTRACTS },
     ens: { signerKeys: [`0x${"6d".repeat(32)}`], rateLimitPerMinute: 100_000_000 },
-    otp: { perIpPerHour: 100_000, perPhonePerHour: 1000, resendCooldownSeconds: 0 },
+    otp: { perIpPerHour: 100_000, perNetworkPerHour: 100_000, resendCooldownSeconds: 0 },
     authLimits: { perClientPerMinute: 100_000_000, perIpPerMinute: 100_000_000 },
     dust: { chain: CHAIN },
     transactions: { waitTimeoutMs: 50 },
