@@ -88,7 +88,13 @@ export function startTxWorkers(
     if (!ownerAccount) throw new Error("the transaction workers need CONTRACT_OWNER_ACCOUNT");
     const factories = { kernel: config.contracts.kernelFactory, base: config.contracts.baseFactory };
     // One per chain, kept across lease changes: what it learnt of the operator's wallet code stays true.
-    const custody = new WalletCustody({ provider: chain.provider, ownerAccount, factories, clock: deps.clock });
+    const custody = new WalletCustody({
+      provider: chain.provider,
+      ownerAccount,
+      factories,
+      chosenImplementations: config.contracts.walletImplementations,
+      clock: deps.clock,
+    });
     // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).
     const l1DataFee = chainByName(chain.name)?.l1DataFee ? createL1DataFee(chain.provider) : undefined;
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.

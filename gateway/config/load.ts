@@ -79,6 +79,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
   ["CONTRACT_BASE_FACTORY", ["contracts", "baseFactory"]],
   ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
+  ["CONTRACT_WALLET_IMPLEMENTATIONS", ["contracts", "walletImplementations"], "list"],
   ["CONTRACT_ENS_RESOLVER", ["contracts", "ensResolver"]],
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
   ["WALLET_SIGNER_KEY", ["walletSignerKey"]],

@@ -111,6 +111,11 @@ export const ConfigSchema = z
       kernelFactory: Address,
       baseFactory: Address,
       sponsorPaymaster: Address.optional(),
+      /**
+       * Wallet code the owner account moved wallets to (`npm run upgrade-wallets`), known without asking the node for
+       * the owner account's WalletsUpgraded events (many nodes refuse a log query from block 0).
+       */
+      walletImplementations: z.array(Address).default([]),
       /** The ENS resolver of the domain (IdwalletResolver), shown in GET /v1/networks. */
       ensResolver: Address.optional(),
     }),

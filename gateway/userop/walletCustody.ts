@@ -23,6 +23,8 @@ export interface CustodyDeps {
   /** The operator's OwnerAccount: the custodian every wallet starts with. */
   readonly ownerAccount: string;
   readonly factories: Readonly<Record<AccountType, string>>;
+  /** Implementations the operator names as chosen (CONTRACT_WALLET_IMPLEMENTATIONS): no log query for them. */
+  readonly chosenImplementations?: readonly string[];
   readonly clock: () => Date;
 }
 
@@ -50,8 +52,9 @@ const lookupFailed = (implementation: string): OperationFailure => ({
  * validation passes every eth_call and fails on chain; a bundle carrying it would revert at the relayer's cost, and a
  * reverted bundle charges none of its operations. So a wallet is built for only if it has no code yet (our factory
  * creates it, owned by the custodian) or both (1) its owner slot is empty (the custodian; OwnedAccount) and (2) its
- * ERC-1967 implementation is one the operator chose: a factory's first implementation, or one the owner account moved
- * wallets to (its WalletsUpgraded events; only its cold admin can). Both are read from storage, not asked of the
+ * ERC-1967 implementation is one the operator chose: a factory's first implementation, one the operator names
+ * (CONTRACT_WALLET_IMPLEMENTATIONS), or one the owner account moved wallets to (its WalletsUpgraded events; only its
+ * cold admin can). Both are read from storage, not asked of the
  * wallet, whose code may be anyone's: code of the user's that cleared the owner slot still fails (2), and a wallet
  * whose slots pass runs the operator's code with the custodian as owner, so it is the custodian's again.
  */
@@ -63,6 +66,7 @@ export class WalletCustody {
 
   constructor(private readonly deps: CustodyDeps) {
     for (const factory of Object.values(deps.factories)) this.chosen.add(factoryImplementation(factory).toLowerCase());
+    for (const implementation of deps.chosenImplementations ?? []) this.chosen.add(implementation.toLowerCase());
   }
 
   /**

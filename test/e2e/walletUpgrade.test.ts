@@ -10,6 +10,7 @@ import { deriveWalletAddress } from "../../gateway/identity/walletAddress";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { TestKernelAccountV2__factory, TestToken__factory, type TestToken } from "../../typechain-types";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { startRpcProxy } from "../helpers/rpcProxy";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
 import { serviceRequests } from "../helpers/serviceRequests";
 
@@ -117,5 +118,24 @@ describe("Wallet upgrade by the admin command (e2e: npm run upgrade-wallets agai
     expect(printed).to.contain("already on the implementation");
     expect(printed).to.contain("0 wallet(s) to move in 0 transaction(s)");
     expect(await setup.chain.provider.getTransactionCount(admin)).to.equal(nonce);
+  });
+
+  it("on a node that refuses log queries from block 0, the moved wallets transact by the implementation named in CONTRACT_WALLET_IMPLEMENTATIONS", async () => {
+    // As many public nodes do: a log query over the whole chain is refused.
+    const proxy = await startRpcProxy(setup.chain.rpcUrl, (method, params) =>
+      method === "eth_getLogs" && (params[0] as { fromBlock?: string }).fromBlock === "0x0"
+        ? { error: "query exceeds max block range" }
+        : "forward",
+    );
+    await service.kill();
+    service = await startServiceProcess(setup.env(proxy.url, { CONTRACT_WALLET_IMPLEMENTATIONS: v2 }));
+    try {
+      const payee = Wallet.createRandom().address;
+      await transfer(alice, payee, 10n);
+      expect(await token.balanceOf(payee)).to.equal(10n);
+    } finally {
+      await service.kill();
+      await proxy.close();
+    }
   });
 });
