@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps): NodeHandler {
   return byPrefix(
     CCIP_PREFIX,
     deps.ccipGateway,
-    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers), transactions),
+    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers, services), transactions),
   );
 }
 
@@ -82,10 +82,12 @@ export const resolverFastPathDeps = (
   deps: AppDeps,
   metrics: Metrics,
   headers: ResponseHeaders,
+  services: Pick<AppServices, "admitAnonymousResolver"> = appServices(deps),
 ): ResolverFastPathDeps => ({
   tokens: deps.tokens,
   admitApp: appAdmission(deps),
   requireAuth: deps.config.resolver.requireAuth,
+  admitAnonymous: services.admitAnonymousResolver,
   resolver: resolverOptions(deps),
   bodyLimit: deps.config.bodyLimit,
   requestTimeoutMs: deps.config.requestTimeoutMs,
@@ -158,6 +160,7 @@ export function createExpressApp(
       tokens: deps.tokens,
       admitApp,
       requireAuth: config.resolver.requireAuth,
+      admitAnonymous: services.admitAnonymousResolver,
       resolver: resolverOptions(deps),
       bodyLimit: config.bodyLimit,
       clock: deps.clock,

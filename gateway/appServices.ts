@@ -5,6 +5,8 @@ import type { App } from "./auth/app";
 import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
 import type { TransactionsDeps } from "./services/transactions";
 import { createL1DataReservation } from "./services/l1DataReservation";
+import { type AdmitAnonymous, anonymousAdmission } from "./http/anonymousLimit";
+import { createProcessLimits } from "./limits/processLimits";
 
 /**
  * The services' parts the routes share, built once per app: the express routes and the fast paths in front of them
@@ -18,6 +20,11 @@ export interface AppServices {
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
   readonly transactions: TransactionsDeps;
+  /**
+   * POST /v1/resolver's limit of requests without a token (RESOLVER_ANONYMOUS_PER_MINUTE), counted in this process's
+   * memory as the CCIP gateway's lookups are: it guards the process's CPU, and the route touches no database.
+   */
+  readonly admitAnonymousResolver: AdmitAnonymous;
 }
 
 /** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
@@ -48,6 +55,12 @@ export function appServices(deps: AppDeps): AppServices {
     waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
     findApp,
     proof,
+    admitAnonymousResolver: anonymousAdmission(
+      "resolver.anonymous.ip",
+      config.resolver.anonymousPerMinute,
+      createProcessLimits(),
+      config.trustProxy,
+    ),
     transactions: {
       repository: deps.transactions,
       capabilities,

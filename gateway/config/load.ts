@@ -36,6 +36,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],
   ["RESOLVER_REQUIRE_AUTH", ["resolver", "requireAuth"]],
   ["RESOLVER_MAX_IDS", ["resolver", "maxIds"]],
+  ["RESOLVER_ANONYMOUS_PER_MINUTE", ["resolver", "anonymousPerMinute"]],
   ["AUTH_TOKEN_SECRET", ["auth", "tokenSecret"]],
   ["AUTH_ISSUER", ["auth", "issuer"]],
   ["AUTH_AUDIENCE", ["auth", "audience"]],

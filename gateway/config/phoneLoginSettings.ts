@@ -14,8 +14,11 @@ export const OtpSettings = z
      * hour, up to resendCooldownMaxSeconds (otp/resendWait.ts).
      */
     resendCooldownSeconds: int(0, 3600).default(30),
-    /** The longest wait between two codes of one number; at most ttlSeconds, so a waiting number holds a live code. */
-    resendCooldownMaxSeconds: int(0, 3600).default(300),
+    /**
+     * The longest wait between two codes of one number; at most ttlSeconds, so a waiting number holds a live code.
+     * Default: 300, or ttlSeconds when that is shorter.
+     */
+    resendCooldownMaxSeconds: int(0, 3600).optional(),
     perIpPerHour: int(1, 100_000).default(30),
     /** Code requests per IPv4 /24 or IPv6 /48 per hour. */
     perNetworkPerHour: int(1, 1_000_000).default(50),
@@ -33,6 +36,7 @@ export const OtpSettings = z
     hmacSecret: z.string().min(32, "at least 32 characters").optional(),
     userTokenTtlSeconds: int(60, 86_400).default(3600),
   })
+  .transform((s) => ({ ...s, resendCooldownMaxSeconds: s.resendCooldownMaxSeconds ?? Math.min(300, s.ttlSeconds) }))
   // A number waiting for its next code must still hold a live one: the code an outsider had sent reached the owner.
   .refine((s) => s.resendCooldownMaxSeconds <= s.ttlSeconds, {
     message: "must not exceed OTP_TTL_SECONDS: a number waiting for a code must hold a live one",

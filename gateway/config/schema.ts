@@ -68,6 +68,8 @@ export const ConfigSchema = z
       .object({
         requireAuth: flag.default(false),
         maxIds: int(1, 100_000).default(1000),
+        /** Requests without a bearer token per client address a minute, per process (an app's are its own to pace). */
+        anonymousPerMinute: int(1, 100_000_000).default(600),
       })
       .prefault({}),
     auth: z.object({
@@ -111,10 +113,7 @@ export const ConfigSchema = z
       kernelFactory: Address,
       baseFactory: Address,
       sponsorPaymaster: Address.optional(),
-      /**
-       * Wallet code the owner account moved wallets to (`npm run upgrade-wallets`), known without asking the node for
-       * the owner account's WalletsUpgraded events (many nodes refuse a log query from block 0).
-       */
+      /** Wallet code the owner account moved wallets to: chosen without a log query from block 0. */
       walletImplementations: z.array(Address).default([]),
       /** The ENS resolver of the domain (IdwalletResolver), shown in GET /v1/networks. */
       ensResolver: Address.optional(),

@@ -6,6 +6,7 @@ import { type ResolverOptions, resolveUserIds } from "../services/resolver";
 import { bodyLimitBytes, parseJson, plainBody, readBody } from "./fastBody";
 import { type FastExchange, type FastPathDeps, authenticateFast, startExchange } from "./fastExchange";
 import type { NodeHandler } from "./nodeHandler";
+import type { AdmitAnonymous } from "./anonymousLimit";
 import { sendJson } from "./jsonResponse";
 
 export { bodyLimitBytes } from "./fastBody";
@@ -20,6 +21,7 @@ const FAST_CONTENT_TYPE = /^(?:application\/json|text\/plain)(?:; ?charset=utf-8
 /** What the fast path needs: the resolver route's parts and the app's own (headers, metrics, logger, gate). */
 export interface ResolverFastPathDeps extends FastPathDeps {
   readonly requireAuth: boolean;
+  readonly admitAnonymous: AdmitAnonymous;
   readonly resolver: ResolverOptions;
   readonly clock: () => Date;
   readonly maintenance: MaintenanceMonitor;
@@ -42,11 +44,12 @@ export function createResolverFastPath(deps: ResolverFastPathDeps, app: NodeHand
 
   function serve(req: IncomingMessage, res: ServerResponse): void {
     const exchange = startExchange(deps, req, res, RESOLVER_PATH, RESOLVER_PATH);
-    // An id lookup usually comes without a token: no promise on that path.
-    authenticateFast(deps, exchange, deps.requireAuth, () =>
+    const read = () =>
       readBody(req, limit, (over, body) =>
         over ? exchange.fail(new PayloadTooLargeError(deps.bodyLimit)) : answer(exchange, body),
-      ),
+      );
+    authenticateFast(deps, exchange, deps.requireAuth, (principal) =>
+      deps.admitAnonymous(req, principal).then(read, exchange.fail),
     );
   }
 

@@ -55,6 +55,7 @@ export function registerResolverPath(registry: OpenAPIRegistry, bearer: string):
       ),
       413: problem("PAYLOAD_TOO_LARGE"),
       415: problem("UNSUPPORTED_MEDIA_TYPE"),
+      429: problem("RATE_LIMITED: RESOLVER_ANONYMOUS_PER_MINUTE requests without a token (with Retry-After)"),
       503: problem("MAINTENANCE"),
     },
   });

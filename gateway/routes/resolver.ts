@@ -1,7 +1,8 @@
 import express, { Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
-import { bearerAuth, type AdmitApp } from "../http/bearer";
+import type { AdmitAnonymous } from "../http/anonymousLimit";
+import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { type ResolverOptions, resolveUserIds } from "../services/resolver";
 import { ResolverRequest } from "./resolver.schema";
 
@@ -13,6 +14,7 @@ export function resolverRouter(deps: {
   tokens: AppTokens;
   admitApp: AdmitApp;
   requireAuth: boolean;
+  admitAnonymous: AdmitAnonymous;
   resolver: ResolverOptions;
   bodyLimit: string;
   clock: () => Date;
@@ -21,6 +23,7 @@ export function resolverRouter(deps: {
   return Router().post(
     "/v1/resolver",
     bearerAuth(deps.tokens, deps.requireAuth, deps.admitApp),
+    (req, res, next) => void deps.admitAnonymous(req, principalOf(res)).then(() => next(), next),
     express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
     (req, res) => {
       if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))

@@ -48,7 +48,7 @@ describe("loadConfig", () => {
     });
     expect(config.port).to.equal(8080);
     expect(config.host).to.equal("127.0.0.1");
-    expect(config.resolver).to.deep.equal({ requireAuth: true, maxIds: 1000 });
+    expect(config.resolver).to.deep.equal({ requireAuth: true, maxIds: 1000, anonymousPerMinute: 600 });
     expect(config.databasePath).to.equal(path.join("data", "idwallet.sqlite"));
     expect(config.chains).to.deep.equal({ "arb-goerli": { rpcUrl: "http://x.test" } });
     // Addresses come out checksummed whatever case went in.

@@ -73,7 +73,11 @@ describe("Load: a bounded mixed load on the local stack (e2e over loopback HTTP)
       dataDir: mkdtempSync(path.join(tmpdir(), "idwallet-load-")),
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
       // One client address sends everything here; the gateway's per-address limit guards against something else.
-      env: { CCIP_RATE_LIMIT_PER_MINUTE: "100000000", CCIP_ANSWERS_PER_MINUTE: "100000000" },
+      env: {
+        CCIP_RATE_LIMIT_PER_MINUTE: "100000000",
+        CCIP_ANSWERS_PER_MINUTE: "100000000",
+        RESOLVER_ANONYMOUS_PER_MINUTE: "100000000",
+      },
     });
     chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
   });

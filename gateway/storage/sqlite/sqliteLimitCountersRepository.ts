@@ -30,7 +30,9 @@ export class SqliteLimitCountersRepository implements LimitCountersRepository {
     newWindowEnd: Date,
   ): Promise<Map<string, { count: number; windowEnd: Date }>> {
     const counted = new Map<string, { count: number; windowEnd: Date }>();
-    const entries = [...hits];
+    // In key order: PostgreSQL locks the rows in the order of VALUES, and two instances' batches holding the same keys
+    // in other orders would deadlock (one aborted after deadlock_timeout, every hit of its batch with it).
+    const entries = [...hits].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (let start = 0; start < entries.length; start += KEYS_PER_STATEMENT) {
       const rows = await this.upsert(rule, entries.slice(start, start + KEYS_PER_STATEMENT), now, newWindowEnd);
       for (const row of rows) {

@@ -167,6 +167,14 @@ describe("phone login's denial settings", () => {
     });
   });
 
+  it("an operator who shortens OTP_TTL_SECONDS alone still starts: the longest wait follows the code's life", () => {
+    expect(loadConfig({ ...PRODUCTION, OTP_TTL_SECONDS: "120" }).otp).to.include({
+      ttlSeconds: 120,
+      resendCooldownMaxSeconds: 120,
+    });
+    expect(loadConfig({ ...PRODUCTION }).otp).to.include({ ttlSeconds: 300, resendCooldownMaxSeconds: 300 });
+  });
+
   it("refuses a reserve as large as the budget, and the retired OTP_PER_PHONE_PER_HOUR rather than ignoring it", () => {
     expect(refusal({ OTP_SMS_PER_HOUR: "100", OTP_SMS_RESERVED_PER_HOUR: "100" })).to.match(
       /OTP_SMS_RESERVED_PER_HOUR: must be below OTP_SMS_PER_HOUR/,
