@@ -14,6 +14,8 @@ import { createPrimaryWaker, handleWakeMessage } from "./workerWaker";
 import { openAuditLog } from "./custody/audit";
 import { handOverEnvironment, handleWalletMessageRequest, remoteCustody } from "./custody/clusterCustody";
 import { openCustody } from "./custody/processCustody";
+import { checkRoleKeysApart } from "./custody/serviceKeys";
+import { servesLocalChainOnly } from "./config/custodySettings";
 import { eraseStartupEnvironment } from "./custody/startupEnvironment";
 import { createAppTokens } from "./auth/appTokens";
 import { admitAppToken } from "./services/appAuth";
@@ -91,6 +93,8 @@ async function startPrimary(config: Config, logger: Logger): Promise<RunningServ
     await openAuditLog(repositories.auditLog, () => new Date(), config.auditLogKey, logger),
     logger,
   );
+  // Before anything signs: the primary is the one process that holds the keys and runs the transaction workers.
+  checkRoleKeysApart(custody.addresses, { localOnly: servesLocalChainOnly(config.chains) });
   // The workers are forked without the key settings: only the primary ever holds a transaction key.
   eraseFromStartupEnvironment(handOverEnvironment(process.env, custody.addresses), logger);
   const chains = createChainClients(config);

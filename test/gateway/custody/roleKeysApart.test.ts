@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -99,5 +100,33 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
         await startRefusal(dir, { RPC_URL_LOCALHOST: chain.rpcUrl, WALLET_SIGNER_KEY: KEY, RELAYER_KEY: KEY }),
       ).to.equal(undefined);
     });
+  });
+
+  it("a cluster's primary, which holds the keys and runs the transaction workers, refuses one key in two roles itself, before forking a worker", async () => {
+    const env = {
+      ...PRODUCTION_ENV,
+      RPC_URL_MATIC: "",
+      TEST_DEPLOYMENT: "true",
+      PORT: "0",
+      WORKERS: "2",
+      DATABASE_PATH: path.join(dir, "cluster.sqlite"),
+      WALLET_SIGNER_KEY: KEY,
+      RELAYER_KEY: KEY,
+      SPONSOR_SIGNER_KEY: OTHER,
+      PATH: process.env.PATH ?? "",
+    };
+    const main = path.join(__dirname, "..", "..", "..", "gateway", "main.ts");
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ["-r", "sucrase/register/ts", main],
+        { env, timeout: 60_000 },
+        (e, o, err) => resolve({ code: child.exitCode, output: `${o}${err}` }),
+      );
+    });
+    expect(code).to.equal(1);
+    expect(output).to.contain("custody: WALLET_SIGNER and RELAYER_SIGNER are one key");
+    // The primary said it, not a worker it forked and then lost.
+    expect(output).to.not.contain("worker");
   });
 });
