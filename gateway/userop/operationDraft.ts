@@ -13,6 +13,13 @@ export interface Fees {
   readonly maxPriorityFeePerGas: bigint;
 }
 
+/**
+ * The price an operation with `fees` is charged while the base fee holds: currentFees (bundler/fees.ts) sets the max fee
+ * to twice the base fee plus the tip, so base fee + tip is (max fee + tip) / 2 (EIP-1559: the effective price is
+ * min(max fee, base fee + tip); the EntryPoint charges operations at it, ERC-4337 v0.7 `getUserOpGasPrice`).
+ */
+export const expectedGasPrice = (fees: Fees): bigint => (fees.maxFeePerGas + fees.maxPriorityFeePerGas) / 2n;
+
 /** What building operations for one chain needs. */
 export interface OpBuilderDeps {
   readonly provider: JsonRpcProvider;

@@ -10,7 +10,7 @@ import { preVerificationGasBound } from "./preVerificationGas";
 import { createAccountCallData, walletCallData } from "./callData";
 import type { OperationFailure } from "./failureCodes";
 import { HEAVY_CALL_GAS, type Measurement, SIMULATION_GAS, executionGas, measure } from "./gasSimulation";
-import { type Draft, type Fees, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
+import { type Draft, type Fees, type OpBuilderDeps, expectedGasPrice, signOperation, terms } from "./operationDraft";
 import { mapLimit } from "./mapLimit";
 import { l1DataGas } from "./l1DataGas";
 import type { L1FeeQuote } from "../chains/l1DataFee";
@@ -156,8 +156,9 @@ const callGasTooHigh = (gas: bigint, deps: OpBuilderDeps): { failure: OperationF
 
 /**
  * The finished operation: limits from the measurement, the real fees, fresh signatures; preVerificationGas with the
- * L1 data fee of its bytes at its maxFeePerGas where the chain charges one (`l1Quote`), so the EntryPoint charges
- * the paymaster for it, the relayer is paid it back, and the app's budget counts it (settled from actualGasUsed).
+ * L1 data fee of its bytes at the price it will be charged (base fee + tip, not its max fee: at the max fee the
+ * relayer would get back about half) where the chain charges one (`l1Quote`), so the EntryPoint charges the
+ * paymaster for it, the relayer is paid it back, and the app's budget counts it (settled from actualGasUsed).
  */
 async function finish(
   d: Draft,
@@ -167,7 +168,7 @@ async function finish(
   deps: OpBuilderDeps,
 ): Promise<BuildResult> {
   if ("failure" in m) return m;
-  const l1Gas = l1Quote ? l1DataGas(l1Quote, worstBytes(d), fees.maxFeePerGas) : 0n;
+  const l1Gas = l1Quote ? l1DataGas(l1Quote, worstBytes(d), expectedGasPrice(fees)) : 0n;
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
   const validationGas = m.preOpGas - d.preVerificationGas;
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);

@@ -18,6 +18,7 @@ import { relayCostGas } from "../../gateway/bundler/safeRelay/spentGas";
 import { operationBound } from "../../gateway/userop/requestBounds";
 import { preVerificationGasBound } from "../../gateway/userop/preVerificationGas";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/userop/userOpBuilder";
+import { expectedGasPrice } from "../../gateway/userop/operationDraft";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
 import { testKeySigner } from "../helpers/keySigners";
@@ -160,10 +161,13 @@ describe("OP-stack L1 data fee: operations and budgets count it where the chain 
     });
     const l1Fee = await oracle.getL1Fee(bundle.unsignedSerialized);
     expect(l1Fee).to.be.greaterThan(0n);
-    // The L1 part of preVerificationGas, at the operation's fee, pays back at least the L1 fee of its bundle.
-    expect((userOp.preVerificationGas - l2Part) * FEES.maxFeePerGas).to.be.at.least(l1Fee);
+    // The L1 part of preVerificationGas, at the price the EntryPoint charges the operation (base fee + tip), pays back
+    // at least the L1 fee of its bundle ...
+    const charged = expectedGasPrice(FEES);
+    expect(charged).to.equal(25_500_000n);
+    expect((userOp.preVerificationGas - l2Part) * charged).to.be.at.least(l1Fee);
     // ... and not wildly more (its bytes counted at their largest, the whole envelope charged to it).
-    expect((userOp.preVerificationGas - l2Part) * FEES.maxFeePerGas).to.be.lessThan((l1Fee * 11n) / 10n);
+    expect((userOp.preVerificationGas - l2Part) * charged).to.be.lessThan((l1Fee * 11n) / 10n);
 
     // The EntryPoint charges the paymaster for it like gas used: the operation's actualGasUsed (what settles the
     // app's budget) holds it.
