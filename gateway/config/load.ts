@@ -145,6 +145,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CCIP_REFRESH_MARGIN_SECONDS", ["ens", "refreshMarginSeconds"]],
   ["CCIP_RATE_LIMIT_PER_MINUTE", ["ens", "rateLimitPerMinute"]],
   ["CCIP_ANSWERS_PER_MINUTE", ["ens", "answersPerMinute"]],
+  ["CCIP_ANSWERS_PER_NETWORK_PER_MINUTE", ["ens", "answersPerNetworkPerMinute"]],
   ["CCIP_CACHE_MB", ["ens", "cacheMegabytes"]],
   ...CHAINS.flatMap((c) => {
     const suffix = chainEnvSuffix(c.name);

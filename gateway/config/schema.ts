@@ -133,6 +133,7 @@ export const ConfigSchema = z
         rateLimitPerMinute: int(1, 100_000_000).default(1200),
         /** Answers computed and signed for one client a minute (cache misses), counted across every instance. */
         answersPerMinute: int(1, 100_000_000).default(600),
+        answersPerNetworkPerMinute: int(1, 100_000_000).default(6000),
         /** What the signed-answer cache may hold, in MiB. */
         cacheMegabytes: int(1, 4096).default(32),
       })

@@ -47,6 +47,7 @@ export function createCcipGateway(
     limits: createProcessLimits(),
     answerLimits: sharedLimits,
     answersPerMinute: config.ens.answersPerMinute,
+    answersPerNetworkPerMinute: config.ens.answersPerNetworkPerMinute,
     trustProxy: config.trustProxy,
     logger,
   });

@@ -7,8 +7,8 @@ import type { NodeHandler } from "../http/nodeHandler";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../errors/apiError";
 import { PROBLEM_JSON, problemFor } from "../errors/problemHandler";
 import type { TrustProxy } from "../config/trustProxy";
-import { ipBucket } from "../auth/addressBuckets";
-import type { Limits } from "../limits/limits";
+import { ipBucket, networkBucket } from "../auth/addressBuckets";
+import type { LimitVerdict, Limits } from "../limits/limits";
 import { clientAddress } from "../http/clientIp";
 
 /** A plain Node request handler. */
@@ -42,34 +42,49 @@ export function createCcipHandler(deps: {
   refreshMarginSeconds: number;
   requestsPerMinute: number;
   limits: Limits;
-  /** Where answers computed per client are counted, at most `answersPerMinute`; unset: not counted apart. */
+  /**
+   * Where answers computed are counted: at most `answersPerMinute` per client address (an IPv6 /64) and
+   * `answersPerNetworkPerMinute` per network (IPv4 /24, IPv6 /48: one subscriber may hold 65,536 /64s); unset: not
+   * counted apart.
+   */
   answerLimits?: Limits;
   answersPerMinute?: number;
+  answersPerNetworkPerMinute?: number;
   trustProxy: TrustProxy;
   logger: Logger;
 }): NodeHandler {
   const limiter = deps.limits.limiter({ name: "ccip.ip", points: deps.requestsPerMinute, windowSeconds: 60 });
-  const answerLimiter = deps.answerLimits?.limiter({
-    name: "ccip.answers.ip",
-    points: deps.answersPerMinute ?? deps.requestsPerMinute,
-    windowSeconds: 60,
-  });
+  const answersPerMinute = deps.answersPerMinute ?? deps.requestsPerMinute;
+  const answerLimiters = deps.answerLimits && {
+    address: deps.answerLimits.limiter({ name: "ccip.answers.ip", points: answersPerMinute, windowSeconds: 60 }),
+    network: deps.answerLimits.limiter({
+      name: "ccip.answers.network",
+      points: deps.answersPerNetworkPerMinute ?? 10 * answersPerMinute,
+      windowSeconds: 60,
+    }),
+  };
   let countFailureLoggedAt = -Infinity;
   /**
-   * Counts one answer computed for `bucket`, refusing past its limit. A database that cannot count does not stop names
-   * resolving (the gateway stays up while the API is down): the per-process limit still holds, and the failure is
-   * logged once a minute.
+   * Counts one answer computed for the client at `address`, refusing past its address's or its network's limit. A
+   * database that cannot count does not stop names resolving (the gateway stays up while the API is down): the
+   * per-process limit still holds, and the failure is logged once a minute.
    */
-  const admitAnswer = async (bucket: string): Promise<void> => {
-    if (answerLimiter === undefined) return;
-    const verdict = await answerLimiter.hit(bucket).catch((error: unknown) => {
-      if (performance.now() - countFailureLoggedAt >= COUNT_FAILURE_LOG_MS) {
-        countFailureLoggedAt = performance.now();
-        deps.logger.warn({ err: error }, "ccip answers not counted in the database; the per-process limit holds");
-      }
-      return { allowed: true as const };
-    });
-    if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
+  const admitAnswer = async (address: string | undefined): Promise<void> => {
+    if (answerLimiters === undefined) return;
+    const counted = (verdict: Promise<LimitVerdict>) =>
+      verdict.catch((error: unknown): LimitVerdict => {
+        if (performance.now() - countFailureLoggedAt >= COUNT_FAILURE_LOG_MS) {
+          countFailureLoggedAt = performance.now();
+          deps.logger.warn({ err: error }, "ccip answers not counted in the database; the per-process limit holds");
+        }
+        return { allowed: true };
+      });
+    const verdicts = await Promise.all([
+      counted(answerLimiters.address.hit(ipBucket(address))),
+      counted(answerLimiters.network.hit(networkBucket(address))),
+    ]);
+    const wait = Math.max(0, ...verdicts.map((v) => (v.allowed ? 0 : v.retryAfterSeconds)));
+    if (wait > 0) throw rateLimited(wait);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
@@ -78,11 +93,11 @@ export function createCcipHandler(deps: {
       res.writeHead(204, CORS_HEADERS).end();
       return;
     }
-    const bucket = ipBucket(clientAddress(req, deps.trustProxy));
-    const verdict = await limiter.hit(bucket);
+    const address = clientAddress(req, deps.trustProxy);
+    const verdict = await limiter.hit(ipBucket(address));
     if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     const { sender, data } = req.method === "GET" ? readGetLookup(req) : await readPostLookup(req);
-    const answer = await deps.answer(sender, data, () => admitAnswer(bucket));
+    const answer = await deps.answer(sender, data, () => admitAnswer(address));
     const maxAge = Math.max(0, answer.expires - deps.refreshMarginSeconds - Math.floor(deps.clock().getTime() / 1000));
     // One flat header list, as setHeader would have built it: no per-request header object to merge.
     res.writeHead(200, [

@@ -34,7 +34,12 @@ const multicallLookup = (name: string, items: number, key = "description") =>
   ]);
 
 /** A gateway whose answers are counted per client in `counters` (a database), and whose signatures are counted. */
-function gateway(options: { counters: LimitCountersRepository; answersPerMinute?: number; cacheBytes?: number }) {
+function gateway(options: {
+  counters: LimitCountersRepository;
+  answersPerMinute?: number;
+  answersPerNetworkPerMinute?: number;
+  cacheBytes?: number;
+}) {
   let signatures = 0;
   const real = createCcipSigner(testCustodySigner(KEY.privateKey));
   const signer: CcipSigner = { address: real.address, signResponse: (...a) => (signatures++, real.signResponse(...a)) };
@@ -58,7 +63,8 @@ function gateway(options: { counters: LimitCountersRepository; answersPerMinute?
     limits: createProcessLimits(),
     answerLimits: createSharedLimits({ counters: options.counters, clock }),
     answersPerMinute: options.answersPerMinute ?? 10_000,
-    trustProxy: false,
+    answersPerNetworkPerMinute: options.answersPerNetworkPerMinute ?? 100_000,
+    trustProxy: 1,
     logger: capturingLogger(lines),
   });
   const logs = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string });
@@ -134,6 +140,28 @@ describe("CCIP-read gateway: what one unauthenticated lookup may cost", () => {
     expect(Number(refused.headers["retry-after"])).to.be.within(1, 60);
     // A name it asked before is answered from the process's cache, which costs no signature and counts nothing.
     expect((await post(first.handler, addrLookup("a0.github.idwallet.eth"))).status).to.equal(200);
+  });
+
+  it("an outsider rotates /64s within its /48: each /64 under its limit, the network's answers counted in total", async () => {
+    const { handler } = gateway({
+      counters: store.repos.limitCounters,
+      answersPerMinute: 2,
+      answersPerNetworkPerMinute: 5,
+    });
+    const from = (i: number) =>
+      request(handler)
+        .post("/ccip")
+        .set("X-Forwarded-For", `2001:db8:77:${i.toString(16)}::1`)
+        .send({ sender: RESOLVER, data: addrLookup(`n${i}.github.idwallet.eth`) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await from(i)).status);
+    expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429, 429, 429]);
+    // Another network is not held back by it.
+    const other = await request(handler)
+      .post("/ccip")
+      .set("X-Forwarded-For", "2001:db8:78::1")
+      .send({ sender: RESOLVER, data: addrLookup("m0.github.idwallet.eth") });
+    expect(other.status).to.equal(200);
   });
 
   it("a burst of one turn is counted in one statement, each lookup answered in order", async () => {
