@@ -17,8 +17,13 @@ export function throttled<T>(work: () => Promise<T>, intervalMs: number): () => 
     if (waiting) return waiting;
     const run = (async () => {
       await previous.catch(() => undefined);
-      const wait = lastStart + intervalMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // Timers count whole milliseconds and may fire a fraction early: wait until the interval has truly passed.
+      for (
+        let wait = lastStart + intervalMs - performance.now();
+        wait > 0;
+        wait = lastStart + intervalMs - performance.now()
+      )
+        await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
       // From here on a new caller may have come after the state this run reads: it gets the next run.
       waiting = undefined;
       lastStart = performance.now();

@@ -10,6 +10,8 @@ export function networksRouter(deps: {
   custody: { readonly safeOperator: string | undefined; readonly ccipGateway: boolean };
 }): Router {
   const { contracts, chains } = deps.config;
+  // The addresses every chain shares; the wallet code wallets were moved to is the operator's setting, not one of them.
+  const { walletImplementations: _moved, ...addresses } = contracts;
   const networks = [...deps.capabilities.values()].map(({ chain, configured, resolve, safeContracts }) => {
     const connection = chains[chain.name];
     return {
@@ -23,7 +25,7 @@ export function networksRouter(deps: {
       // The development chain's RPC is public by nature; production RPC URLs may embed API keys.
       ...(chain.type === "local" && connection ? { rpcUrl: connection.rpcUrl } : {}),
       // Deterministic deployment: the same addresses on every chain where the contracts are deployed.
-      contractAddresses: resolve ? contracts : null,
+      contractAddresses: resolve ? addresses : null,
       safeContracts: safeContracts ?? null,
     };
   });
