@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       // The per-IP limit would otherwise throttle the one loopback client.
       CCIP_RATE_LIMIT_PER_MINUTE: "100000000",
       CCIP_ANSWERS_PER_MINUTE: "100000000",
+      CCIP_ANSWERS_PER_NETWORK_PER_MINUTE: "100000000",
       RESOLVER_ANONYMOUS_PER_MINUTE: "100000000",
       WORKERS: String(WORKERS),
     },

@@ -9,15 +9,18 @@ export interface LimitCountersRepository {
    */
   hit(rule: string, key: string, now: Date, newWindowEnd: Date): Promise<{ count: number; windowEnd: Date }>;
   /**
-   * Counts `hits.get(key)` hits of each key under `rule` at `now`, as `hit` does one, in one statement. Returns each
-   * key's window count with its hits, and the window's end.
+   * Counts, for each of `batches`, `hits.get(key)` hits of each key under its rule at `now`, as `hit` does one, all in
+   * one transaction (a statement per rule). Returns, per batch, each key's window count with its hits and the window's
+   * end.
    */
-  hitMany(
-    rule: string,
-    hits: ReadonlyMap<string, number>,
-    now: Date,
-    newWindowEnd: Date,
-  ): Promise<Map<string, { count: number; windowEnd: Date }>>;
+  hitMany(batches: readonly RuleHits[], now: Date): Promise<Map<string, { count: number; windowEnd: Date }>[]>;
   /** Deletes every window that ended at or before `now`; returns how many. */
   deleteEnded(now: Date): Promise<number>;
+}
+
+/** Hits of several keys under one rule, and where a window they start ends. */
+export interface RuleHits {
+  readonly rule: string;
+  readonly hits: ReadonlyMap<string, number>;
+  readonly newWindowEnd: Date;
 }

@@ -76,6 +76,7 @@ describe("Load: a bounded mixed load on the local stack (e2e over loopback HTTP)
       env: {
         CCIP_RATE_LIMIT_PER_MINUTE: "100000000",
         CCIP_ANSWERS_PER_MINUTE: "100000000",
+        CCIP_ANSWERS_PER_NETWORK_PER_MINUTE: "100000000",
         RESOLVER_ANONYMOUS_PER_MINUTE: "100000000",
       },
     });

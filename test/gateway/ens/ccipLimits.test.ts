@@ -164,7 +164,7 @@ describe("CCIP-read gateway: what one unauthenticated lookup may cost", () => {
     expect(other.status).to.equal(200);
   });
 
-  it("a burst of one turn is counted in one statement, each lookup answered in order", async () => {
+  it("a burst of one turn is counted in one transaction, each lookup answered in order", async () => {
     let statements = 0;
     const counters: LimitCountersRepository = {
       hit: (...a) => store.repos.limitCounters.hit(...a),

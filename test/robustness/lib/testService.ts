@@ -48,7 +48,12 @@ export async function serviceSettings(overrides: Record<string, unknown> = {}): 
     walletSignerKey: `0x${"3c".repeat(32)}`,
     relayerKey: `0x${"4b".repeat(32)}`,
     safe: { operatorKey: `0x${"5a".repeat(32)}`, contracts: SAFE_CONTRACTS },
-    ens: { signerKeys: [`0x${"6d".repeat(32)}`], rateLimitPerMinute: 100_000_000, answersPerMinute: 100_000_000 },
+    ens: {
+      signerKeys: [`0x${"6d".repeat(32)}`],
+      rateLimitPerMinute: 100_000_000,
+      answersPerMinute: 100_000_000,
+      answersPerNetworkPerMinute: 100_000_000,
+    },
     resolver: { anonymousPerMinute: 100_000_000 },
     otp: { perIpPerHour: 100_000, perNetworkPerHour: 100_000, resendCooldownSeconds: 0 },
     authLimits: { perClientPerMinute: 100_000_000, perIpPerMinute: 100_000_000 },

@@ -59,29 +59,40 @@ export function limitCountersRepositoryContract(dialect: string, open: () => Pro
     it("counts several keys' hits in one call: each grows by its hits in its window, or restarts at them", async () => {
       await repos.limitCounters.hit("ccip.answers.ip", "ended", NOW, at(60));
       await repos.limitCounters.hit("ccip.answers.ip", "open", at(30), at(90));
-      const counted = await repos.limitCounters.hitMany(
-        "ccip.answers.ip",
-        new Map([
-          ["ended", 3],
-          ["open", 2],
-          ["new", 5],
-        ]),
+      const [counted] = await repos.limitCounters.hitMany(
+        [
+          {
+            rule: "ccip.answers.ip",
+            hits: new Map([
+              ["ended", 3],
+              ["open", 2],
+              ["new", 5],
+            ]),
+            newWindowEnd: at(120),
+          },
+        ],
         at(60),
-        at(120),
       );
-      expect(Object.fromEntries(counted)).to.deep.equal({
+      expect(Object.fromEntries(counted!)).to.deep.equal({
         ended: { count: 3, windowEnd: at(120) },
         open: { count: 3, windowEnd: at(90) },
         new: { count: 5, windowEnd: at(120) },
       });
     });
 
-    it("counts a key's hits of one call in its open window", async () => {
+    it("counts the hits of several rules in one call, a key's in its open window, thousands of keys at once", async () => {
       await repos.limitCounters.hit("ccip.answers.ip", "k", NOW, at(60));
-      const counted = await repos.limitCounters.hitMany("ccip.answers.ip", new Map([["k", 4]]), at(30), at(90));
-      expect(counted.get("k")).to.deep.equal({ count: 5, windowEnd: at(60) });
       const many = new Map(Array.from({ length: 2500 }, (_, i) => [`key-${i}`, 1] as const));
-      expect((await repos.limitCounters.hitMany("ccip.answers.ip", many, at(30), at(90))).size).to.equal(2500);
+      const [byAddress, byNetwork] = await repos.limitCounters.hitMany(
+        [
+          { rule: "ccip.answers.ip", hits: new Map([["k", 4]]), newWindowEnd: at(90) },
+          { rule: "ccip.answers.network", hits: many, newWindowEnd: at(90) },
+        ],
+        at(30),
+      );
+      expect(byAddress!.get("k")).to.deep.equal({ count: 5, windowEnd: at(60) });
+      expect(byNetwork!.size).to.equal(2500);
+      expect(byNetwork!.get("key-2499")).to.deep.equal({ count: 1, windowEnd: at(90) });
     });
 
     it("deletes the windows that have ended, and only those", async () => {
