@@ -172,6 +172,12 @@ describe("Crash safety (e2e: the service process is killed mid-flight and restar
     // A replacement is a broadcast of other bytes (the same bytes again are only a rebroadcast).
     const replaced = () => new Set(broadcasts().map((b) => b.params[0])).size >= 2;
     await until(async () => replaced(), "a replacement");
+    // The proxy sees the replacement before the node has it: mine only once the node holds it.
+    const replacement = [...new Set(broadcasts().map((b) => b.params[0] as string))][1]!;
+    await until(
+      async () => (await setup.chain.provider.getTransaction(keccak256(replacement))) !== null,
+      "the replacement in the node's pool",
+    );
     await setup.chain.provider.send("evm_mine", []);
     await setup.chain.provider.send("evm_setAutomine", [true]);
     const final = (await statusOf(service, id, true)) as { status: string; transactionHash?: string };
