@@ -19,9 +19,7 @@ import { operationBound } from "../../gateway/userop/requestBounds";
 import { preVerificationGasBound } from "../../gateway/userop/preVerificationGas";
 import { type OpBuilderDeps, buildUserOperation, buildUserOperations } from "../../gateway/userop/userOpBuilder";
 import { expectedGasPrice } from "../../gateway/userop/operationDraft";
-import { devKey } from "../../scripts/localStack/devKeys";
-import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
-import { testKeySigner } from "../helpers/keySigners";
+import { counterfactualWallet, deployIdwalletFixture, deployTestContracts, opBuilderDeps } from "../helpers/deployment";
 import { hs256Provider } from "../helpers/providerProofs";
 import { buildTestApp } from "../helpers/testApp";
 
@@ -50,21 +48,7 @@ async function fixture() {
   const deployed = await deployIdwalletFixture();
   const { target } = await deployTestContracts();
   const oracle = await placeOracle();
-  const c = deployed.deployment.contracts;
-  const deps: OpBuilderDeps = {
-    provider: ethers.provider as unknown as JsonRpcProvider,
-    chain: "ogor",
-    chainId: deployed.chainId,
-    entryPoint: c.entryPoint,
-    factories: { kernel: c.kernelFactory, base: c.baseFactory },
-    paymaster: c.sponsorPaymaster,
-    walletSigner: testKeySigner(devKey(1)),
-    sponsorSigner: testKeySigner(devKey(2)),
-    sponsorshipTtlSeconds: 600,
-    maxCallGas: 5_000_000n,
-    maxPreVerificationGas: 1_000_000n,
-    clock: () => new Date(),
-  };
+  const deps: OpBuilderDeps = opBuilderDeps(deployed, "ogor");
   return { ...deployed, target, oracle, deps };
 }
 

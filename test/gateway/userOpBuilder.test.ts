@@ -10,7 +10,7 @@ import { nonceKey, opTuple, requestNonce } from "../../gateway/userop/entryPoint
 import { operationBound } from "../../gateway/userop/requestBounds";
 import { operationGas } from "../../gateway/userop/operationGas";
 import { devKey } from "../../scripts/localStack/devKeys";
-import { counterfactualWallet, deployIdwalletFixture, deployTestContracts } from "../helpers/deployment";
+import { counterfactualWallet, deployIdwalletFixture, deployTestContracts, opBuilderDeps } from "../helpers/deployment";
 import { type SeenRequest, simulatedOps } from "../helpers/simulatedOps";
 
 const FEES = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
@@ -18,22 +18,7 @@ const FEES = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_00
 async function fixture() {
   const deployed = await deployIdwalletFixture();
   const { target } = await deployTestContracts();
-  const c = deployed.deployment.contracts;
-  const deps: OpBuilderDeps = {
-    // Hardhat's provider answers `send` like a JSON-RPC provider.
-    provider: ethers.provider as unknown as JsonRpcProvider,
-    chain: "hardhat",
-    chainId: deployed.chainId,
-    entryPoint: c.entryPoint,
-    factories: { kernel: c.kernelFactory, base: c.baseFactory },
-    paymaster: c.sponsorPaymaster,
-    walletSigner: testKeySigner(devKey(1)),
-    sponsorSigner: testKeySigner(devKey(2)),
-    sponsorshipTtlSeconds: 600,
-    maxCallGas: 5_000_000n,
-    maxPreVerificationGas: 1_000_000n,
-    clock: () => new Date(),
-  };
+  const deps: OpBuilderDeps = opBuilderDeps(deployed, "hardhat");
   return { ...deployed, target, deps };
 }
 

@@ -1,8 +1,11 @@
 import { ethers } from "hardhat";
-import { parseEther } from "ethers";
+import { type JsonRpcProvider, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { type AccountType, deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { packInitCode } from "../../gateway/userop/packedUserOperation";
+import type { OpBuilderDeps } from "../../gateway/userop/userOpBuilder";
+import { devKey } from "../../scripts/localStack/devKeys";
+import { testKeySigner } from "./keySigners";
 import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
 import { ENTRY_POINT_ARTIFACT } from "../../scripts/deployment/entryPoint";
 import {
@@ -63,5 +66,31 @@ export function counterfactualWallet(factory: string, type: AccountType, userIdI
     salt,
     wallet: deriveWalletAddress(factory, type, userId),
     initCode: packInitCode(factory, factoryData),
+  };
+}
+
+/**
+ * What building operations needs on Hardhat's chain with `deployed` (deployIdwalletFixture): the deployment's
+ * contracts, dev keys 1 and 2 as wallet and sponsor signers, and the service's usual limits, for `chain`.
+ */
+export function opBuilderDeps(
+  deployed: Awaited<ReturnType<typeof deployIdwalletFixture>>,
+  chain: string,
+): OpBuilderDeps {
+  const c = deployed.deployment.contracts;
+  return {
+    // Hardhat's provider answers `send` like a JSON-RPC provider.
+    provider: ethers.provider as unknown as JsonRpcProvider,
+    chain,
+    chainId: deployed.chainId,
+    entryPoint: c.entryPoint,
+    factories: { kernel: c.kernelFactory, base: c.baseFactory },
+    paymaster: c.sponsorPaymaster,
+    walletSigner: testKeySigner(devKey(1)),
+    sponsorSigner: testKeySigner(devKey(2)),
+    sponsorshipTtlSeconds: 600,
+    maxCallGas: 5_000_000n,
+    maxPreVerificationGas: 1_000_000n,
+    clock: () => new Date(),
   };
 }
