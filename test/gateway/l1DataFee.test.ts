@@ -22,6 +22,7 @@ import { expectedGasPrice } from "../../gateway/userop/operationDraft";
 import { counterfactualWallet, deployIdwalletFixture, deployTestContracts, opBuilderDeps } from "../helpers/deployment";
 import { hs256Provider } from "../helpers/providerProofs";
 import { buildTestApp } from "../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../helpers/placeholderSafeContracts";
 
 /** An OP-stack chain's fees in 2024 on Base: L1 base fee 30 gwei, blob base fee 1 gwei, Base's scalars. */
 const L1_FEES = { l1BaseFee: 30_000_000_000n, blobBaseFee: 1_000_000_000n, baseFeeScalar: 2269, blobScalar: 1_055_762 };
@@ -71,12 +72,7 @@ const largeCall = (recordCall: string, bytes: number): string =>
 const SECRET = "op-stack-proof-secret-of-32-chars-at-least";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 /** Safe contracts of the Safe API tests: the requests are refused or stored, never built. */
-const SAFE_CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const SAFE_CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 
 /** The API with `ogor` (an OP-stack chain) and `localhost` both served by the local chain, and an app with `budgetGas`. */
 async function apiWithBudget(budgetGas: bigint) {

@@ -10,6 +10,7 @@ import { worstCaseGas } from "../../../gateway/policy/worstCaseGas";
 import { buildTestApp } from "../../helpers/testApp";
 import { openDatabase } from "../../../gateway/storage/database";
 import { hs256Provider } from "../../helpers/providerProofs";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 const SECRET = "acme-proof-secret-of-at-least-32-chars";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -255,12 +256,7 @@ describe("API: per-app budgets and policies (a malicious or runaway app)", () =>
 
 describe("API: Safe requests count against the app's budget (the relayer pays for them)", () => {
   const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
-  const CONTRACTS = {
-    singleton: "0x1000000000000000000000000000000000000001",
-    proxyFactory: "0x1000000000000000000000000000000000000002",
-    fallbackHandler: "0x1000000000000000000000000000000000000003",
-    multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-  };
+  const CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
   const SIGNER = "0x00000000000000000000000000000000000000A1";
   /** The API with Safe accounts configured on `localhost` (its chain answers nothing). */
   const safeService = () =>

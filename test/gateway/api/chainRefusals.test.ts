@@ -3,16 +3,12 @@ import { JsonRpcProvider } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { buildTestApp } from "../../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 const SIGNER = "0x00000000000000000000000000000000000000A1";
 const HASH = `0x${"ab".repeat(32)}`;
-const SAFE_CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const SAFE_CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 
 /** A chain client that is never called: every refusal here comes before any chain read. */
 const idleChain = (name: string, chainId: number): ChainClient => ({

@@ -10,6 +10,7 @@ import { capturingLogger } from "../../helpers/capturingLogger";
 import { CapturingSms } from "../../helpers/capturingSms";
 import { type Slowdown, slowdown, slowed } from "../../helpers/slowCalls";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 /** REQUEST_TIMEOUT_MS here; a slowed step takes SLOW_MS, well past it. */
 const TIMEOUT_MS = 800;
@@ -21,12 +22,7 @@ const SAFE_SETTINGS = {
   relayerKey: `0x${"4b".repeat(32)}`,
   safe: {
     operatorKey: `0x${"5a".repeat(32)}`,
-    contracts: {
-      singleton: "0x1000000000000000000000000000000000000001",
-      proxyFactory: "0x1000000000000000000000000000000000000002",
-      fallbackHandler: "0x1000000000000000000000000000000000000003",
-      multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-    },
+    contracts: PLACEHOLDER_SAFE_CONTRACTS,
   },
 };
 const STOPPED = "request stopped at its deadline before committing";

@@ -5,14 +5,10 @@ import type { ChainClient } from "../../../gateway/chains/clients";
 import { multiSendInterface, safeInterface } from "../../../gateway/safe/safeArtifacts";
 import { runAdminCommand } from "../../../scripts/admin/commands";
 import { buildTestApp } from "../../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
-const CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 /** The customer's key: the owner that must never be taken out of the Safe without it. */
 const CUSTOMER = "0x00000000000000000000000000000000000000A1";
 const ATTACKER = Wallet.createRandom().address;

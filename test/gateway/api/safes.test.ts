@@ -5,15 +5,11 @@ import type { ChainClient } from "../../../gateway/chains/clients";
 import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/safeCreation";
 import { appSaltNonce } from "../../../gateway/services/safeOwners";
 import { buildTestApp } from "../../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 const OPERATOR_KEY = `0x${"5a".repeat(32)}`;
 const OPERATOR = computeAddress(OPERATOR_KEY);
-const CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 const SIGNER = "0x00000000000000000000000000000000000000A1";
 const TOKEN = "0x000000000000000000000000000000000000C0DE";
 const erc20 = new Interface(["function transfer(address to, uint256 amount)"]);

@@ -5,17 +5,13 @@ import type { ChainClient } from "../../../gateway/chains/clients";
 import { safeInterface } from "../../../gateway/safe/safeArtifacts";
 import { rotateSafeOperator } from "../../../scripts/admin/safeOperatorRotation";
 import { buildTestApp } from "../../helpers/testApp";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 const OLD_OPERATOR = computeAddress(`0x${"5a".repeat(32)}`);
 const NEW_OPERATOR = computeAddress(`0x${"5b".repeat(32)}`);
 const SIGNER = "0x00000000000000000000000000000000000000A1";
 const SENTINEL = "0x0000000000000000000000000000000000000001";
-const CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 
 /** A chain client that is never called: accepting a request touches no chain. */
 const idleChain: ChainClient = {

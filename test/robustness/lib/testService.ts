@@ -9,6 +9,7 @@ import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
 import { CCIP_PREFIX } from "../../../gateway/ens/ccipHandler";
 import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
 import { hs256Provider } from "../../helpers/providerProofs";
+import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 
 /** The app-owned provider of the seeded app, and the HS256 secret its proofs are signed with. */
 export const PROVIDER = { name: "acme", secret: "acme-proof-secret-of-at-least-32-chars" } as const;
@@ -17,12 +18,7 @@ export const CHAIN = "localhost";
 /** A customer key of the seeded Safe. */
 export const SIGNER = "0x00000000000000000000000000000000000000A1";
 /** Safe 1.5.0 addresses: never called, requests are only accepted. */
-const SAFE_CONTRACTS = {
-  singleton: "0x1000000000000000000000000000000000000001",
-  proxyFactory: "0x1000000000000000000000000000000000000002",
-  fallbackHandler: "0x1000000000000000000000000000000000000003",
-  multiSendCallOnly: "0x1000000000000000000000000000000000000004",
-};
+const SAFE_CONTRACTS = PLACEHOLDER_SAFE_CONTRACTS;
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 
 /** A TCP port nothing listens on: bound once by us, then released. */
