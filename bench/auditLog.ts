@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { hexlify, randomBytes } from "ethers";
 import { type SignatureAuditEntry, auditKeyFrom, createAuditLog, verifyAuditChain } from "../gateway/custody";
-import type { AuditLogRepository } from "../gateway/storage/auditLogRepository";
+import type { AuditLogRepository } from "../gateway/custody/audit/auditLogRepository";
 import { openDatabase } from "../gateway/storage/database";
 import { createRepositories } from "../gateway/storage/repositories";
 import { argSeconds, machineLine } from "./lib/benchOptions";

@@ -8,16 +8,16 @@ import type { UserTokens } from "./auth/userTokens";
 import type { ChainClient } from "./chains/clients";
 import type { Limits } from "./limits/limits";
 import type { Config } from "./config/schema";
-import type { WorkerLeasesRepository } from "./storage/workerLeasesRepository";
-import type { KnownProviders } from "./services/knownProviders";
-import type { MaintenanceMonitor } from "./services/maintenance";
-import type { AppsRepository } from "./storage/appsRepository";
-import type { DustRepository } from "./storage/dustRepository";
-import type { ProvidersRepository } from "./storage/providersRepository";
-import type { RateWindowsRepository } from "./storage/rateWindowsRepository";
-import type { SafesRepository } from "./storage/safesRepository";
-import type { TransactionsRepository } from "./storage/transactionsRepository";
-import type { WebhooksRepository } from "./storage/webhooksRepository";
+import type { WorkerLeasesRepository } from "./leases/workerLeasesRepository";
+import type { KnownProviders } from "./identity/knownProviders";
+import type { MaintenanceMonitor } from "./config/maintenanceMonitor";
+import type { AppsRepository } from "./auth/appsRepository";
+import type { DustRepository } from "./dust/dustRepository";
+import type { ProvidersRepository } from "./identity/providersRepository";
+import type { RateWindowsRepository } from "./policy/rateWindowsRepository";
+import type { SafesRepository } from "./safe/model/safesRepository";
+import type { TransactionsRepository } from "./transactions/transactionsRepository";
+import type { WebhooksRepository } from "./webhooks/webhooksRepository";
 import type { WorkerWaker } from "./workerWaker";
 
 /** Everything the app is built from; only the entry file reads the environment. */

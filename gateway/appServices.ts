@@ -2,9 +2,9 @@ import type { AppDeps } from "./appDeps";
 import { type SpendPolicy, createSpendPolicy } from "./policy/spendPolicy";
 import type { UserProofDeps } from "./auth/userProof";
 import type { App } from "./auth/app";
-import { type ChainCapabilitiesTable, chainCapabilities } from "./services/chainCapabilities";
-import type { TransactionsDeps } from "./services/transactions";
-import { createL1DataReservation } from "./services/l1DataReservation";
+import { type ChainCapabilitiesTable, chainCapabilities } from "./accept/chainCapabilities";
+import type { TransactionsDeps } from "./accept/transactions";
+import { createL1DataReservation } from "./userop/l1DataReservation";
 import { type AdmitAnonymous, anonymousAdmission } from "./http/anonymousLimit";
 import { createProcessLimits } from "./limits/processLimits";
 

@@ -18,7 +18,7 @@ import { checkRoleKeysApart } from "./custody/serviceKeys";
 import { servesLocalChainOnly } from "./config/custodySettings";
 import { eraseStartupEnvironment } from "./custody/startupEnvironment";
 import { createAppTokens } from "./auth/appTokens";
-import { admitAppToken } from "./services/appAuth";
+import { admitAppToken } from "./auth/appAuth";
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PolicySettings } from "../policy/policySettings";
+import { PolicySettings } from "../config/policySettings";
 
 /** Whether an app may obtain tokens: a disabled app's credentials are refused. */
 export const AppStatus = z.enum(["active", "disabled"]);

@@ -4,16 +4,16 @@ import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
 import { coveredBehind } from "./builtin/coveredBehind";
 import { InFlight } from "./builtin/inFlight";
 import { fillNonceGap } from "./builtin/nonceFiller";
-import { type OwnKind, OwnTransactions } from "./builtin/ownTransactions";
+import { type OwnKind, OwnTransactions } from "../relaying/ownTransactions";
 import { NextPreparation } from "./builtin/prepareNext";
 import { recordBundle } from "./builtin/recordBundle";
 import { hasNonceGap, inLine, nextRelayerNonce } from "./builtin/relayerNonces";
 import { replaceBundle } from "./builtin/replaceBundle";
 import { settleDropped, settleMined } from "./builtin/settleBundle";
 import { type RelayerStanding, minedNonceOf, trackBundle } from "./builtin/trackBundle";
-import { MAX_BUNDLE_GAS } from "./userOperation/buildBundle";
-import type { WorkerContext } from "./workerContext";
-import type { Prepared, Relayer, RelayerCall, WorkKinds } from "./workKind";
+import { MAX_BUNDLE_GAS } from "../userop/bundling/buildBundle";
+import type { OperationContext } from "../userop/bundling/operationContext";
+import type { Prepared, Relayer, RelayerCall, WorkKinds } from "../relaying/workKind";
 import { createWorkKinds } from "./workKinds";
 
 /** Longest wait between two gap fillers the node keeps refusing. */
@@ -71,7 +71,7 @@ export class BuiltinBundler {
   private fillerNotBefore = -Infinity;
 
   constructor(
-    private readonly context: WorkerContext,
+    private readonly context: OperationContext,
     private readonly settings: BuiltinBundlerSettings,
   ) {
     this.relayer = { address: settings.relayer.address, own: this.own };

@@ -6,13 +6,13 @@ import type { WalletTxRecord } from "../transactions/txRecord";
 import { type OperationFailure, failureFromReason } from "../userop/failureCodes";
 import { buildUserOperation } from "../userop/userOpBuilder";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
-import { currentFees } from "./fees";
-import { includedOutcome, operationEvents } from "./userOperation/operationEvents";
+import { currentFees } from "../chains/fees";
+import { includedOutcome, operationEvents } from "../userop/bundling/operationEvents";
 import { mapLimit } from "../userop/mapLimit";
 import { selectDue } from "./selectDue";
-import { outcomeOfFailure } from "./userOperation/operationOutcomes";
-import type { WorkerContext } from "./workerContext";
-import type { WorkKinds } from "./workKind";
+import { outcomeOfFailure } from "../userop/bundling/operationOutcomes";
+import type { OperationContext } from "../userop/bundling/operationContext";
+import type { WorkKinds } from "../relaying/workKind";
 import { createWorkKinds } from "./workKinds";
 
 /** Where the chain's ERC-4337 bundler is. */
@@ -53,7 +53,7 @@ export class ExternalBundler {
   private readonly kinds: WorkKinds;
 
   constructor(
-    private readonly context: WorkerContext,
+    private readonly context: OperationContext,
     private readonly settings: ExternalBundlerSettings,
   ) {
     const request = new FetchRequest(settings.url);

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { type Fence, type Lease, type LeaseHolder, LeaseLostError } from "../leases/lease";
 import { processExited } from "../leases/leaseHolder";
-import type { WorkerLeasesRepository } from "../storage/workerLeasesRepository";
+import type { WorkerLeasesRepository } from "../leases/workerLeasesRepository";
 import type { Stepper } from "./stepper";
 
 /** What a leased worker needs. */

@@ -1,7 +1,7 @@
 import type { TxRecord } from "../transactions/txRecord";
-import { isExhausted } from "./retryPolicy";
-import type { WorkerContext } from "./workerContext";
-import type { WorkKinds } from "./workKind";
+import { isExhausted } from "../relaying/retryPolicy";
+import type { OperationContext } from "../userop/bundling/operationContext";
+import type { WorkKinds } from "../relaying/workKind";
 
 /**
  * The chain's due requests to prepare now (the oldest of each wallet, as `due` gives them), but none of the wallets
@@ -9,7 +9,7 @@ import type { WorkKinds } from "./workKind";
  * them, the rest taken up to `limit`. Undefined when nothing was due at all.
  */
 export async function selectDue(
-  context: WorkerContext,
+  context: OperationContext,
   kinds: WorkKinds,
   limit: number,
   busy: ReadonlySet<string> = new Set(),

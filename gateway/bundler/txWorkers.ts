@@ -6,16 +6,16 @@ import { rpcErrorMessage } from "../chains/revertData";
 import { createL1DataFee } from "../chains/l1DataFee";
 import { chainByName } from "../chains/registry";
 import type { Config } from "../config/schema";
-import type { TransactionsRepository } from "../storage/transactionsRepository";
+import type { TransactionsRepository } from "../transactions/transactionsRepository";
 import { BuiltinBundler } from "./builtinBundler";
 import { ExternalBundler } from "./externalBundler";
-import type { WorkerContext } from "./workerContext";
+import type { OperationContext } from "../userop/bundling/operationContext";
 import { WalletCustody } from "../userop/walletCustody";
 import { type Fence, chainWorkerLease } from "../leases/lease";
 import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
 import type { Stepper } from "./stepper";
 import { thisProcessHolder } from "../leases/leaseHolder";
-import type { WorkerLeasesRepository } from "../storage/workerLeasesRepository";
+import type { WorkerLeasesRepository } from "../leases/workerLeasesRepository";
 
 /** The running transaction workers: one loop per chain, each resuming its chain's queue where it stands. */
 export interface TxWorkers {
@@ -98,7 +98,7 @@ export function startTxWorkers(
     // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).
     const l1DataFee = chainByName(chain.name)?.l1DataFee ? createL1DataFee(chain.provider) : undefined;
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
-    const context = (repository: TransactionsRepository): WorkerContext => ({
+    const context = (repository: TransactionsRepository): OperationContext => ({
       chain,
       repository,
       entryPoint: config.contracts.entryPoint!,

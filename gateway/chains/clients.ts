@@ -1,5 +1,4 @@
 import { type JsonRpcProvider, Network } from "ethers";
-import type { Config } from "../config/schema";
 import { HttpJsonRpcProvider } from "./httpJsonRpcProvider";
 import { chainByName } from "./registry";
 
@@ -15,8 +14,14 @@ export class ChainMismatchError extends Error {
   override readonly name = "ChainMismatchError";
 }
 
+/** The settings the clients are made from: each configured chain's RPC, and the timeout of every call. */
+export interface ChainConnections {
+  readonly chains: Readonly<Record<string, { readonly rpcUrl: string }>>;
+  readonly rpcTimeoutMs: number;
+}
+
 /** One client per configured chain; every call has the configured timeout (invariant 5). */
-export function createChainClients(config: Config): Map<string, ChainClient> {
+export function createChainClients(config: ChainConnections): Map<string, ChainClient> {
   const clients = new Map<string, ChainClient>();
   for (const [name, connection] of Object.entries(config.chains)) {
     const chain = chainByName(name);

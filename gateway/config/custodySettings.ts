@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chainByName } from "../chains/registry";
-import { parsePkcs11Uri } from "../custody/pkcs11Uri";
+import { parsePkcs11Uri } from "./pkcs11Uri";
 import { flag } from "./settingTypes";
 
 /**

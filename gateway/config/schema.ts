@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chainByName } from "../chains/registry";
-import { parseRate } from "../policy/policySettings";
+import { parseRate } from "./policySettings";
 import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
 import { CustodySettings, keySettingProblems, servesLocalChainOnly } from "./custodySettings";
 import { DatabaseUrl } from "./databaseSetting";

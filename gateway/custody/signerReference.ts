@@ -1,5 +1,5 @@
 import { CustodyError } from "./custodyError";
-import { UNENCODED_HINT, formatPkcs11Path, parsePkcs11Uri, quotedAttribute } from "./pkcs11Uri";
+import { UNENCODED_HINT, formatPkcs11Path, parsePkcs11Uri, quotedAttribute } from "../config/pkcs11Uri";
 
 /** Where a token's user PIN comes from: a file (RFC 7512 pin-source) or the URI itself (pin-value). */
 export type PinSource =

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema";
-import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
-import type { DustRepository } from "../storage/dustRepository";
+import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
+import type { DustRepository } from "./dustRepository";
 import { LastTransferCache } from "./chainReads";
 import type { DustDeps } from "./dustService";
 import type { Limits } from "../limits/limits";

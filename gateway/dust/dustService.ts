@@ -1,8 +1,8 @@
 import { formatEther, formatUnits, getAddress } from "ethers";
-import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
-import { dustChain } from "../services/chainChecks";
+import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
+import { dustChain } from "../accept/chainChecks";
 import { type DustOrder, type DustToken, NATIVE_ASSET } from "./dustModel";
-import { type DustRepository } from "../storage/dustRepository";
+import { type DustRepository } from "./dustRepository";
 import type { LastTransferCache } from "./chainReads";
 import { readPortfolio } from "./chainReads";
 import { feedsOf, priceBook } from "./prices";

@@ -1,4 +1,4 @@
-import { ipBucket } from "../auth/addressBuckets";
+import { ipBucket } from "../limits/addressBuckets";
 import { TooManyRequestsError } from "../errors/apiError";
 import type { Limits } from "../limits/limits";
 

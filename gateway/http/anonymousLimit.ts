@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { AppPrincipal } from "../auth/appTokens";
-import { ipBucket } from "../auth/addressBuckets";
+import { ipBucket } from "../limits/addressBuckets";
 import type { TrustProxy } from "../config/trustProxy";
 import { TooManyRequestsError } from "../errors/apiError";
 import type { Limits } from "../limits/limits";

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import type { IncomingMessage } from "node:http";
-import { unmapped } from "../auth/addressBuckets";
+import { unmapped } from "../limits/addressBuckets";
 import type { TrustProxy } from "../config/trustProxy";
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError, RequestTimeoutError } from "../errors/apiError";
-import { RequestDeadline } from "../services/requestDeadline";
+import { RequestDeadline } from "../accept/requestDeadline";
 
 /** The deadline of a request (set by {@link requestTimeout}), to hand to the services that commit its effect. */
 export function deadlineOf(res: Response): RequestDeadline {

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { LimitCountersRepository } from "../storage/limitCountersRepository";
+import type { LimitCountersRepository } from "./limitCountersRepository";
 import { type LimitRule, type LimitVerdict, type Limiter, type Limits, secondsUntil } from "./limits";
 
 /** Keys remembered as over their limit (refused without a database write until their window ends). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { SafeCallRefusalReason } from "../safe/safeCallRules";
-import { CallRefusalReason } from "../services/callPolicy";
+import { SafeCallRefusalReason } from "../safe/model/safeCallRules";
+import { CallRefusalReason } from "../policy/callPolicy";
 
 /** RFC 9457 problem details, as every error is answered. */
 export const Problem = z

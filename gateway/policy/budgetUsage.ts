@@ -1,5 +1,5 @@
 import type { App } from "../auth/app";
-import type { TransactionsRepository } from "../storage/transactionsRepository";
+import type { TransactionsRepository } from "../transactions/transactionsRepository";
 import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
 
 /** One app's budget use on one chain over its current period. */

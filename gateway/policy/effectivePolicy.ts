@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema";
 import type { App } from "../auth/app";
-import type { RateLimit } from "./policySettings";
+import type { RateLimit } from "../config/policySettings";
 
 /** The deployment's defaults (POLICY_DEFAULT_*). */
 export type PolicyDefaults = Config["policy"];

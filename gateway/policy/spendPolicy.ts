@@ -1,10 +1,10 @@
 import type { App } from "../auth/app";
-import type { RateWindowsRepository } from "../storage/rateWindowsRepository";
-import { type SpendLimit, SpendLimitExceededError } from "./spendLimits";
+import type { RateWindowsRepository } from "./rateWindowsRepository";
+import { type SpendLimit, SpendLimitExceededError } from "../transactions/spendLimits";
 import type { TxCall } from "../transactions/txRecord";
 import { type PolicyDefaults, effectivePolicy } from "./effectivePolicy";
 import { AppRateLimitedError, BudgetExceededError, PolicyDeniedError, secondsUntil } from "./policyErrors";
-import { formatRate } from "./policySettings";
+import { formatRate } from "../config/policySettings";
 import { worstCaseGas } from "./worstCaseGas";
 
 /** What the spend policy needs. */

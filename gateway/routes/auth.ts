@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type Response, Router } from "express";
-import { toApiError } from "../errors/problemHandler";
-import { type ClientCredentials, OAuthError, type TokenEndpointDeps, issueAppToken } from "../services/appAuth";
+import { toApiError } from "../http/problemHandler";
+import { type ClientCredentials, OAuthError, type TokenEndpointDeps, issueAppToken } from "../auth/appAuth";
 import { TokenRequest } from "./auth.schema";
 
 /** Credentials from `Authorization: Basic` (RFC 6749 §2.3.1: form-urlencoded id and secret). */

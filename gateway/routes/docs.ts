@@ -1,6 +1,6 @@
 import express, { Router } from "express";
 import { getAbsoluteFSPath } from "swagger-ui-dist";
-import { buildOpenApiDocument } from "../openapi/document";
+import { buildOpenApiDocument } from "./document";
 
 // Swagger UI from its npm package; the initialiser is a file, not inline, so helmet's CSP holds.
 const PAGE = `<!doctype html>

@@ -2,7 +2,7 @@ import { Router } from "express";
 import type { Registry } from "prom-client";
 import { UnauthorizedError } from "../errors/apiError";
 import { hasAdminToken } from "../http/adminToken";
-import { type HealthReport, publicHealthReport } from "../services/health";
+import { type HealthReport, publicHealthReport } from "../chains/health";
 import type { HealthAnswer } from "./health.schema";
 import { throttled } from "../http/sharedRuns";
 

@@ -1,7 +1,7 @@
 import express, { Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
-import { type WalletSigningDeps, signForUser } from "../services/walletSigning";
+import { type WalletSigningDeps, signForUser } from "../accept/walletSigning";
 import { SignRequestBody } from "./kernelSign.schema";
 
 /** POST /v1/kernel/sign: the wallet's EIP-1271 signature over a hash (spec §4.4); bearer token and user proof. */

@@ -1,5 +1,5 @@
 import { Router } from "express";
-import type { ChainCapabilitiesTable } from "../services/chainCapabilities";
+import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
 import type { Config } from "../config/schema";
 
 /** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */

@@ -3,7 +3,7 @@ import type { AppTokens } from "../auth/appTokens";
 import { UnsupportedMediaTypeError } from "../errors/apiError";
 import type { AdmitAnonymous } from "../http/anonymousLimit";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
-import { type ResolverOptions, resolveUserIds } from "../services/resolver";
+import { type ResolverOptions, resolveUserIds } from "../identity/addressResolver";
 import { ResolverRequest } from "./resolver.schema";
 
 // The spec's sample call sends the JSON body as text/plain; read it as JSON too.

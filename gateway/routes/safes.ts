@@ -3,12 +3,12 @@ import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
-import type { SafeActionRequest } from "../services/safeActions";
-import { listSafes } from "../services/safeListing";
-import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../services/safes";
-import { safeView } from "../services/safeViews";
+import type { SafeActionRequest } from "../safe/accept/safeActions";
+import { listSafes } from "../safe/accept/safeListing";
+import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../safe/accept/safes";
+import { safeView } from "../safe/accept/safeViews";
 import { safeTransactionView } from "../transactions/txViews";
-import { waitForFinal } from "../services/requestAcceptance";
+import { waitForFinal } from "../accept/requestAcceptance";
 import {
   CreateSafeBody,
   CustomSafeTxBody,

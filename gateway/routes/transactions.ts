@@ -1,13 +1,13 @@
 import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
-import type { RequestDeadline } from "../services/requestDeadline";
+import type { RequestDeadline } from "../accept/requestDeadline";
 import type { WalletTxRecord } from "../transactions/txRecord";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
 import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { AccountType } from "../identity/walletAddress";
-import { waitForFinal } from "../services/requestAcceptance";
-import { type TransactionsDeps, findTransaction, submitTransaction } from "../services/transactions";
+import { waitForFinal } from "../accept/requestAcceptance";
+import { type TransactionsDeps, findTransaction, submitTransaction } from "../accept/transactions";
 import { transactionView } from "../transactions/txViews";
 import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
 

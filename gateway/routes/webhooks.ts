@@ -2,7 +2,7 @@ import express, { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import type { WebhookSettings } from "../config/webhookSettings";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
-import type { WebhooksRepository } from "../storage/webhooksRepository";
+import type { WebhooksRepository } from "../webhooks/webhooksRepository";
 import { endpointView, listAppEndpoints, registeredView, removeAppEndpoint } from "../webhooks/appEndpoints";
 import { registerEndpoint } from "../webhooks/webhookEndpoints";
 import { CreateWebhookBody, WebhookIdParams } from "./webhooks.schema";

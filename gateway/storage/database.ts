@@ -3,10 +3,10 @@ import { Kysely } from "kysely";
 import path from "node:path";
 import { redactDatabaseLocation, withoutPassword } from "../config/databaseSetting";
 import { runMigrations } from "./migrations";
-import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "./privateFiles";
+import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "../crypto/privateFiles";
 import type { DatabaseSchema } from "./schema";
 import { isPostgresUrl, postgresKysely } from "./postgres/postgresKysely";
-import { IdwalletSqliteDialect, withStatementCache } from "./sqlite/dialect";
+import { IdwalletSqliteDialect, withStatementCache } from "./sql/dialect";
 
 /** An open, fully migrated database and the way to close it. */
 export interface Database {

@@ -1,5 +1,5 @@
 import { isPostgresUnavailable } from "./postgres/postgresErrors";
-import { isSqliteUnavailable } from "./sqlite/sqliteErrors";
+import { isSqliteUnavailable } from "./sql/sqliteErrors";
 
 /**
  * Storage-level errors. They carry no HTTP status: the HTTP layer maps them to problem details

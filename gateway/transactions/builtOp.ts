@@ -1,4 +1,4 @@
-import type { PackedUserOperation } from "../userop/packedUserOperation";
+import type { PackedUserOperation } from "./packedUserOperation";
 import type { TxError } from "./txRecord";
 
 /** A signed UserOperation about to be sent for a wallet request. */

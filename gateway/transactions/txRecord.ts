@@ -1,5 +1,5 @@
 import type { AccountType } from "../identity/walletAddress";
-import type { PackedUserOperation } from "../userop/packedUserOperation";
+import type { PackedUserOperation } from "./packedUserOperation";
 
 /**
  * Lifecycle of a transaction request (docs/transactions.md, "Transaction states"):

@@ -1,4 +1,5 @@
 import type { JsonRpcProvider } from "ethers";
+import type { Fees } from "../chains/fees";
 import type { L1DataFee } from "../chains/l1DataFee";
 import type { KeySigner } from "../custody/keySigner";
 import type { AccountType } from "../identity/walletAddress";
@@ -7,14 +8,10 @@ import { type PackedUserOperation, userOperationHash } from "./packedUserOperati
 import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "./sponsorship";
 import { personalDigest } from "./words";
 
-/** Fees of an operation (and of the bundle carrying it). */
-export interface Fees {
-  readonly maxFeePerGas: bigint;
-  readonly maxPriorityFeePerGas: bigint;
-}
+export type { Fees } from "../chains/fees";
 
 /**
- * The price an operation with `fees` is charged while the base fee holds: currentFees (bundler/fees.ts) sets the max fee
+ * The price an operation with `fees` is charged while the base fee holds: currentFees (chains/fees.ts) sets the max fee
  * to twice the base fee plus the tip, so base fee + tip is (max fee + tip) / 2 (EIP-1559: the effective price is
  * min(max fee, base fee + tip); the EntryPoint charges operations at it, ERC-4337 v0.7 `getUserOpGasPrice`).
  */

@@ -1,21 +1,9 @@
 import { type BytesLike, hexlify } from "ethers";
 import { concatHex, uintHex } from "./hexData";
+import type { PackedUserOperation } from "../transactions/packedUserOperation";
 import { hexWord, keccakOfHex, keccakOfWords, uintWord } from "./words";
 
-/** ERC-4337 v0.7 PackedUserOperation, as the EntryPoint takes it. */
-export interface PackedUserOperation {
-  sender: string;
-  nonce: bigint;
-  initCode: string;
-  callData: string;
-  /** verificationGasLimit (high 128 bits) ‖ callGasLimit (low 128 bits). */
-  accountGasLimits: string;
-  preVerificationGas: bigint;
-  /** maxPriorityFeePerGas (high 128 bits) ‖ maxFeePerGas (low 128 bits). */
-  gasFees: string;
-  paymasterAndData: string;
-  signature: string;
-}
+export type { PackedUserOperation };
 
 /** Packs two uint128 values into one bytes32, `high` first (accountGasLimits, gasFees). */
 export function packUint128Pair(high: bigint, low: bigint): string {

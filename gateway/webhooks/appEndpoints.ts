@@ -1,5 +1,5 @@
 import { NotFoundError } from "../errors/apiError";
-import type { WebhooksRepository } from "../storage/webhooksRepository";
+import type { WebhooksRepository } from "./webhooksRepository";
 import type { WebhookEndpoint } from "./webhookEndpoint";
 import type { RegisteredEndpoint } from "./webhookEndpoints";
 

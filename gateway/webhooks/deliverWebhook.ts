@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { WebhookSettings } from "../config/webhookSettings";
-import type { WebhooksRepository } from "../storage/webhooksRepository";
+import type { WebhooksRepository } from "./webhooksRepository";
 import { disableReason, nextAttemptAt } from "./retrySchedule";
 import type { ClaimedDelivery } from "./webhookDelivery";
 import { postWebhook, type WebhookResponse } from "./webhookPost";

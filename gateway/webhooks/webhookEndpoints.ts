@@ -1,7 +1,7 @@
 import { SecretsKeyError } from "../crypto/secretsKeyring";
 import { ApiError, InvalidRequestError } from "../errors/apiError";
 import type { WebhookSettings } from "../config/webhookSettings";
-import { EndpointLimitError, type WebhooksRepository } from "../storage/webhooksRepository";
+import { EndpointLimitError, type WebhooksRepository } from "./webhooksRepository";
 import { newWebhookSecret, type WebhookEndpoint } from "./webhookEndpoint";
 import { eventBody, TEST_EVENT_TYPE, type WebhookEventType } from "./webhookEvents";
 import { checkWebhookUrl } from "./webhookTarget";

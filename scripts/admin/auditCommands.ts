@@ -1,5 +1,5 @@
 import { type AuditKey, type AuditRow, auditKeyFrom, verifyAuditLog } from "../../gateway/custody/audit";
-import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
+import type { AuditLogRepository } from "../../gateway/custody/audit/auditLogRepository";
 import type { AuditCommand } from "./auditArgs";
 
 /** Where an audit command writes: results on `out`, a broken chain on `err`. */

@@ -1,12 +1,12 @@
 import { SecretsKeyError } from "../../gateway/crypto/secretsKeyring";
 import type { App, AppWithSecret } from "../../gateway/auth/app";
 import { NotFoundError } from "../../gateway/storage/errors";
-import { ProviderTakenError } from "../../gateway/storage/providersRepository";
+import { ProviderTakenError } from "../../gateway/identity/providersRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import { USAGE, type AdminCommand } from "./args";
 import { DustUsageError } from "./dustArgs";
 import { PolicyUsageError, changedPolicy } from "./policyArgs";
-import { formatRate } from "../../gateway/policy/policySettings";
+import { formatRate } from "../../gateway/config/policySettings";
 import { runDustCommand } from "./dustCommands";
 import { runAuditCommand } from "./auditCommands";
 import { KeysCommandError, runKeysCommand } from "./keysCommands";

@@ -1,5 +1,5 @@
 import { formatEther } from "ethers";
-import { DustOrderStateError, type DustRepository } from "../../gateway/storage/dustRepository";
+import { DustOrderStateError, type DustRepository } from "../../gateway/dust/dustRepository";
 import { NotFoundError } from "../../gateway/storage/errors";
 import { type DustCommand, DustUsageError, tokenUnits } from "./dustArgs";
 

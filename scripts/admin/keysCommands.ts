@@ -1,8 +1,8 @@
 import { JsonRpcProvider, Wallet, getAddress, isAddress } from "ethers";
-import { strandedBy } from "../../gateway/custody/walletSignerRotation";
-import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
+import { strandedBy } from "../../gateway/userop/walletSignerRotation";
+import type { AuditLogRepository } from "../../gateway/custody/audit/auditLogRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
-import type { TransactionsRepository } from "../../gateway/storage/transactionsRepository";
+import type { TransactionsRepository } from "../../gateway/transactions/transactionsRepository";
 import { OwnerAccount__factory } from "../../typechain-types";
 import type { KeysCommand } from "./keysArgs";
 import { rotateSafeOperator } from "./safeOperatorRotation";

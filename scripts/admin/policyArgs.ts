@@ -2,7 +2,7 @@ import {
   type PolicySettings,
   PolicySettings as PolicySettingsSchema,
   parseRate,
-} from "../../gateway/policy/policySettings";
+} from "../../gateway/config/policySettings";
 
 /** Options of `apps policy`; each takes `default` to drop the app's own setting. */
 export const POLICY_OPTIONS = {

@@ -1,8 +1,8 @@
 import type { JsonRpcProvider } from "ethers";
-import { safeInterface } from "../../gateway/safe/safeArtifacts";
-import { requestHash } from "../../gateway/services/requestAcceptance";
-import type { SafesRepository } from "../../gateway/storage/safesRepository";
-import type { TransactionsRepository } from "../../gateway/storage/transactionsRepository";
+import { safeInterface } from "../../gateway/safe/encoding/safeArtifacts";
+import { requestHash } from "../../gateway/accept/requestAcceptance";
+import type { SafesRepository } from "../../gateway/safe/model/safesRepository";
+import type { TransactionsRepository } from "../../gateway/transactions/transactionsRepository";
 
 /** The head of a Safe's owner list (OwnerManager.SENTINEL_OWNERS): the "previous owner" of its first owner. */
 const SENTINEL_OWNERS = "0x0000000000000000000000000000000000000001";

@@ -1,7 +1,7 @@
 import { ApiError } from "../../gateway/errors/apiError";
 import { NotFoundError } from "../../gateway/storage/errors";
 import type { Repositories } from "../../gateway/storage/repositories";
-import type { WebhooksRepository } from "../../gateway/storage/webhooksRepository";
+import type { WebhooksRepository } from "../../gateway/webhooks/webhooksRepository";
 import type { DeliveryAttempt } from "../../gateway/webhooks/webhookDelivery";
 import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";
 import { registerEndpoint, rotateEndpointSecret } from "../../gateway/webhooks/webhookEndpoints";

@@ -1,6 +1,6 @@
 import pino from "pino";
 import type { WebhookSettings } from "../../gateway/config/webhookSettings";
-import type { WebhooksRepository } from "../../gateway/storage/webhooksRepository";
+import type { WebhooksRepository } from "../../gateway/webhooks/webhooksRepository";
 import { deliverWebhook } from "../../gateway/webhooks/deliverWebhook";
 import { claimMsOf } from "../../gateway/webhooks/deliveryWorker";
 import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";

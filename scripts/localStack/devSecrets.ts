@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PRIVATE_FILE_MODE, makePrivateDirectory, narrowToOwner } from "../../gateway/storage/privateFiles";
+import { PRIVATE_FILE_MODE, makePrivateDirectory, narrowToOwner } from "../../gateway/crypto/privateFiles";
 
 /** Secrets of the local stack, generated once per data directory so tokens and sealed secrets survive a restart. */
 export interface DevSecrets {

@@ -4,10 +4,15 @@ import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { ContractFactory, Wallet, ZeroAddress, id, parseEther, zeroPadValue, type Signer } from "ethers";
 import type { KeySigner } from "../../gateway/custody/keySigner";
 import { testKeySigner } from "../helpers/keySigners";
-import { SAFE_ARTIFACTS } from "../../gateway/safe/safeArtifacts";
-import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../gateway/safe/safeCreation";
-import { encodeExecTransaction, safeTxHash, signSafeTx, type SafeCall } from "../../gateway/safe/safeTransaction";
-import { disperseCall, disperseNftCall, encodeMultiSend, transferCall } from "../../gateway/safe/payouts";
+import { SAFE_ARTIFACTS } from "../../gateway/safe/encoding/safeArtifacts";
+import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../gateway/safe/encoding/safeCreation";
+import {
+  encodeExecTransaction,
+  safeTxHash,
+  signSafeTx,
+  type SafeCall,
+} from "../../gateway/safe/encoding/safeTransaction";
+import { disperseCall, disperseNftCall, encodeMultiSend, transferCall } from "../../gateway/safe/encoding/payouts";
 import { deployTestContracts } from "../helpers/deployment";
 
 // FallbackManager.sol 1.5.0: FALLBACK_HANDLER_STORAGE_SLOT.

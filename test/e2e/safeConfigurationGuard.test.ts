@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { JsonRpcProvider, Wallet, concat, dataLength, solidityPacked } from "ethers";
 import { databaseLocation } from "../../gateway/config/databaseSetting";
-import { multiSendInterface, safeInterface } from "../../gateway/safe/safeArtifacts";
+import { multiSendInterface, safeInterface } from "../../gateway/safe/encoding/safeArtifacts";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 import { runAdminCli } from "../../scripts/admin/cli";

@@ -1,7 +1,12 @@
 import { expect } from "chai";
 import { Wallet, parseEther } from "ethers";
-import { safeInterface } from "../../gateway/safe/safeArtifacts";
-import { type SafeCall, encodeExecTransaction, safeTxHash, signSafeTx } from "../../gateway/safe/safeTransaction";
+import { safeInterface } from "../../gateway/safe/encoding/safeArtifacts";
+import {
+  type SafeCall,
+  encodeExecTransaction,
+  safeTxHash,
+  signSafeTx,
+} from "../../gateway/safe/encoding/safeTransaction";
 import { runAdminCli } from "../../scripts/admin/cli";
 import { devKey } from "../../scripts/localStack/devKeys";
 import { testKeySigner } from "../helpers/keySigners";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { JsonRpcProvider, type Signer, Wallet, getAddress, parseEther, parseUnits } from "ethers";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
-import { safeInterface } from "../../gateway/safe/safeArtifacts";
+import { safeInterface } from "../../gateway/safe/encoding/safeArtifacts";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import {
   TestMultiToken__factory,

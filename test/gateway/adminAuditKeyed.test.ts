@@ -11,7 +11,7 @@ import {
 } from "../../gateway/custody/audit";
 import { type Database, openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
-import type { AuditLogRepository } from "../../gateway/storage/auditLogRepository";
+import type { AuditLogRepository } from "../../gateway/custody/audit/auditLogRepository";
 import { runAdminCli } from "../../scripts/admin/cli";
 import { EXIT } from "../../scripts/admin/commands";
 import { auditEntries, auditEntry, tamperWith } from "./custody/auditBuilders";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { CallNotAllowedError, checkCallRules } from "../../gateway/services/callPolicy";
+import { CallNotAllowedError, checkCallRules } from "../../gateway/policy/callPolicy";
 
 const WALLET = "0x9AdCf7e0cC3D2B7AeC70b6b329dD38b8759DfC56";
 const OWNER = "0x00000000000000000000000000000000000A11cE";

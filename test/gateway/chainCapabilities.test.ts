@@ -1,7 +1,7 @@
 import { rawKeyAddresses } from "../helpers/keySigners";
 import { expect } from "chai";
 import { JsonRpcProvider, computeAddress } from "ethers";
-import { chainCapabilities } from "../../gateway/services/chainCapabilities";
+import { chainCapabilities } from "../../gateway/accept/chainCapabilities";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { CHAINS } from "../../gateway/chains/registry";
 import { loadConfig } from "../../gateway/config/load";

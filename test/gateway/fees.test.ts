@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { bumpedFees } from "../../gateway/bundler/fees";
+import { bumpedFees } from "../../gateway/chains/fees";
 
 describe("Replacement fees of a stuck bundle", () => {
   const gwei = 1_000_000_000n;

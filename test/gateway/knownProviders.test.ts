@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { RegisteredName } from "../../gateway/identity/providerRegistration";
-import { createKnownProviders } from "../../gateway/services/knownProviders";
+import { createKnownProviders } from "../../gateway/identity/knownProviders";
 
 describe("known providers cache", () => {
   /** A cache over a store the test sets by hand; refreshed only when the test says. */

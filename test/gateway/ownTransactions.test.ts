@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { JsonRpcProvider } from "ethers";
 import { ethers } from "hardhat";
-import { OwnTransactions } from "../../gateway/bundler/builtin/ownTransactions";
+import { OwnTransactions } from "../../gateway/relaying/ownTransactions";
 import { TestTarget__factory } from "../../typechain-types";
 
 /**

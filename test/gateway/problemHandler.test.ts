@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { makeError } from "ethers";
 import { z } from "zod";
 import { ApiError } from "../../gateway/errors/apiError";
-import { problemHandler, toApiError } from "../../gateway/errors/problemHandler";
+import { problemHandler, toApiError } from "../../gateway/http/problemHandler";
 
 /** A bare app with one throwing route and the real error middleware. */
 function appThrowing(error: unknown) {

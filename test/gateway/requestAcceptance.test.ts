@@ -6,9 +6,9 @@ import {
   findRequest,
   requestHash,
   waitForFinal,
-} from "../../gateway/services/requestAcceptance";
+} from "../../gateway/accept/requestAcceptance";
 import { RequestTimeoutError } from "../../gateway/errors/apiError";
-import { RequestDeadline } from "../../gateway/services/requestDeadline";
+import { RequestDeadline } from "../../gateway/accept/requestDeadline";
 import { type TxRecord, isSafeRecord, isWalletRecord } from "../../gateway/transactions/txRecord";
 
 /** A stored wallet request (or Safe request), with only what the accept path reads. */

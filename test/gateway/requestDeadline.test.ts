@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { RequestTimeoutError } from "../../gateway/errors/apiError";
-import { RequestDeadline } from "../../gateway/services/requestDeadline";
+import { RequestDeadline } from "../../gateway/accept/requestDeadline";
 
 describe("RequestDeadline (a commit either begins before the deadline answers, or never)", () => {
   it("runs a commit in time and marks the request committed, so the deadline no longer answers for it", async () => {

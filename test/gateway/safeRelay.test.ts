@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { disperseCall, transferCall } from "../../gateway/safe/payouts";
-import { nativeValue } from "../../gateway/bundler/safeRelay/safeRelayGas";
+import { disperseCall, transferCall } from "../../gateway/safe/encoding/payouts";
+import { nativeValue } from "../../gateway/safe/relay/safeRelayGas";
 import type { SafeTxRecord } from "../../gateway/transactions/txRecord";
 
 const MULTISEND = "0x00000000000000000000000000000000000000Ad";

@@ -15,7 +15,7 @@ import {
 import { artifacts } from "hardhat";
 import { createDigestSigner } from "../../gateway/crypto/digestSigner";
 import { testKeySigner } from "../helpers/keySigners";
-import { operationEvents } from "../../gateway/bundler/userOperation/operationEvents";
+import { operationEvents } from "../../gateway/userop/bundling/operationEvents";
 import { signRelayerTransaction } from "../../gateway/bundler/builtin/relayerTransaction";
 import { bundleSimulatorInterface, entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
 import { decodeSimulateBundle, encodeHandleOps, encodeSimulateBundle } from "../../gateway/userop/opsAbi";
@@ -25,7 +25,7 @@ import type { PackedUserOperation } from "../../gateway/userop/packedUserOperati
 import { userOperationHash } from "../../gateway/userop/packedUserOperation";
 import { preVerificationGas } from "../../gateway/userop/preVerificationGas";
 import { personalDigest } from "../../gateway/userop/words";
-import { bundleGasBound, bundleGasLimit } from "../../gateway/bundler/userOperation/bundleCheck";
+import { bundleGasBound, bundleGasLimit } from "../../gateway/userop/bundling/bundleCheck";
 import { operationGas } from "../../gateway/userop/operationGas";
 import { operationBytes } from "../../gateway/userop/operationSize";
 import type { BuiltUserOp } from "../../gateway/transactions/builtOp";

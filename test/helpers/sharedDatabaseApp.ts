@@ -1,5 +1,5 @@
 import { createAppTokens } from "../../gateway/auth/appTokens";
-import { parseRate } from "../../gateway/policy/policySettings";
+import { parseRate } from "../../gateway/config/policySettings";
 import { openDatabase } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
 import { freshPostgresDatabase } from "./postgresServer";

@@ -8,7 +8,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Wallet, parseEther } from "ethers";
 import { sql } from "kysely";
 import request, { type Response } from "supertest";
-import { safeInterface } from "../../gateway/safe/safeArtifacts";
+import { safeInterface } from "../../gateway/safe/encoding/safeArtifacts";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import { TestTarget__factory, type TestTarget } from "../../typechain-types";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";

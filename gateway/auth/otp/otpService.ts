@@ -1,8 +1,8 @@
 import type { Config } from "../../config/schema";
 import type { Limiter, Limits } from "../../limits/limits";
-import { ipBucket, networkBucket } from "../addressBuckets";
+import { ipBucket, networkBucket } from "../../limits/addressBuckets";
 import type { OtpCode, OtpSentSince } from "./storedCode";
-import type { OtpRepository } from "../../storage/otpRepository";
+import type { OtpRepository } from "./otpRepository";
 import type { SmsSender } from "../sms/smsSender";
 import type { UserTokens } from "../userTokens";
 import { backoffSeconds } from "./backoff";

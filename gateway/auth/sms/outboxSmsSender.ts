@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
-import { makePrivateDirectory, makePrivateFile } from "../../storage/privateFiles";
+import { makePrivateDirectory, makePrivateFile } from "../../crypto/privateFiles";
 import type { SmsSender } from "./smsSender";
 
 /**

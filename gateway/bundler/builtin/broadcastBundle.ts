@@ -1,8 +1,8 @@
 import { isTransportError, rpcErrorMessage } from "../../chains/revertData";
 import type { Bundle } from "../../transactions/bundle";
 import type { TxError } from "../../transactions/txRecord";
-import type { WorkerContext } from "../workerContext";
-import type { OwnKind, OwnTransactions } from "./ownTransactions";
+import type { OperationContext } from "../../userop/bundling/operationContext";
+import type { OwnKind, OwnTransactions } from "../../relaying/ownTransactions";
 
 /** Why the requests of a bundle the node refused go back to the queue. */
 export const RELAYER_REJECTED: TxError = {
@@ -16,7 +16,7 @@ export const RELAYER_REJECTED: TxError = {
  * node neither mined nor holds was "refused", and its requests go back to the queue.
  */
 export async function broadcastBundle(
-  context: WorkerContext,
+  context: OperationContext,
   own: OwnTransactions,
   bundle: Bundle,
   runs?: OwnKind,

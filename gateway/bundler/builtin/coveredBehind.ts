@@ -1,5 +1,5 @@
 import { entryPointInterface } from "../../userop/entryPoint";
-import type { WorkerContext } from "../workerContext";
+import type { OperationContext } from "../../userop/bundling/operationContext";
 import type { Reserved } from "./inFlight";
 
 /**
@@ -10,7 +10,7 @@ import type { Reserved } from "./inFlight";
  * ones had spent what the check saw. A deposit or balance short now waits until the pending bundles are settled.
  */
 export async function coveredBehind(
-  context: WorkerContext,
+  context: OperationContext,
   relayer: string,
   reserved: Reserved,
   next: { readonly relayerWei: bigint; readonly paymasterWei: bigint },

@@ -1,5 +1,5 @@
 import type { Bundle } from "../../transactions/bundle";
-import type { OwnKind } from "./ownTransactions";
+import type { OwnKind } from "../../relaying/ownTransactions";
 
 /** What this worker knows of a bundle it sent, for sending more behind it. */
 export interface SentBundle {

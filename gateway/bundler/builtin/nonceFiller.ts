@@ -1,7 +1,7 @@
 import type { KeySigner } from "../../custody/keySigner";
 import type { Bundle } from "../../transactions/bundle";
-import { currentFees } from "../fees";
-import type { WorkerContext } from "../workerContext";
+import { currentFees } from "../../chains/fees";
+import type { OperationContext } from "../../userop/bundling/operationContext";
 import { recordBundle } from "./recordBundle";
 
 /**
@@ -12,7 +12,7 @@ import { recordBundle } from "./recordBundle";
  * Returns the recorded filler and its gas limit.
  */
 export async function fillNonceGap(
-  context: WorkerContext,
+  context: OperationContext,
   relayer: KeySigner,
   nonce: number,
 ): Promise<{ readonly bundle: Bundle; readonly gasLimit: bigint }> {

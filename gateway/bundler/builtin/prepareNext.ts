@@ -1,6 +1,6 @@
 import { selectDue } from "../selectDue";
-import type { WorkerContext } from "../workerContext";
-import type { Preparation, Prepared, Relayer, WorkKinds } from "../workKind";
+import type { OperationContext } from "../../userop/bundling/operationContext";
+import type { Preparation, Prepared, Relayer, WorkKinds } from "../../relaying/workKind";
 
 /** A batch prepared ahead that waited longer than this is prepared again (fees and state have moved on). */
 const PREPARED_MAX_AGE_MS = 10_000;
@@ -14,7 +14,7 @@ export class NextPreparation {
   private next: Promise<Preparation> | undefined;
 
   constructor(
-    private readonly context: WorkerContext,
+    private readonly context: OperationContext,
     private readonly kinds: WorkKinds,
     private readonly relayer: Relayer,
   ) {}

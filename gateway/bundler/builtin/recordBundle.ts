@@ -1,8 +1,8 @@
 import type { KeySigner } from "../../custody/keySigner";
 import type { Bundle } from "../../transactions/bundle";
 import type { Fees } from "../../userop/operationDraft";
-import type { WorkerContext } from "../workerContext";
-import type { RelayerCall } from "../workKind";
+import type { OperationContext } from "../../userop/bundling/operationContext";
+import type { RelayerCall } from "../../relaying/workKind";
 import { signRelayerTransaction } from "./relayerTransaction";
 
 /**
@@ -10,7 +10,7 @@ import { signRelayerTransaction } from "./relayerTransaction";
  * broadcast: after a crash it is tracked, not built again.
  */
 export async function recordBundle(
-  context: WorkerContext,
+  context: OperationContext,
   relayer: KeySigner,
   call: RelayerCall,
   fees: Fees,

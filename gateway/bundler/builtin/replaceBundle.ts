@@ -1,7 +1,7 @@
 import type { KeySigner } from "../../custody/keySigner";
 import type { Bundle } from "../../transactions/bundle";
-import { bumpedFees, currentFees } from "../fees";
-import type { WorkerContext } from "../workerContext";
+import { bumpedFees, currentFees } from "../../chains/fees";
+import type { OperationContext } from "../../userop/bundling/operationContext";
 import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
 
 /**
@@ -10,7 +10,7 @@ import { relayerFieldsOf, signRelayerTransaction } from "./relayerTransaction";
  * the bump would pass the fee cap.
  */
 export async function replaceBundle(
-  context: WorkerContext,
+  context: OperationContext,
   relayer: KeySigner,
   bundle: Bundle,
   feeBumpPercent: bigint,

@@ -1,13 +1,13 @@
 import type { Bundle } from "../../transactions/bundle";
 import type { TxError, TxRecord } from "../../transactions/txRecord";
 import type { TxOutcome } from "../../transactions/txOutcome";
-import type { WorkerContext } from "../workerContext";
-import type { RelayerReceipt, WorkKind, WorkKinds } from "../workKind";
-import type { OwnTransactions } from "./ownTransactions";
+import type { OperationContext } from "../../userop/bundling/operationContext";
+import type { RelayerReceipt, WorkKind, WorkKinds } from "../../relaying/workKind";
+import type { OwnTransactions } from "../../relaying/ownTransactions";
 
 /** Closes a mined bundle: each request's outcome as its kind reads the receipt, in one transaction. */
 export async function settleMined(
-  context: WorkerContext,
+  context: OperationContext,
   kinds: WorkKinds,
   own: OwnTransactions,
   bundle: Bundle,
@@ -45,7 +45,7 @@ export async function settleMined(
  * chain's queue for ever; the attempt bound ends it. An outsider can cause neither (it spends no relayer nonce).
  */
 export async function settleDropped(
-  context: WorkerContext,
+  context: OperationContext,
   kinds: WorkKinds,
   bundle: Bundle,
   error?: TxError,

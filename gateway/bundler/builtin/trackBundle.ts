@@ -1,6 +1,6 @@
 import type { Bundle } from "../../transactions/bundle";
-import type { WorkerContext } from "../workerContext";
-import type { RelayerReceipt } from "../workKind";
+import type { OperationContext } from "../../userop/bundling/operationContext";
+import type { RelayerReceipt } from "../../relaying/workKind";
 
 /**
  * Where a pending bundle stands: mined with enough blocks on top, or not yet; dropped (its relayer nonce used by
@@ -23,7 +23,7 @@ export interface RelayerStanding {
 
 /** Looks up a pending bundle on chain: its receipt if its nonce is used, else its age and whether the node holds it. */
 export async function trackBundle(
-  context: WorkerContext,
+  context: OperationContext,
   bundle: Bundle,
   stuckAfterMs: number,
   standing: RelayerStanding,
@@ -54,6 +54,6 @@ export async function trackBundle(
 }
 
 /** The relayer's mined nonce ("latest" transaction count). */
-export async function minedNonceOf(context: WorkerContext, relayer: string): Promise<number> {
+export async function minedNonceOf(context: OperationContext, relayer: string): Promise<number> {
   return Number(await context.chain.provider.send("eth_getTransactionCount", [relayer, "latest"]));
 }

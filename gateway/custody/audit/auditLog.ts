@@ -1,4 +1,4 @@
-import type { AuditLogRepository } from "../../storage/auditLogRepository";
+import type { AuditLogRepository } from "./auditLogRepository";
 import type { AuditKey } from "./auditKey";
 import { canonicalAuditEntry, type SignatureAuditEntry } from "./signatureAudit";
 

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AuditLogRepository } from "../../storage/auditLogRepository";
+import type { AuditLogRepository } from "./auditLogRepository";
 import { type AuditKey, auditKeyFrom, auditRowTag } from "./auditKey";
 import { type AuditLog, createAuditLog } from "./auditLog";
 import { auditRowHash } from "./auditRowHash";

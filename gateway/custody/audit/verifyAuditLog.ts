@@ -1,4 +1,4 @@
-import type { AuditLogRepository } from "../../storage/auditLogRepository";
+import type { AuditLogRepository } from "./auditLogRepository";
 import { type AuditChainVerdict, verifyAuditChain } from "./auditChain";
 import { type AuditKey, auditMarkTag } from "./auditKey";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { JsonRpcProvider } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import type { PolicySettings } from "../../../gateway/policy/policySettings";
+import type { PolicySettings } from "../../../gateway/config/policySettings";
 import { worstCaseGas } from "../../../gateway/policy/worstCaseGas";
 import { buildTestApp } from "../../helpers/testApp";
 import { openDatabase } from "../../../gateway/storage/database";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import request from "supertest";
 import { ZodType } from "zod";
-import { buildOpenApiRegistry } from "../../../gateway/openapi/document";
+import { buildOpenApiRegistry } from "../../../gateway/routes/document";
 import { createExpressApp } from "../../../gateway/app";
 import { mountedRoutes } from "../../helpers/mountedRoutes";
 import { buildTestApp } from "../../helpers/testApp";

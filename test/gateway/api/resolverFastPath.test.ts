@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
 import { createExpressApp, resolverFastPathDeps } from "../../../gateway/app";
 import { createMetrics } from "../../../gateway/http/metrics";
-import { bodyLimitBytes, createResolverFastPath } from "../../../gateway/http/resolverFastPath";
+import { bodyLimitBytes, createResolverFastPath } from "../../../gateway/routes/resolverFastPath";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { buildTestApp } from "../../helpers/testApp";

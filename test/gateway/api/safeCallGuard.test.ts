@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Interface, JsonRpcProvider, Wallet, concat, solidityPacked } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { multiSendInterface, safeInterface } from "../../../gateway/safe/safeArtifacts";
+import { multiSendInterface, safeInterface } from "../../../gateway/safe/encoding/safeArtifacts";
 import { runAdminCommand } from "../../../scripts/admin/commands";
 import { buildTestApp } from "../../helpers/testApp";
 import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";

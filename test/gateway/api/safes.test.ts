@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { Interface, JsonRpcProvider, Wallet, computeAddress } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/safeCreation";
-import { appSaltNonce } from "../../../gateway/services/safeOwners";
+import { createProxyCallData, predictSafeAddress, safeInitializer } from "../../../gateway/safe/encoding/safeCreation";
+import { appSaltNonce } from "../../../gateway/safe/accept/safeOwners";
 import { buildTestApp } from "../../helpers/testApp";
 import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";
 

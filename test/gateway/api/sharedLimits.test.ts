@@ -3,7 +3,7 @@ import { JsonRpcProvider } from "ethers";
 import request, { type Response } from "supertest";
 import { type Instance, SHARED_DATABASES, twoInstancesOn } from "../../helpers/twoInstances";
 import { hs256Provider } from "../../helpers/providerProofs";
-import type { PolicySettings } from "../../../gateway/policy/policySettings";
+import type { PolicySettings } from "../../../gateway/config/policySettings";
 import { worstCaseGas } from "../../../gateway/policy/worstCaseGas";
 
 const SIGN_IN = "/functions/v1/signInWithOTP";

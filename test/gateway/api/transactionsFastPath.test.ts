@@ -6,7 +6,7 @@ import { createExpressApp, transactionsFastPathDeps } from "../../../gateway/app
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createMetrics } from "../../../gateway/http/metrics";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
-import { createTransactionsFastPath } from "../../../gateway/http/transactionsFastPath";
+import { createTransactionsFastPath } from "../../../gateway/routes/transactionsFastPath";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { hs256Provider } from "../../helpers/providerProofs";
 import { buildTestApp } from "../../helpers/testApp";

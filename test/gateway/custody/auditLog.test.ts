@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { ZodError } from "zod";
 import { type SignatureAuditEntry, createAuditLog, verifyAuditChain } from "../../../gateway/custody/audit";
-import type { AuditLogRepository } from "../../../gateway/storage/auditLogRepository";
+import type { AuditLogRepository } from "../../../gateway/custody/audit/auditLogRepository";
 import { openTestStore, type TestStore } from "../storage/builders";
 import { auditEntries, auditEntry } from "./auditBuilders";
 

@@ -15,7 +15,7 @@ import { kernelReplaySafeHash } from "../../../gateway/identity/kernelMessage";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
-import { admitAppToken } from "../../../gateway/services/appAuth";
+import { admitAppToken } from "../../../gateway/auth/appAuth";
 import { testKeySigner } from "../../helpers/keySigners";
 import { openTestStore, type TestStore } from "../storage/builders";
 

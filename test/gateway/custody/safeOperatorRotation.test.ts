@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { type JsonRpcProvider, JsonRpcProvider as Provider, computeAddress } from "ethers";
 import request from "supertest";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { safeInterface } from "../../../gateway/safe/safeArtifacts";
+import { safeInterface } from "../../../gateway/safe/encoding/safeArtifacts";
 import { rotateSafeOperator } from "../../../scripts/admin/safeOperatorRotation";
 import { buildTestApp } from "../../helpers/testApp";
 import { PLACEHOLDER_SAFE_CONTRACTS } from "../../helpers/placeholderSafeContracts";

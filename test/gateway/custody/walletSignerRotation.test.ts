@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Wallet, hexlify, randomBytes } from "ethers";
-import { strandedBy } from "../../../gateway/custody/walletSignerRotation";
+import { strandedBy } from "../../../gateway/userop/walletSignerRotation";
 import type { TxRecord, WalletTxRecord } from "../../../gateway/transactions/txRecord";
 import { encodePaymasterAndData } from "../../../gateway/userop/sponsorship";
 import { personalDigest } from "../../../gateway/userop/words";

@@ -22,7 +22,7 @@ import { type CcipSigner, createCcipSigner } from "../../../gateway/ens/ccipSign
 import { createCcipService } from "../../../gateway/ens/ccipService";
 import { RECORDS } from "../../../gateway/ens/records";
 import { BUILT_IN_PROVIDERS } from "../../../gateway/identity/userId";
-import { createCcipHandler } from "../../../gateway/ens/ccipHandler";
+import { createCcipHandler } from "../../../gateway/routes/ccip/ccipHandler";
 import { createProcessLimits } from "../../../gateway/limits/processLimits";
 
 const abi = AbiCoder.defaultAbiCoder();

@@ -6,12 +6,12 @@ import { AbiCoder, Interface, Wallet, dnsEncode, namehash, recoverAddress } from
 import golden from "../../vectors/addresses.json";
 import { loadConfig } from "../../../gateway/config/load";
 import { ccipSignatureHash } from "../../../gateway/ens/ccipSignature";
-import { createCcipGateway } from "../../../gateway/ens/ccipGateway";
+import { createCcipGateway } from "../../../gateway/routes/ccip/ccipGateway";
 import { createSharedLimits } from "../../../gateway/limits/sharedLimits";
 import type { NodeHandler } from "../../../gateway/http/nodeHandler";
 import { parseUserId } from "../../../gateway/identity/userId";
 import { deriveWalletAddress } from "../../../gateway/identity/walletAddress";
-import { type KnownProviders, createKnownProviders } from "../../../gateway/services/knownProviders";
+import { type KnownProviders, createKnownProviders } from "../../../gateway/identity/knownProviders";
 import { runAdminCommand } from "../../../scripts/admin/commands";
 import { hs256Provider } from "../../helpers/providerProofs";
 import { type TestStore, openTestStore } from "../storage/builders";

@@ -1,6 +1,6 @@
 import express, { type Express } from "express";
 import type { AppPrincipal } from "../../../gateway/auth/appTokens";
-import { admitAppToken } from "../../../gateway/services/appAuth";
+import { admitAppToken } from "../../../gateway/auth/appAuth";
 import type { Logger } from "pino";
 import { createAppTokens } from "../../../gateway/auth/appTokens";
 import { createOtpService } from "../../../gateway/auth/otp/otpService";
@@ -11,7 +11,7 @@ import { capturingLogger } from "../../helpers/capturingLogger";
 import type { SmsSender } from "../../../gateway/auth/sms/smsSender";
 import { loadConfig } from "../../../gateway/config/load";
 import type { Config } from "../../../gateway/config/schema";
-import { notFound, problemHandler } from "../../../gateway/errors/problemHandler";
+import { notFound, problemHandler } from "../../../gateway/http/problemHandler";
 import { createLogger, requestLogging } from "../../../gateway/http/logging";
 import { requestTimeout } from "../../../gateway/http/requestTimeout";
 import { otpRouter } from "../../../gateway/routes/otp";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { effectivePolicy } from "../../../gateway/policy/effectivePolicy";
-import type { PolicySettings } from "../../../gateway/policy/policySettings";
+import type { PolicySettings } from "../../../gateway/config/policySettings";
 import type { App } from "../../../gateway/auth/app";
 
 const DEFAULTS = { budgetGas: 1_000_000n, periodSeconds: 86_400, rate: { requests: 10, perSeconds: 1 as const } };

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Wallet } from "ethers";
-import { safeInterface } from "../../../gateway/safe/safeArtifacts";
-import { SAFE_CONFIGURATION_FUNCTIONS, refusedSafeCalls } from "../../../gateway/safe/safeCallRules";
+import { safeInterface } from "../../../gateway/safe/encoding/safeArtifacts";
+import { SAFE_CONFIGURATION_FUNCTIONS, refusedSafeCalls } from "../../../gateway/safe/model/safeCallRules";
 
 const SOURCES = path.join(path.dirname(require.resolve("@safe-global/safe-smart-account/package.json")), "contracts");
 

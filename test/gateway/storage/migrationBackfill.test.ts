@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { Kysely, sql } from "kysely";
 import { MIGRATIONS, runMigrations } from "../../../gateway/storage/migrations";
 import { postgresKysely } from "../../../gateway/storage/postgres/postgresKysely";
-import { IdwalletSqliteDialect } from "../../../gateway/storage/sqlite/dialect";
+import { IdwalletSqliteDialect } from "../../../gateway/storage/sql/dialect";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
 
 const T0 = "2025-01-01T00:00:00.000Z";

@@ -8,7 +8,7 @@ import type {
 } from "kysely";
 import { openDatabase } from "../../../gateway/storage/database";
 import { createRepositories } from "../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/policy/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../../../gateway/transactions/spendLimits";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
 
 const RESERVED = 6_000_000n;

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/policy/spendLimits";
-import { SafeExistsError } from "../../../../gateway/storage/safesRepository";
+import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/transactions/spendLimits";
+import { SafeExistsError } from "../../../../gateway/safe/model/safesRepository";
 import type { NewSafeTx, NewWalletTx } from "../../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { DustOrderStateError } from "../../../../gateway/storage/dustRepository";
-import { ProviderTakenError } from "../../../../gateway/storage/providersRepository";
+import { DustOrderStateError } from "../../../../gateway/dust/dustRepository";
+import { ProviderTakenError } from "../../../../gateway/identity/providersRepository";
 import { TEST_PROVIDER_AUDIENCE, TEST_PROVIDER_ISSUER } from "../../../helpers/providerProofs";
 import { type SharedLocation, twoInstances } from "./concurrentAcceptContract";
 

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { DustOrderStateError } from "../../../../gateway/storage/dustRepository";
+import { DustOrderStateError } from "../../../../gateway/dust/dustRepository";
 import { type OpenTestDatabase, openTestStore, type TestStore } from "../builders";
 
 const TOKEN = "0x00000000000000000000000000000000000000aa";

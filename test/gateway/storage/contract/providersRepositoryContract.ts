@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { type UserProofDeps, checkUserProof } from "../../../../gateway/auth/userProof";
 import { ApiError } from "../../../../gateway/errors/apiError";
 import { parseUserId } from "../../../../gateway/identity/userId";
-import { ProviderTakenError } from "../../../../gateway/storage/providersRepository";
+import { ProviderTakenError } from "../../../../gateway/identity/providersRepository";
 import { type ProviderVerification } from "../../../../gateway/identity/providerRegistration";
 import { createRepositories } from "../../../../gateway/storage/repositories";
 import {

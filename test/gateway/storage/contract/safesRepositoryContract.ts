@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import type { OpenTestDatabase } from "../builders";
 import { createRepositories } from "../../../../gateway/storage/repositories";
-import { type NewSafe } from "../../../../gateway/safe/safeRecord";
-import { SafeExistsError } from "../../../../gateway/storage/safesRepository";
-import { SpendLimitExceededError } from "../../../../gateway/policy/spendLimits";
+import { type NewSafe } from "../../../../gateway/safe/model/safeRecord";
+import { SafeExistsError } from "../../../../gateway/safe/model/safesRepository";
+import { SpendLimitExceededError } from "../../../../gateway/transactions/spendLimits";
 import type { NewSafeTx, NewWalletTx } from "../../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { OpenTestDatabase } from "../builders";
 import { createRepositories } from "../../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/policy/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/transactions/spendLimits";
 import type { NewWalletTx } from "../../../../gateway/transactions/txRecord";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

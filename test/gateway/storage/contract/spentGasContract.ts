@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import type { OpenTestDatabase } from "../builders";
-import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../../gateway/bundler/safeRelay/spentGas";
+import { BUDGET_EXHAUSTED_BY_RETRIES, chargedSafeOutcome } from "../../../../gateway/safe/relay/spentGas";
 import { createRepositories } from "../../../../gateway/storage/repositories";
-import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/policy/spendLimits";
+import { type SpendLimit, SpendLimitExceededError } from "../../../../gateway/transactions/spendLimits";
 import { type NewSafeTx, isSafeRecord } from "../../../../gateway/transactions/txRecord";
 import type { TxOutcome } from "../../../../gateway/transactions/txOutcome";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
-import { EndpointLimitError } from "../../../../gateway/storage/webhooksRepository";
+import { EndpointLimitError } from "../../../../gateway/webhooks/webhooksRepository";
 import { manualClock, testKeyring } from "../builders";
 import type { SharedLocation } from "./concurrentAcceptContract";
 import { CLAIM_MS, testBody } from "./webhookFixtures";

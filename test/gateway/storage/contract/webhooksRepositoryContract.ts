@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { SecretsKeyError } from "../../../../gateway/crypto/secretsKeyring";
 import { createRepositories } from "../../../../gateway/storage/repositories";
-import { EndpointLimitError } from "../../../../gateway/storage/webhooksRepository";
+import { EndpointLimitError } from "../../../../gateway/webhooks/webhooksRepository";
 import { newWebhookSecret } from "../../../../gateway/webhooks/webhookEndpoint";
 import { TEST_KEYS, testKeyring, type OpenTestDatabase } from "../builders";
 import {

@@ -1,0 +1,48 @@
+import type { Transaction } from "kysely";
+import type { DatabaseSchema } from "../schema";
+import type { SpendLimit } from "../../transactions/spendLimits";
+import type { NewTx, TxRecord } from "../../transactions/txRecord";
+import { reserveSpend } from "./spendBuckets";
+import { checkSpendLimit } from "./spendLimitCheck";
+import { newTransactionRow, toRecord } from "./transactionRows";
+
+/** The idempotent insert of an accepted request, wallet or Safe, in the transaction of its group commit. */
+
+/**
+ * What an accepted request checks before it is stored, as lock keys (see GroupCommit.run): its app's Idempotency-Keys
+ * (scoped to the app) and spend (the app's and its user ids' limits). One key per app: concurrent acceptances of one
+ * app serialize across instances, as SQLite's write lock serializes them all.
+ */
+export const acceptLockKeys = (tx: NewTx): string[] => [`accept:${tx.appId}`];
+
+/** The app's earlier request with this Idempotency-Key, if any (keys are scoped to the app). */
+export async function earlierRequest(
+  trx: Transaction<DatabaseSchema>,
+  appId: string,
+  idempotencyKey: string,
+): Promise<TxRecord | undefined> {
+  const row = await trx
+    .selectFrom("transactions")
+    .selectAll()
+    .where("app_id", "=", appId)
+    .where("idempotency_key", "=", idempotencyKey)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/**
+ * Stores a new request, queued and due at once, with its gas reserved: SpendLimitExceededError, nothing stored, if it
+ * does not fit every limit in `limits`.
+ */
+export async function insertRequest(
+  trx: Transaction<DatabaseSchema>,
+  tx: NewTx,
+  limits: readonly SpendLimit[],
+  now: Date,
+): Promise<TxRecord> {
+  for (const limit of limits) await checkSpendLimit(trx, tx, limit, now);
+  const row = newTransactionRow(tx, now.toISOString());
+  await trx.insertInto("transactions").values(row).execute();
+  await reserveSpend(trx, row);
+  return toRecord(row);
+}
