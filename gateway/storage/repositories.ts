@@ -10,21 +10,21 @@ import type { RateWindowsRepository } from "../policy/rateWindowsRepository";
 import type { SafesRepository } from "../safe/model/safesRepository";
 import type { DatabaseSchema } from "./schema";
 import type { SettingsRepository } from "../config/settingsRepository";
-import { SqliteAppsRepository } from "./sql/sqliteAppsRepository";
-import { SqliteAuditLogRepository } from "./sql/sqliteAuditLogRepository";
+import { SqlAppsRepository } from "./sql/sqlAppsRepository";
+import { SqlAuditLogRepository } from "./sql/sqlAuditLogRepository";
 import { GroupCommit } from "./sql/groupCommit";
-import { SqliteDustRepository } from "./sql/sqliteDustRepository";
-import { SqliteLimitCountersRepository } from "./sql/sqliteLimitCountersRepository";
-import { SqliteOtpRepository } from "./sql/sqliteOtpRepository";
-import { SqliteProvidersRepository } from "./sql/sqliteProvidersRepository";
-import { SqliteRateWindowsRepository } from "./sql/sqliteRateWindowsRepository";
-import { SqliteSafesRepository } from "./sql/sqliteSafesRepository";
-import { SqliteSettingsRepository } from "./sql/sqliteSettingsRepository";
-import { SqliteTransactionsRepository } from "./sql/sqliteTransactionsRepository";
+import { SqlDustRepository } from "./sql/sqlDustRepository";
+import { SqlLimitCountersRepository } from "./sql/sqlLimitCountersRepository";
+import { SqlOtpRepository } from "./sql/sqlOtpRepository";
+import { SqlProvidersRepository } from "./sql/sqlProvidersRepository";
+import { SqlRateWindowsRepository } from "./sql/sqlRateWindowsRepository";
+import { SqlSafesRepository } from "./sql/sqlSafesRepository";
+import { SqlSettingsRepository } from "./sql/sqlSettingsRepository";
+import { SqlTransactionsRepository } from "./sql/sqlTransactionsRepository";
 import type { TransactionsRepository } from "../transactions/transactionsRepository";
-import { SqliteWorkerLeasesRepository } from "./sql/sqliteWorkerLeasesRepository";
+import { SqlWorkerLeasesRepository } from "./sql/sqlWorkerLeasesRepository";
 import type { WorkerLeasesRepository } from "../leases/workerLeasesRepository";
-import { SqliteWebhooksRepository } from "./sql/sqliteWebhooksRepository";
+import { SqlWebhooksRepository } from "./sql/sqlWebhooksRepository";
 import type { WebhooksRepository } from "../webhooks/webhooksRepository";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
@@ -55,17 +55,17 @@ export function createRepositories(
   // Wallet requests and Safe creations are accepted through one group commit.
   const commits = new GroupCommit(db);
   return {
-    apps: new SqliteAppsRepository(db, clock),
-    settings: new SqliteSettingsRepository(db, clock),
-    otp: new SqliteOtpRepository(db),
-    providers: new SqliteProvidersRepository(db, clock, options.secrets),
-    transactions: new SqliteTransactionsRepository(db, clock, commits),
-    safes: new SqliteSafesRepository(db, clock, commits),
-    dust: new SqliteDustRepository(db, clock),
-    rateWindows: new SqliteRateWindowsRepository(db),
-    limitCounters: new SqliteLimitCountersRepository(db),
-    auditLog: new SqliteAuditLogRepository(db),
-    workerLeases: new SqliteWorkerLeasesRepository(db, clock),
-    webhooks: new SqliteWebhooksRepository(db, clock, options.secrets),
+    apps: new SqlAppsRepository(db, clock),
+    settings: new SqlSettingsRepository(db, clock),
+    otp: new SqlOtpRepository(db),
+    providers: new SqlProvidersRepository(db, clock, options.secrets),
+    transactions: new SqlTransactionsRepository(db, clock, commits),
+    safes: new SqlSafesRepository(db, clock, commits),
+    dust: new SqlDustRepository(db, clock),
+    rateWindows: new SqlRateWindowsRepository(db),
+    limitCounters: new SqlLimitCountersRepository(db),
+    auditLog: new SqlAuditLogRepository(db),
+    workerLeases: new SqlWorkerLeasesRepository(db, clock),
+    webhooks: new SqlWebhooksRepository(db, clock, options.secrets),
   };
 }

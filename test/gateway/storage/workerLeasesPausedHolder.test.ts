@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Lease, LeaseHolder } from "../../../gateway/leases/lease";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../gateway/storage/repositories";
-import { checkFence } from "../../../gateway/storage/sql/sqliteWorkerLeasesRepository";
+import { checkFence } from "../../../gateway/storage/sql/sqlWorkerLeasesRepository";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
 
 const TTL = 2_000;

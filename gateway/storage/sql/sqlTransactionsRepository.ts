@@ -1,0 +1,299 @@
+import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
+import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import type { SpendLimit } from "../../transactions/spendLimits";
+import type { Fence } from "../../leases/lease";
+import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
+import { checkFence } from "./sqlWorkerLeasesRepository";
+import type { GroupCommit } from "./groupCommit";
+import { isPostgres } from "../migrations/dialect";
+import { growPendingSpend, settleSpend } from "./spendBuckets";
+import { recordRequestEvent } from "./webhookOutbox";
+import { appSpendSince } from "./spendUsage";
+import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { type Bundle, type NewBundle } from "../../transactions/bundle";
+import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
+import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
+import { type TransactionsRepository } from "../../transactions/transactionsRepository";
+import { type TxOutcome } from "../../transactions/txOutcome";
+
+/** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
+const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
+
+/** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
+export class SqlTransactionsRepository implements TransactionsRepository {
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly clock: () => Date,
+    /** The group commit accepted requests are stored through. */
+    private readonly commits: GroupCommit,
+    /** The worker lease every write of the worker checks first, if it runs under one. */
+    private readonly fence?: Fence,
+  ) {}
+
+  fenced(fence: Fence): TransactionsRepository {
+    return new SqlTransactionsRepository(this.db, this.clock, this.commits, fence);
+  }
+
+  /** A write of the worker, in one transaction that first checks its lease (LeaseLostError, nothing stored). */
+  private write<T>(work: (trx: Transaction<DatabaseSchema>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.fence) await checkFence(trx, this.fence);
+      return work(trx);
+    });
+  }
+
+  /**
+   * Stores the request in the next group commit (shared with Safe creations), or answers the app's earlier request
+   * with the same Idempotency-Key; a spend limit it does not fit refuses it alone.
+   */
+  create(tx: NewTx, limits: readonly SpendLimit[] = []): Promise<{ record: TxRecord; created: boolean }> {
+    return this.commits.run(acceptLockKeys(tx), async (trx) => {
+      const earlier =
+        tx.idempotencyKey === undefined ? undefined : await earlierRequest(trx, tx.appId, tx.idempotencyKey);
+      // A retry of an accepted request is answered, never refused: it reserved its gas the first time.
+      if (earlier) return { record: earlier, created: false };
+      return { record: await insertRequest(trx, tx, limits, this.clock()), created: true };
+    });
+  }
+
+  async find(id: string): Promise<TxRecord | undefined> {
+    const row = await this.db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async due(chain: string, now: Date, limit: number, exceptSenders?: ReadonlySet<string>): Promise<TxRecord[]> {
+    // Left out in the query, so only the rows taken are read and parsed.
+    const except = exceptSenders && exceptSenders.size > 0 ? [...exceptSenders] : undefined;
+    // The oldest queued request of each wallet, if it is due: one wallet's backlog cannot crowd the others out of a
+    // bundle, and its requests run in order (a newer one waits while an older one waits for its retry). None of
+    // a wallet with a request in flight, which the next one must follow (and be simulated after). The queue is read
+    // oldest first and each candidate's wallet checked by seeks of transactions_wallet_status: it reads about `limit`
+    // rows unless one wallet's backlog is older than the others' (each of those rows is one seek).
+    const result = await sql<Selectable<TransactionsTable>>`
+      select t.* from transactions t
+      where t.chain = ${chain} and t.status = 'queued' and t.next_attempt_at <= ${now.toISOString()}
+        ${except ? sql`and t.sender not in (${sql.join(except)})` : sql``}
+        and not exists (
+          select 1 from transactions o
+          where o.chain = t.chain and o.sender = t.sender and o.status = 'queued'
+            and (o.created_at < t.created_at or (o.created_at = t.created_at and o.id < t.id)))
+        and not exists (
+          select 1 from transactions s where s.chain = t.chain and s.sender = t.sender and s.status = 'submitted')
+      order by t.created_at, t.id
+      limit ${limit}`.execute(this.db);
+    return result.rows.map(toRecord);
+  }
+
+  async submitted(chain: string): Promise<TxRecord[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "=", "submitted")
+      .orderBy("created_at")
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async built(chain: string): Promise<TxRecord[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "in", ["queued", "submitted"])
+      .where((eb) => eb.or([eb("user_op", "is not", null), eb("safe_tx_hash", "is not", null)]))
+      .orderBy("created_at")
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async markSubmitted(op: BuiltUserOp): Promise<void> {
+    await this.write((trx) => this.submitOp(trx, op, null));
+  }
+
+  async recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle> {
+    const row = newBundleRow(bundle, this.clock().toISOString());
+    await this.write(async (trx) => {
+      await trx.insertInto("bundles").values(row).execute();
+      for (const op of ops) await this.submitOp(trx, op, row.id);
+    });
+    return toBundle(row);
+  }
+
+  async pendingBundles(chain: string): Promise<Bundle[]> {
+    const rows = await this.db
+      .selectFrom("bundles")
+      .selectAll()
+      .where("chain", "=", chain)
+      .where("status", "=", "pending")
+      .orderBy("nonce")
+      .execute();
+    return rows.map(toBundle);
+  }
+
+  async bundleOps(bundleId: string): Promise<TxRecord[]> {
+    const rows = await this.db.selectFrom("transactions").selectAll().where("bundle_id", "=", bundleId).execute();
+    return rows.map(toRecord);
+  }
+
+  async replaceBundleTx(
+    bundleId: string,
+    replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<Bundle> {
+    return this.write(async (trx) => {
+      const row = await trx
+        .selectFrom("bundles")
+        .selectAll()
+        .where("id", "=", bundleId)
+        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
+        .$if(isPostgres(trx), (q) => q.forUpdate())
+        .executeTakeFirstOrThrow();
+      const now = this.clock().toISOString();
+      const updated: Selectable<BundlesTable> = {
+        ...row,
+        tx_hashes: JSON.stringify([...StoredHashes.parse(JSON.parse(row.tx_hashes)), replacement.txHash]),
+        raw_tx: replacement.rawTx,
+        max_fee_per_gas: replacement.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: replacement.maxPriorityFeePerGas.toString(),
+        updated_at: now,
+        sent_at: now,
+      };
+      await trx.updateTable("bundles").set(updated).where("id", "=", bundleId).execute();
+      return toBundle(updated);
+    });
+  }
+
+  async settleBundle(
+    bundleId: string,
+    result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
+    outcomes: ReadonlyMap<string, TxOutcome>,
+  ): Promise<void> {
+    await this.write(async (trx) => {
+      await trx
+        .updateTable("bundles")
+        .set({
+          status: result.status,
+          mined_tx_hash: result.minedTxHash ?? null,
+          block_number: result.blockNumber ?? null,
+          reverted_gas: result.revertedGas === undefined ? null : Number(result.revertedGas),
+          updated_at: this.clock().toISOString(),
+        })
+        .where("id", "=", bundleId)
+        .execute();
+      for (const [txId, outcome] of outcomes) await this.applyOutcome(trx, txId, outcome);
+    });
+  }
+
+  async settle(txId: string, outcome: TxOutcome): Promise<void> {
+    await this.write((trx) => this.applyOutcome(trx, txId, outcome));
+  }
+
+  async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
+    return this.db.transaction().execute((trx) => appSpendSince(trx, since));
+  }
+
+  async revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]> {
+    const rows = await this.db
+      .selectFrom("bundles")
+      .select(["chain", sql<number>`sum(reverted_gas)`.as("gas")])
+      .where("reverted_gas", "is not", null)
+      .groupBy("chain")
+      .execute();
+    return rows.map((row) => ({ chain: row.chain, gas: BigInt(row.gas) }));
+  }
+
+  async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
+    const rows = await this.db
+      .selectFrom("transactions")
+      .select(["chain", "status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy(["chain", "status"])
+      .execute();
+    return rows.map((row) => ({ chain: row.chain, status: row.status, count: Number(row.count) }));
+  }
+
+  private async submitOp(trx: Transaction<DatabaseSchema>, op: BuiltOp, bundleId: string | null): Promise<void> {
+    await trx
+      .updateTable("transactions")
+      .set((eb) => ({
+        status: "submitted",
+        ...("userOp" in op
+          ? { user_op: serializeUserOp(op.userOp), user_op_hash: op.userOpHash }
+          : {
+              safe_tx_hash: op.safeTx?.hash ?? null,
+              safe_nonce: op.safeTx?.nonce ?? null,
+              ...(op.error ? { error_code: op.error.code, error_message: op.error.message } : {}),
+            }),
+        bundle_id: bundleId,
+        attempts: eb("attempts", "+", 1),
+        updated_at: this.clock().toISOString(),
+      }))
+      .where("id", "=", op.txId)
+      .execute();
+    // Webhooks: the event goes in with the state change (the outbox), or not at all.
+    await recordRequestEvent(trx, op.txId, this.clock());
+  }
+
+  private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
+    const now = this.clock().toISOString();
+    const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
+    // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
+    const spent = Number(outcome.spentGas ?? 0n);
+    const changes =
+      outcome.status === "queued"
+        ? {
+            status: "queued" as const,
+            bundle_id: null,
+            next_attempt_at: outcome.nextAttemptAt.toISOString(),
+            // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
+            // An uncharged send takes back what submitOp counted when the operation was recorded as sent.
+            attempts: outcome.closeWhenDue
+              ? CLOSE_WHEN_DUE_ATTEMPTS
+              : outcome.uncharged
+                ? sql<number>`attempts - (case when status = 'submitted' and attempts > 0 then 1 else 0 end)`
+                : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
+            ...error,
+          }
+        : {
+            status: outcome.status,
+            // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
+            // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
+            settled_gas:
+              outcome.gasUsed !== undefined || outcome.spentGas !== undefined
+                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
+                : outcome.status === "included"
+                  ? // The larger of the two (SQLite's max(a, b), which PostgreSQL spells greatest).
+                    sql<number>`case when reserved_gas > spent_gas then reserved_gas else spent_gas end`
+                  : sql<number>`spent_gas`,
+            transaction_hash: outcome.transactionHash ?? null,
+            block_number: outcome.blockNumber ?? null,
+            success:
+              outcome.status === "included" && outcome.success !== undefined
+                ? outcome.success
+                  ? (1 as const)
+                  : (0 as const)
+                : null,
+            ...error,
+          };
+    // One statement: the row as it is after the change (PostgreSQL: the update waits for a concurrent settlement's
+    // commit and applies to the row that one left; SQLite: the write lock), or none when it was final already.
+    const after = await trx
+      .updateTable("transactions")
+      .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
+      .where("id", "=", txId)
+      // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
+      .where("status", "not in", ["included", "failed"])
+      .returning(["app_id", "user_id", "chain", "created_at", "reserved_gas", "spent_gas", "settled_gas"])
+      .executeTakeFirst();
+    if (after === undefined) return;
+    // What the buckets counted for it while pending: the larger of its reservation and what its sends burned before.
+    const spentBefore = Number(after.spent_gas) - spent;
+    const pendingBefore = Math.max(Number(after.reserved_gas), spentBefore);
+    // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
+    if (changes.status !== "queued") {
+      await settleSpend(trx, after, pendingBefore);
+      await recordRequestEvent(trx, txId, this.clock());
+    } else if (spent > 0) {
+      await growPendingSpend(trx, after, Math.max(Number(after.reserved_gas), spentBefore + spent) - pendingBefore);
+    }
+  }
+}
