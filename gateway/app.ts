@@ -22,7 +22,7 @@ import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
 import { resolverRouter } from "./routes/resolver";
 import { dustRouter } from "./routes/dust";
-import { dustDepsOf } from "./dust/dustDepsOf";
+import { dustDepsOf } from "./dust/accept/dustDepsOf";
 import { safesRouter } from "./routes/safes";
 import { transactionsRouter } from "./routes/transactions";
 import { webhooksRouter } from "./routes/webhooks";

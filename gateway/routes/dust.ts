@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from "express";
-import { type DustDeps, type Page, allOrders, openOrders, walletInformation } from "../dust/dustService";
+import { type DustDeps, type Page, allOrders, openOrders, walletInformation } from "../dust/accept/dustService";
 import { DustAddressParams, DustPageQuery, DustWalletQuery } from "./dust.schema";
 
 /** RFC 8288 link to the next page when this one is full (the body stays the spec's plain array). */

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { ALLOWED_UPWARD, LAYERS, MAY_IMPORT, layerOf, roomOf } from "./layers";
 
 const ROOT = path.join(__dirname, "..", "..");
 const GATEWAY = path.join(ROOT, "gateway");
@@ -116,5 +117,56 @@ describe("the gateway's structure", () => {
       );
     expect(storageTypes.size, "the storage types were found").to.be.greaterThan(10);
     expect(leaks).to.deep.equal([]);
+  });
+
+  describe("the layers (test/architecture/layers.ts)", () => {
+    const roomOfFile = (file: string) => roomOf(path.relative(GATEWAY, file).split(path.sep).join("/"));
+    /** Every import from one room into another, as `from → to` with the files that make it. */
+    const roomImports = new Map<string, string[]>();
+    for (const file of files) {
+      for (const target of importsOf(file, known)) {
+        const [from, to] = [roomOfFile(file), roomOfFile(target)];
+        if (from === to) continue;
+        const key = `${from} → ${to}`;
+        roomImports.set(key, [...(roomImports.get(key) ?? []), `${relative(file)} → ${relative(target)}`]);
+      }
+    }
+    const allowed = new Set(ALLOWED_UPWARD.map(({ from, to }) => `${from} → ${to}`));
+
+    it("places every room in one layer", () => {
+      const rooms = new Set(files.map(roomOfFile));
+      expect([...rooms].filter((room) => layerOf(room) === undefined)).to.deep.equal([]);
+      const placed = Object.values(LAYERS).flat();
+      expect(placed.length, "a room is placed twice").to.equal(new Set(placed).size);
+    });
+
+    it("has no import into a layer the importer may not use (domains never import adapters, HTTP or the app)", () => {
+      const wrong = [...roomImports].flatMap(([key, made]) => {
+        const [from, to] = key.split(" → ") as [string, string];
+        const [above, below] = [layerOf(from)!, layerOf(to)!];
+        if (above === below || MAY_IMPORT[above].includes(below) || allowed.has(key)) return [];
+        return [`${key} (${above} may not import ${below}): ${made.join(", ")}`];
+      });
+      expect(wrong).to.deep.equal([]);
+    });
+
+    it("has no circle of rooms: within a layer too, every import runs one way", () => {
+      const graph = new Map<string, string[]>();
+      for (const key of roomImports.keys()) {
+        if (allowed.has(key)) continue;
+        const [from, to] = key.split(" → ") as [string, string];
+        graph.set(from, [...(graph.get(from) ?? []), to]);
+      }
+      const circle = findCircle(graph);
+      expect(
+        circle,
+        circle && circle.map((room, i) => roomImports.get(`${room} → ${circle[i + 1]}`)?.[0] ?? room).join(", "),
+      ).to.equal(undefined);
+    });
+
+    it("names each import allowed to run back up, and each still exists", () => {
+      expect(ALLOWED_UPWARD.length).to.be.at.most(3);
+      expect(ALLOWED_UPWARD.filter(({ from, to }) => !roomImports.has(`${from} → ${to}`))).to.deep.equal([]);
+    });
   });
 });

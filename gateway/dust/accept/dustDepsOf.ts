@@ -1,10 +1,10 @@
-import type { Config } from "../config/schema";
-import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
-import type { DustRepository } from "./dustRepository";
-import { LastTransferCache } from "./chainReads";
+import type { Config } from "../../config/schema";
+import type { ChainCapabilitiesTable } from "../../accept/chainCapabilities";
+import type { DustRepository } from "../dustRepository";
+import { LastTransferCache } from "../chainReads";
 import type { DustDeps } from "./dustService";
-import type { Limits } from "../limits/limits";
-import { createDustViewLimits } from "./viewLimits";
+import type { Limits } from "../../limits/limits";
+import { createDustViewLimits } from "../viewLimits";
 
 /** How long a wallet's last Transfer of a token is remembered before the logs are read again. */
 const LAST_TRANSFER_TTL_MS = 60_000;

@@ -1,12 +1,12 @@
 import { formatEther, formatUnits, getAddress } from "ethers";
-import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
-import { dustChain } from "../accept/chainChecks";
-import { type DustOrder, type DustToken, NATIVE_ASSET } from "./dustModel";
-import { type DustRepository } from "./dustRepository";
-import type { LastTransferCache } from "./chainReads";
-import { readPortfolio } from "./chainReads";
-import { feedsOf, priceBook } from "./prices";
-import type { AdmitDustView } from "./viewLimits";
+import type { ChainCapabilitiesTable } from "../../accept/chainCapabilities";
+import { dustChain } from "../../accept/chainChecks";
+import { type DustOrder, type DustToken, NATIVE_ASSET } from "../dustModel";
+import { type DustRepository } from "../dustRepository";
+import type { LastTransferCache } from "../chainReads";
+import { readPortfolio } from "../chainReads";
+import { feedsOf, priceBook } from "../prices";
+import type { AdmitDustView } from "../viewLimits";
 
 /** What the dust interface reads from. */
 export interface DustDeps {
