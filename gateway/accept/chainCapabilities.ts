@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema";
 import type { KeyAddresses } from "../custody/serviceKeys";
-import { type SafeContracts, safeContractsFor, safeUnavailableReason } from "../config/safeConfig";
+import { type SafeContracts, safeContractsFor, safeUnavailableReason } from "../config/safeSettings";
 import type { ChainClient } from "../chains/clients";
 import { CHAINS, type ChainInfo } from "../chains/registry";
 

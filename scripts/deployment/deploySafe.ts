@@ -3,7 +3,7 @@ import fallbackHandlerArtifact from "@safe-global/safe-smart-account/build/artif
 import multiSendCallOnlyArtifact from "@safe-global/safe-smart-account/build/artifacts/contracts/libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json";
 import proxyFactoryArtifact from "@safe-global/safe-smart-account/build/artifacts/contracts/proxies/SafeProxyFactory.sol/SafeProxyFactory.json";
 import { type Signer, id } from "ethers";
-import type { SafeContracts } from "../../gateway/config/safeConfig";
+import type { SafeContracts } from "../../gateway/config/safeSettings";
 import { DeploymentError, deployDeterministic, ensureDeterministicDeployer } from "./deterministic";
 
 export type { SafeContracts };

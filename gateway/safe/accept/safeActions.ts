@@ -1,6 +1,6 @@
 import { ZeroAddress, getAddress } from "ethers";
 import { InvalidRequestError } from "../../errors/apiError";
-import type { SafeContracts } from "../../config/safeConfig";
+import type { SafeContracts } from "../../config/safeSettings";
 import {
   type NftTransfer,
   type TokenTransfer,

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../../../gateway/config/load";
-import { safeContractsFor } from "../../../gateway/config/safeConfig";
+import { safeContractsFor } from "../../../gateway/config/safeSettings";
 
 const REQUIRED = {
   AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",

@@ -1,7 +1,7 @@
 import { rawKeyAddresses } from "../../helpers/keySigners";
 import { expect } from "chai";
 import { loadConfig } from "../../../gateway/config/load";
-import { safeUnavailableReason } from "../../../gateway/config/safeConfig";
+import { safeUnavailableReason } from "../../../gateway/config/safeSettings";
 
 const REQUIRED = {
   AUTH_TOKEN_SECRET: "a-token-secret-of-at-least-32-characters!",
