@@ -1,7 +1,8 @@
 /**
- * Every stable `code` of a problem answer, with its HTTP status and when it is answered: the one list the README's
- * Errors table is checked against (a test fails if they differ) and the robustness suites take as the known codes.
- * `status` null: never an answer's code, only a failed request's `error.code`.
+ * Every stable `code` of a problem answer, with its HTTP status and when it is answered: the one list the Errors
+ * table of docs/api.md is checked against (a test fails if they differ) and the robustness suites take as the known
+ * codes. `status` null: never an answer's code, only a failed request's `error.code`. POST /v1/auth's RFC 6749 errors
+ * are listed apart (OAUTH_ERRORS).
  */
 export const ERROR_CODES = [
   { code: "INVALID_REQUEST", status: 400, when: "the body fails validation (`errors` lists the fields)" },
