@@ -1,5 +1,6 @@
 import type { AppPrincipal, AppTokens } from "./appTokens";
 import { ApiError, UnauthorizedError } from "../errors/apiError";
+import type { OAuthErrorName } from "../errors/errorCodes";
 import type { App } from "./app";
 import type { AppsRepository } from "./appsRepository";
 import type { TokenEndpointLimits } from "./tokenEndpointLimits";
@@ -12,10 +13,11 @@ export interface ClientCredentials {
 
 /** An RFC 6749 §5.2 error as a problem: `error` and `error_description` beside the stable `code`. */
 export class OAuthError extends ApiError {
-  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
+  constructor(status: number, error: OAuthErrorName, description: string, headers: Record<string, string> = {}) {
     super(
       status,
-      error.toUpperCase(),
+      // toUpperCase is typed as any string's; an OAuth error's is one of the codes.
+      error.toUpperCase() as Uppercase<OAuthErrorName>,
       status === 401 ? "Unauthorized" : "Invalid request",
       description,
       {

@@ -1,4 +1,5 @@
 import { ApiError, UnauthorizedError } from "../errors/apiError";
+import type { ErrorCode } from "../errors/errorCodes";
 import type { ChainType } from "../chains/registry";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
 import type { ProviderRegistration } from "../identity/providerRegistration";
@@ -31,7 +32,7 @@ export interface UserProofDeps {
   clock: () => Date;
 }
 
-const forbidden = (code: string, detail: string) => new ApiError(403, code, "Forbidden", detail);
+const forbidden = (code: ErrorCode, detail: string) => new ApiError(403, code, "Forbidden", detail);
 const NATIVE_LATER: ReadonlySet<string> = new Set(BUILT_IN_PROVIDERS.filter((p) => p !== "tel"));
 
 /**

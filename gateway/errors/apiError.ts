@@ -1,3 +1,5 @@
+import type { ErrorCode } from "./errorCodes";
+
 /** One field-level problem of an invalid request (RFC 9457 extension member `errors`). */
 export interface FieldProblem {
   /** JSON-pointer-like path of the offending field, e.g. "/userIds" or "/userIds/3". */
@@ -9,7 +11,7 @@ export interface FieldProblem {
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly title: string,
     detail?: string,
     readonly extensions: Readonly<Record<string, unknown>> = {},
@@ -22,14 +24,14 @@ export class ApiError extends Error {
 
 /** 400: the request is malformed or fails validation. */
 export class InvalidRequestError extends ApiError {
-  constructor(detail: string, errors: readonly FieldProblem[] = [], code = "INVALID_REQUEST") {
+  constructor(detail: string, errors: readonly FieldProblem[] = [], code: ErrorCode = "INVALID_REQUEST") {
     super(400, code, "Invalid request", detail, errors.length > 0 ? { errors } : {});
   }
 }
 
 /** 401: missing, malformed, expired or forged credentials (RFC 6750 challenge attached). */
 export class UnauthorizedError extends ApiError {
-  constructor(code: string, detail: string) {
+  constructor(code: ErrorCode, detail: string) {
     super(
       401,
       code,
@@ -64,7 +66,7 @@ export class UnsupportedMediaTypeError extends ApiError {
 
 /** 429 with Retry-After (also in the body as `retryAfter`); `code` says which limit. */
 export class TooManyRequestsError extends ApiError {
-  constructor(code: string, detail: string, retryAfterSeconds: number) {
+  constructor(code: ErrorCode, detail: string, retryAfterSeconds: number) {
     const headers = { "Retry-After": String(retryAfterSeconds) };
     super(429, code, "Too many requests", detail, { retryAfter: retryAfterSeconds }, headers);
   }

@@ -1,7 +1,8 @@
 /**
- * Every stable `code` of a problem answer, with its HTTP status and when it is answered: the one list the README's
- * Errors table is checked against (a test fails if they differ) and the robustness suites take as the known codes.
- * `status` null: never an answer's code, only a failed request's `error.code`.
+ * Every stable `code` of a problem answer, with its HTTP status and when it is answered: the one list the Errors
+ * table of docs/api.md is checked against (a test fails if they differ) and the robustness suites take as the known
+ * codes. `status` null: never an answer's code, only a failed request's `error.code`. POST /v1/auth's RFC 6749 errors
+ * are listed apart (OAUTH_ERRORS).
  */
 export const ERROR_CODES = [
   { code: "INVALID_REQUEST", status: 400, when: "the body fails validation (`errors` lists the fields)" },
@@ -166,5 +167,17 @@ export const ERROR_CODES = [
   },
 ] as const satisfies readonly { readonly code: string; readonly status: number | null; readonly when: string }[];
 
-/** One of the service's problem codes. */
-export type ErrorCode = (typeof ERROR_CODES)[number]["code"];
+/**
+ * The RFC 6749 §5.2 errors POST /v1/auth answers in `error` (docs/auth.md, not the Errors table): the problem's `code`
+ * is the same, upper case.
+ */
+export const OAUTH_ERRORS = ["invalid_request", "invalid_client", "unsupported_grant_type"] as const;
+
+/** One of the RFC 6749 errors of POST /v1/auth, as its `error` says it. */
+export type OAuthErrorName = (typeof OAUTH_ERRORS)[number];
+
+/**
+ * One of the service's problem codes: a code of ERROR_CODES, or an OAuth error's upper case. The type of every
+ * `ApiError`'s code, so a throw site or an OpenAPI description naming a code that is not listed fails to typecheck.
+ */
+export type ErrorCode = (typeof ERROR_CODES)[number]["code"] | Uppercase<OAuthErrorName>;

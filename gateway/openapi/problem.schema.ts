@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SafeCallRefusalReason } from "../safe/model/safeCallRules";
 import { CallRefusalReason } from "../policy/callPolicy";
+import type { ErrorCode, OAuthErrorName } from "../errors/errorCodes";
 
 /** RFC 9457 problem details, as every error is answered. */
 export const Problem = z
@@ -45,8 +46,33 @@ export const Problem = z
     },
   });
 
-/** An error answer of an operation: a problem, `description` naming its codes and when. */
-export const problemResponse = (description: string) => ({
-  description,
-  content: { "application/problem+json": { schema: Problem } },
-});
+/** A code an error answer documents: one of errors/errorCodes.ts, or (POST /v1/auth) an RFC 6749 error's name. */
+export type DocumentedCode = ErrorCode | OAuthErrorName;
+
+/** An error answer of an operation in the OpenAPI document. */
+export interface ProblemResponse {
+  readonly description: string;
+  readonly content: { readonly "application/problem+json": { readonly schema: typeof Problem } };
+}
+
+/** The codes each error answer documents, kept beside the answer (the document itself has only its text). */
+const documented = new WeakMap<ProblemResponse, readonly DocumentedCode[]>();
+
+/**
+ * An error answer of an operation: a problem whose description names the codes it may carry, and when. A tag: each
+ * code is an interpolated string typed as a code of errors/errorCodes.ts, so a misspelt or unlisted one fails to
+ * typecheck; the text between them is free. A line break in the text, with the spaces around it, reads as one space,
+ * so a long description wraps in the source:
+ *
+ *   400: problem`${"INVALID_REQUEST"} (not an address), ${"UNKNOWN_CHAIN"} or ${"CHAIN_NOT_AVAILABLE"}`
+ */
+export function problemResponse(text: TemplateStringsArray, ...codes: DocumentedCode[]): ProblemResponse {
+  const description = text.reduce((joined, part, i) => joined + part + (codes[i] ?? ""), "").replace(/\s*\n\s*/g, " ");
+  const response = { description, content: { "application/problem+json": { schema: Problem } } };
+  documented.set(response, codes);
+  return response;
+}
+
+/** The codes an error answer made by `problemResponse` documents; undefined for any other answer. */
+export const documentedCodes = (response: object): readonly DocumentedCode[] | undefined =>
+  documented.get(response as ProblemResponse);

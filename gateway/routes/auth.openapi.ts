@@ -41,10 +41,10 @@ export function registerAuthPaths(registry: OpenAPIRegistry): void {
           },
         },
       },
-      400: problem("invalid_request, unsupported_grant_type"),
-      401: problem("invalid_client (unknown client, wrong secret, disabled app)"),
-      429: problem("RATE_LIMITED: too many requests for this client id or from this address (Retry-After)"),
-      503: problem("MAINTENANCE"),
+      400: problem`${"invalid_request"}, ${"unsupported_grant_type"}`,
+      401: problem`${"invalid_client"} (unknown client, wrong secret, disabled app)`,
+      429: problem`${"RATE_LIMITED"}: too many requests for this client id or from this address (Retry-After)`,
+      503: problem`${"MAINTENANCE"}`,
     },
   });
 }

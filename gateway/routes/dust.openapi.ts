@@ -57,12 +57,11 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
         description: "The wallet's information (spec §2.8)",
         content: { "application/json": { schema: WalletInformation, example: walletInformation } },
       },
-      400: problem("INVALID_REQUEST (not an address), UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE"),
-      429: problem(
-        "RATE_LIMITED (with Retry-After): DUST_PER_IP_PER_MINUTE views from this address, or DUST_READS_PER_SECOND of the chain's",
-      ),
-      502: problem("RPC_UNAVAILABLE, CHAIN_READ_FAILED"),
-      504: problem("RPC_TIMEOUT"),
+      400: problem`${"INVALID_REQUEST"} (not an address), ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"}`,
+      429: problem`${"RATE_LIMITED"} (with Retry-After): DUST_PER_IP_PER_MINUTE views from this address, or
+        DUST_READS_PER_SECOND of the chain's`,
+      502: problem`${"RPC_UNAVAILABLE"}, ${"CHAIN_READ_FAILED"}`,
+      504: problem`${"RPC_TIMEOUT"}`,
     },
   });
   registry.registerPath({
@@ -78,7 +77,7 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
         description: "Orders (spec §2.8)",
         content: { "application/json": { schema: z.array(AllOrdersItem), example: [{ ...order, symbol: "DEMO" }] } },
       },
-      400: problem("INVALID_REQUEST"),
+      400: problem`${"INVALID_REQUEST"}`,
     },
   });
   registry.registerPath({
@@ -99,7 +98,7 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
           },
         },
       },
-      400: problem("INVALID_REQUEST"),
+      400: problem`${"INVALID_REQUEST"}`,
     },
   });
 }

@@ -74,7 +74,7 @@ export function registerOperationsPaths(registry: OpenAPIRegistry): void {
         description: "The Prometheus text format",
         content: { "text/plain": { schema: z.string(), example: METRICS_EXAMPLE } },
       },
-      401: problem("INVALID_TOKEN: METRICS_TOKEN is set and was not sent"),
+      401: problem`${"INVALID_TOKEN"}: METRICS_TOKEN is set and was not sent`,
     },
   });
 }

@@ -60,18 +60,14 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
           },
         },
       },
-      400: problem(
-        "INVALID_REQUEST, INVALID_USER_ID, NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
-      ),
-      401: problem(
-        "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, " +
-          "PROOF_EXPIRED, PROOF_UNBOUND",
-      ),
-      403: problem(
-        "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
-          "TEST_MODE_NOT_ALLOWED (a blank auth from an app in test mode, whatever the chain)",
-      ),
-      503: problem("MAINTENANCE, SIGNER_NOT_CONFIGURED"),
+      400: problem`${"INVALID_REQUEST"}, ${"INVALID_USER_ID"}, ${"NATIVE_LOGIN_UNAVAILABLE"}, ${"UNKNOWN_PROVIDER"},
+        ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"}`,
+      401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"},
+        ${"PROOF_REQUIRED"}, ${"INVALID_PROOF"}, ${"PROOF_EXPIRED"}, ${"PROOF_UNBOUND"}`,
+      403: problem`${"PROOF_MISMATCH"}, ${"PROOF_WRONG_APP"}, ${"PROVIDER_NOT_OWNED"}, ${"PROVIDER_DISABLED"},
+        ${"PROVIDER_REGISTRATION_OUTDATED"}, ${"TEST_MODE_NOT_ALLOWED"} (a blank auth from an app in test mode,
+        whatever the chain)`,
+      503: problem`${"MAINTENANCE"}, ${"SIGNER_NOT_CONFIGURED"}`,
     },
   });
 }

@@ -71,7 +71,7 @@ export function registerNetworksPaths(registry: OpenAPIRegistry): void {
           },
         },
       },
-      503: problem("MAINTENANCE"),
+      503: problem`${"MAINTENANCE"}`,
     },
   });
 }

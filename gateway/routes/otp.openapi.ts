@@ -35,10 +35,10 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
           },
         },
       },
-      400: problem("INVALID_PHONE, INVALID_REQUEST"),
-      429: problem("OTP_COOLDOWN, RATE_LIMITED, SMS_BUDGET_EXHAUSTED (with Retry-After)"),
-      502: problem("SMS_DELIVERY_FAILED"),
-      503: problem("MAINTENANCE"),
+      400: problem`${"INVALID_PHONE"}, ${"INVALID_REQUEST"}`,
+      429: problem`${"OTP_COOLDOWN"}, ${"RATE_LIMITED"}, ${"SMS_BUDGET_EXHAUSTED"} (with Retry-After)`,
+      502: problem`${"SMS_DELIVERY_FAILED"}`,
+      503: problem`${"MAINTENANCE"}`,
     },
   });
   registry.registerPath({
@@ -70,12 +70,11 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
           },
         },
       },
-      400: problem("INVALID_PHONE, INVALID_REQUEST"),
-      401: problem(
-        "INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED; a bearer token that was sent and does not " +
-          "authenticate: MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED",
-      ),
-      503: problem("MAINTENANCE"),
+      400: problem`${"INVALID_PHONE"}, ${"INVALID_REQUEST"}`,
+      401: problem`${"INVALID_OTP"} (with retryAfter after a wrong code), ${"OTP_EXPIRED"}; a bearer token that was
+        sent and does not authenticate: ${"MALFORMED_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"},
+        ${"APP_DISABLED"}`,
+      503: problem`${"MAINTENANCE"}`,
     },
   });
 }

@@ -49,14 +49,14 @@ export function registerResolverPath(registry: OpenAPIRegistry, bearer: string):
         description: "One entry per requested id, in request order",
         content: { "application/json": { schema: ResolverResponse, example: RESOLVER_RESPONSE } },
       },
-      400: problem("INVALID_REQUEST, MALFORMED_JSON, INVALID_USER_ID (lists each bad id) or TOO_MANY_USER_IDS"),
-      401: problem(
-        "MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, or MISSING_TOKEN when required",
-      ),
-      413: problem("PAYLOAD_TOO_LARGE"),
-      415: problem("UNSUPPORTED_MEDIA_TYPE"),
-      429: problem("RATE_LIMITED: RESOLVER_ANONYMOUS_PER_MINUTE requests without a token (with Retry-After)"),
-      503: problem("MAINTENANCE"),
+      400: problem`${"INVALID_REQUEST"}, ${"MALFORMED_JSON"}, ${"INVALID_USER_ID"} (lists each bad id) or
+        ${"TOO_MANY_USER_IDS"}`,
+      401: problem`${"MALFORMED_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"},
+        ${"APP_DISABLED"}, or ${"MISSING_TOKEN"} when required`,
+      413: problem`${"PAYLOAD_TOO_LARGE"}`,
+      415: problem`${"UNSUPPORTED_MEDIA_TYPE"}`,
+      429: problem`${"RATE_LIMITED"}: RESOLVER_ANONYMOUS_PER_MINUTE requests without a token (with Retry-After)`,
+      503: problem`${"MAINTENANCE"}`,
     },
   });
 }

@@ -62,16 +62,17 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     }),
   });
   const problems = {
-    400: problem("INVALID_REQUEST, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE (not a Safe chain), VALUE_IN_DELEGATECALL"),
-    401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
-    409: problem("IDEMPOTENCY_KEY_REUSED"),
-    413: problem("PAYLOAD_TOO_LARGE"),
-    503: problem("MAINTENANCE, SAFE_NOT_CONFIGURED"),
+    400: problem`${"INVALID_REQUEST"}, ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"} (not a Safe chain),
+      ${"VALUE_IN_DELEGATECALL"}`,
+    401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"}`,
+    409: problem`${"IDEMPOTENCY_KEY_REUSED"}`,
+    413: problem`${"PAYLOAD_TOO_LARGE"}`,
+    503: problem`${"MAINTENANCE"}, ${"SAFE_NOT_CONFIGURED"}`,
   };
   /** A chain with an L1 data fee: its fee oracle is read to reserve the relay's fee from the budget. */
   const feeOracleProblems = {
-    502: problem("RPC_UNAVAILABLE, CHAIN_READ_FAILED: the chain's L1 data fee oracle could not be read"),
-    504: problem("RPC_TIMEOUT (as for 502)"),
+    502: problem`${"RPC_UNAVAILABLE"}, ${"CHAIN_READ_FAILED"}: the chain's L1 data fee oracle could not be read`,
+    504: problem`${"RPC_TIMEOUT"} (as for 502)`,
   };
   const txStatus = (example: object) => ({ "application/json": { schema: SafeTxStatusResponse, example } });
 
@@ -106,9 +107,9 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
         },
       },
       ...problems,
-      409: problem("SAFE_EXISTS, IDEMPOTENCY_KEY_REUSED"),
-      403: problem("POLICY_DENIED (rule chains)"),
-      429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
+      409: problem`${"SAFE_EXISTS"}, ${"IDEMPOTENCY_KEY_REUSED"}`,
+      403: problem`${"POLICY_DENIED"} (rule chains)`,
+      429: problem`${"BUDGET_EXCEEDED"}, ${"RATE_LIMITED"} (with Retry-After)`,
       ...feeOracleProblems,
     },
   });
@@ -129,7 +130,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
           "application/json": { schema: SafeListResponse, example: { accounts: [account], nextCursor: null } },
         },
       },
-      400: problem("INVALID_REQUEST, INVALID_CURSOR, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE"),
+      400: problem`${"INVALID_REQUEST"}, ${"INVALID_CURSOR"}, ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"}`,
       401: problems[401],
       503: problems[503],
     },
@@ -204,13 +205,11 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
           content: txStatus(accepted(action.action)),
         },
         ...problems,
-        403: problem(
-          "SAFE_NOT_OWNED, SAFE_CALL_NOT_ALLOWED (a call to the Safe itself, a delegatecall or a Safe configuration " +
-            "call, without the operator's grant; `calls` says which and why), POLICY_DENIED (rule chains; for " +
-            "custom also targets, maxValue)",
-        ),
-        404: problem("NOT_FOUND: no Safe at this address was created through this service"),
-        429: problem("BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After)"),
+        403: problem`${"SAFE_NOT_OWNED"}, ${"SAFE_CALL_NOT_ALLOWED"} (a call to the Safe itself, a delegatecall or a
+          Safe configuration call, without the operator's grant; \`calls\` says which and why), ${"POLICY_DENIED"}
+          (rule chains; for custom also targets, maxValue)`,
+        404: problem`${"NOT_FOUND"}: no Safe at this address was created through this service`,
+        429: problem`${"BUDGET_EXCEEDED"}, ${"RATE_LIMITED"} (with Retry-After)`,
         ...feeOracleProblems,
       },
     });
@@ -225,8 +224,8 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     responses: {
       200: { description: "The request's state", content: txStatus(included) },
       401: problems[401],
-      403: problem("SAFE_NOT_OWNED"),
-      404: problem("NOT_FOUND"),
+      403: problem`${"SAFE_NOT_OWNED"}`,
+      404: problem`${"NOT_FOUND"}`,
     },
   });
 }

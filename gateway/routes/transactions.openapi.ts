@@ -53,36 +53,28 @@ const baseAccepted = {
 };
 
 const txProblems = {
-  400: problem(
-    "INVALID_REQUEST, ARRAY_LENGTH_MISMATCH, TOO_MANY_CALLS, VALUE_IN_DELEGATECALL, INVALID_USER_ID, " +
-      "NATIVE_LOGIN_UNAVAILABLE, UNKNOWN_PROVIDER, UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE",
-  ),
-  401: problem(
-    "MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED, PROOF_REQUIRED, INVALID_PROOF, " +
-      "PROOF_EXPIRED, PROOF_UNBOUND",
-  ),
-  403: problem(
-    "PROOF_MISMATCH, PROOF_WRONG_APP, PROVIDER_NOT_OWNED, PROVIDER_DISABLED, PROVIDER_REGISTRATION_OUTDATED, " +
-      "TEST_MODE_NOT_ALLOWED, CALL_NOT_ALLOWED (a call to the wallet itself or the owner account, or a " +
-      "delegatecall the app was not granted; `calls` lists each with its reason: SELF_CALL, OWNER_ACCOUNT_CALL, " +
-      "DELEGATECALL_NOT_GRANTED), POLICY_DENIED (`rule`: chains, targets, maxValue or userDailyCap)",
-  ),
-  409: problem("IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for another request"),
-  413: problem("PAYLOAD_TOO_LARGE"),
-  429: problem(
-    "BUDGET_EXCEEDED (the app's gas budget on the chain: remainingGas, requestGas, freesAt, Retry-After), " +
-      "RATE_LIMITED (the app's request rate, with Retry-After)",
-  ),
-  502: problem(
-    "RPC_UNAVAILABLE, CHAIN_READ_FAILED: on a chain that charges an L1 data fee, its fee oracle could not be read " +
-      "to reserve the fee from the budget",
-  ),
-  503: problem("MAINTENANCE, TX_NOT_CONFIGURED"),
-  504: problem("RPC_TIMEOUT (as for 502)"),
+  400: problem`${"INVALID_REQUEST"}, ${"ARRAY_LENGTH_MISMATCH"}, ${"TOO_MANY_CALLS"}, ${"VALUE_IN_DELEGATECALL"},
+    ${"INVALID_USER_ID"}, ${"NATIVE_LOGIN_UNAVAILABLE"}, ${"UNKNOWN_PROVIDER"}, ${"UNKNOWN_CHAIN"},
+    ${"CHAIN_NOT_AVAILABLE"}`,
+  401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"},
+    ${"PROOF_REQUIRED"}, ${"INVALID_PROOF"}, ${"PROOF_EXPIRED"}, ${"PROOF_UNBOUND"}`,
+  403: problem`${"PROOF_MISMATCH"}, ${"PROOF_WRONG_APP"}, ${"PROVIDER_NOT_OWNED"}, ${"PROVIDER_DISABLED"},
+    ${"PROVIDER_REGISTRATION_OUTDATED"}, ${"TEST_MODE_NOT_ALLOWED"}, ${"CALL_NOT_ALLOWED"} (a call to the wallet
+    itself or the owner account, or a delegatecall the app was not granted; \`calls\` lists each with its reason:
+    SELF_CALL, OWNER_ACCOUNT_CALL, DELEGATECALL_NOT_GRANTED), ${"POLICY_DENIED"} (\`rule\`: chains, targets, maxValue
+    or userDailyCap)`,
+  409: problem`${"IDEMPOTENCY_KEY_REUSED"}: the Idempotency-Key was used for another request`,
+  413: problem`${"PAYLOAD_TOO_LARGE"}`,
+  429: problem`${"BUDGET_EXCEEDED"} (the app's gas budget on the chain: remainingGas, requestGas, freesAt,
+    Retry-After), ${"RATE_LIMITED"} (the app's request rate, with Retry-After)`,
+  502: problem`${"RPC_UNAVAILABLE"}, ${"CHAIN_READ_FAILED"}: on a chain that charges an L1 data fee, its fee oracle
+    could not be read to reserve the fee from the budget`,
+  503: problem`${"MAINTENANCE"}, ${"TX_NOT_CONFIGURED"}`,
+  504: problem`${"RPC_TIMEOUT"} (as for 502)`,
 };
 const statusProblems = {
-  401: problem("MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED"),
-  404: problem("NOT_FOUND"),
+  401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"}`,
+  404: problem`${"NOT_FOUND"}`,
 };
 const idempotencyHeader = z.object({
   "Idempotency-Key": IdempotencyKey.meta({

@@ -17,10 +17,9 @@ const endpoint = {
 /** An app's own webhook endpoints (issue 21; the webhooks router) in the OpenAPI document. */
 export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string): void {
   const security = [{ [bearer]: [] }];
-  const unauthorized = problem(
-    "MISSING_TOKEN, MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED",
-  );
-  const maintenance = problem("MAINTENANCE");
+  const unauthorized = problem`${"MISSING_TOKEN"}, ${"MALFORMED_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"},
+    ${"TOKEN_REVOKED"}, ${"APP_DISABLED"}`;
+  const maintenance = problem`${"MAINTENANCE"}`;
 
   registry.registerPath({
     method: "post",
@@ -49,11 +48,12 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
           },
         },
       },
-      400: problem("INVALID_REQUEST (unknown fields or event types), WEBHOOK_URL_NOT_ALLOWED (`errors` says why)"),
+      400: problem`${"INVALID_REQUEST"} (unknown fields or event types), ${"WEBHOOK_URL_NOT_ALLOWED"}
+        (\`errors\` says why)`,
       401: unauthorized,
-      409: problem("WEBHOOK_LIMIT_REACHED: the app has WEBHOOK_MAX_ENDPOINTS_PER_APP endpoints (`limit`)"),
-      413: problem("PAYLOAD_TOO_LARGE"),
-      503: problem("MAINTENANCE, WEBHOOKS_NOT_CONFIGURED (no SECRETS_KEY to seal the secret with)"),
+      409: problem`${"WEBHOOK_LIMIT_REACHED"}: the app has WEBHOOK_MAX_ENDPOINTS_PER_APP endpoints (\`limit\`)`,
+      413: problem`${"PAYLOAD_TOO_LARGE"}`,
+      503: problem`${"MAINTENANCE"}, ${"WEBHOOKS_NOT_CONFIGURED"} (no SECRETS_KEY to seal the secret with)`,
     },
   });
   registry.registerPath({
@@ -86,9 +86,9 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
     request: { params: WebhookIdParams },
     responses: {
       204: { description: "Removed" },
-      400: problem("INVALID_REQUEST"),
+      400: problem`${"INVALID_REQUEST"}`,
       401: unauthorized,
-      404: problem("NOT_FOUND: no endpoint of this app has this id"),
+      404: problem`${"NOT_FOUND"}: no endpoint of this app has this id`,
       503: maintenance,
     },
   });

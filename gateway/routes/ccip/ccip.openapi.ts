@@ -37,11 +37,10 @@ export function registerCcipPaths(registry: OpenAPIRegistry): void {
       description: "The signed answer",
       content: { "application/json": { schema: CcipResponse, example: answer } },
     },
-    400: problem(
-      "INVALID_SENDER, INVALID_CALL_DATA, UNSUPPORTED_CALL, INVALID_NAME, UNKNOWN_RESOLVER, LOOKUP_TOO_LARGE, MALFORMED_JSON",
-    ),
-    413: problem("PAYLOAD_TOO_LARGE"),
-    429: problem("RATE_LIMITED (with Retry-After)"),
+    400: problem`${"INVALID_SENDER"}, ${"INVALID_CALL_DATA"}, ${"UNSUPPORTED_CALL"}, ${"INVALID_NAME"},
+      ${"UNKNOWN_RESOLVER"}, ${"LOOKUP_TOO_LARGE"}, ${"MALFORMED_JSON"}`,
+    413: problem`${"PAYLOAD_TOO_LARGE"}`,
+    429: problem`${"RATE_LIMITED"} (with Retry-After)`,
   };
   registry.registerPath({
     method: "get",

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from "../../../gateway/errors/errorCodes";
+import { ERROR_CODES, OAUTH_ERRORS as OAUTH_ERROR_NAMES } from "../../../gateway/errors/errorCodes";
 import type { RawAnswer, RawRequest } from "./rawHttp";
 
 /** The service's problem codes, from its error-code module (which the Errors table of docs/api.md is checked against). */
@@ -7,7 +7,7 @@ export function knownErrorCodes(): Set<string> {
 }
 
 /** RFC 6749 §5.2 errors of POST /v1/auth (docs/auth.md); the problem's `code` is the same, upper case. */
-export const OAUTH_ERRORS = ["invalid_request", "invalid_client", "unsupported_grant_type"];
+export const OAUTH_ERRORS: readonly string[] = OAUTH_ERROR_NAMES;
 
 /**
  * The upstream rule: the chain's RPC here is a closed port, so a route that reads the chain (signing with a `chain`,
