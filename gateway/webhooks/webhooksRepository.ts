@@ -42,8 +42,9 @@ export interface WebhooksRepository {
    */
   withOutbox<T>(work: (outbox: WebhookOutbox, now: Date) => Promise<T>): Promise<T>;
   /**
-   * Calls `listener` each time an event recorded by this process has been committed (its deliveries are due now);
-   * returns what stops it. Events recorded by another process are not told here: the delivery loop's poll finds them.
+   * Calls `listener` each time an event recorded through these repositories (this process's) has been committed: its
+   * deliveries are due now. Returns what stops it. Events recorded by another process are not told here: the delivery
+   * loop's poll finds them.
    */
   onEventRecorded(listener: () => void): () => void;
   /**

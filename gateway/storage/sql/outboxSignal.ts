@@ -13,7 +13,7 @@ export class OutboxSignal {
     return () => this.listeners.delete(own);
   }
 
-  /** An event was committed: tells every listener. */
+  /** An event was committed: tells every listener, at once (a listener only schedules work; it must not throw). */
   committed(): void {
     for (const listener of this.listeners) listener();
   }
