@@ -26,6 +26,8 @@ import { SqlWorkerLeasesRepository } from "./sql/sqlWorkerLeasesRepository";
 import type { WorkerLeasesRepository } from "../leases/workerLeasesRepository";
 import { SqlWebhooksRepository } from "./sql/sqlWebhooksRepository";
 import type { WebhooksRepository } from "../webhooks/webhooksRepository";
+import { recordRequestEvent } from "../webhooks/requestEvents";
+import { OutboxSignal } from "./sql/outboxSignal";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
@@ -54,18 +56,22 @@ export function createRepositories(
 ): Repositories {
   // Wallet requests and Safe creations are accepted through one group commit.
   const commits = new GroupCommit(db);
+  // Each change of a request's state records its webhook event in the same transaction, as the webhooks' rules decide;
+  // this process's delivery loop hears of each event once committed.
+  const outboxSignal = new OutboxSignal();
+  const changeEvents = { record: recordRequestEvent, signal: outboxSignal };
   return {
     apps: new SqlAppsRepository(db, clock),
     settings: new SqlSettingsRepository(db, clock),
     otp: new SqlOtpRepository(db),
     providers: new SqlProvidersRepository(db, clock, options.secrets),
-    transactions: new SqlTransactionsRepository(db, clock, commits),
+    transactions: new SqlTransactionsRepository(db, clock, commits, changeEvents),
     safes: new SqlSafesRepository(db, clock, commits),
     dust: new SqlDustRepository(db, clock),
     rateWindows: new SqlRateWindowsRepository(db),
     limitCounters: new SqlLimitCountersRepository(db),
     auditLog: new SqlAuditLogRepository(db),
     workerLeases: new SqlWorkerLeasesRepository(db, clock),
-    webhooks: new SqlWebhooksRepository(db, clock, options.secrets),
+    webhooks: new SqlWebhooksRepository(db, clock, options.secrets, outboxSignal),
   };
 }

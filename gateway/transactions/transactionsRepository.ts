@@ -5,7 +5,11 @@ import type { BuiltOp, BuiltUserOp } from "./builtOp";
 import type { TxOutcome } from "./txOutcome";
 import type { NewTx, TxRecord, TxStatus } from "./txRecord";
 
-/** Transaction requests and bundles (design §1.4: accepted means durable). */
+/**
+ * Transaction requests and bundles (design §1.4: accepted means durable). Each write that changes a request's state
+ * hands the request as it left it to the webhooks' outbox step (webhooks/requestEvents.ts) in the same database
+ * transaction, so the event the change is, if any, is stored with it or not at all.
+ */
 export interface TransactionsRepository {
   /**
    * Stores a new request, or returns the app's earlier one with the same Idempotency-Key (`created` false). A new

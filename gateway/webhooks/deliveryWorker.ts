@@ -14,14 +14,18 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 /** The delivery loop of one process. */
 export interface WebhookDelivery {
-  /** Looks for due deliveries now instead of at the next poll (after a state change was recorded here). */
+  /**
+   * Looks for due deliveries now instead of at the next poll: called whenever an event recorded in this process is
+   * committed (the repository's onEventRecorded), so it goes out at once.
+   */
   wake(): void;
   /** Stops claiming and waits for the attempts in flight. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts delivering: every `pollMs` (or when woken) claims as many due deliveries as it has room for, up to
+ * Starts delivering: as soon as an event recorded in this process is committed, and every `pollMs` for the events of
+ * other processes and the retries that fall due, claims as many due deliveries as it has room for, up to
  * `concurrency` attempts at once, and makes each. Claims keep processes and instances apart, and a request's later
  * event is claimed only after its earlier one to the same endpoint is settled, so each endpoint receives a request's
  * events in order. What a crash leaves claimed is claimed again once its claim ends: delivery is at least once.
@@ -98,11 +102,14 @@ export function startWebhookDelivery(deps: DeliveryDeps): WebhookDelivery {
     }
   }
 
+  const wake = () => schedule(0);
+  const stopHearing = repository.onEventRecorded(wake);
   schedule(0);
   return {
-    wake: () => schedule(0),
+    wake,
     stop: async () => {
       stopped = true;
+      stopHearing();
       clearTimeout(timer);
       await running;
       await Promise.allSettled([...inFlight]);

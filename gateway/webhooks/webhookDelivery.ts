@@ -1,3 +1,5 @@
+import type { DeliveryShares } from "./deliveryShares";
+
 /** What became of one attempt (webhookPost.ts): only `delivered` ends a delivery well. */
 export type AttemptOutcome = "delivered" | "http_error" | "network_error" | "timeout" | "refused";
 
@@ -57,12 +59,13 @@ export interface EndpointHealth {
   readonly failingSince: string | undefined;
 }
 
-/** How many deliveries a claim takes, and how many may be in flight per endpoint and per app (across instances). */
-export interface ClaimOptions {
+/**
+ * How many deliveries a claim takes, for how long, and how many may be in flight per endpoint and per app across
+ * instances (deliveryShares.ts).
+ */
+export interface ClaimOptions extends DeliveryShares {
   readonly limit: number;
   readonly claimMs: number;
   /** Just this delivery, if it is pending and unclaimed (due or not), whatever the shares. */
   readonly deliveryId?: string;
-  readonly perEndpoint?: number;
-  readonly perApp?: number;
 }

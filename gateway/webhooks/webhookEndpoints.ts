@@ -3,7 +3,7 @@ import { ApiError, InvalidRequestError } from "../errors/apiError";
 import type { WebhookSettings } from "../config/webhookSettings";
 import { EndpointLimitError, type WebhooksRepository } from "./webhooksRepository";
 import { newWebhookSecret, type WebhookEndpoint } from "./webhookEndpoint";
-import { eventBody, TEST_EVENT_TYPE, type WebhookEventType } from "./webhookEvents";
+import type { WebhookEventType } from "./webhookEvents";
 import { checkWebhookUrl } from "./webhookTarget";
 
 /** 400: a URL the service will not post to (not https, a private or loopback address, credentials in it, …). */
@@ -78,7 +78,3 @@ export async function rotateEndpointSecret(
   const secret = newWebhookSecret();
   return (await repository.rotateSecret(endpointId, secret, keepPreviousSeconds * 1000)) ? secret : undefined;
 }
-
-/** The body of a `webhook.test` event: what it is, and which endpoint it was sent to. */
-export const testEventBody = (endpointId: string) => (eventId: string, at: Date) =>
-  eventBody(TEST_EVENT_TYPE, at, { endpointId, eventId, message: "A test event from idwallet" });

@@ -39,9 +39,13 @@ export function eventOf(record: TxRecord): RequestEvent | undefined {
   return { type, rank: record.status === "submitted" ? 1 : 2, data: publicView(record) };
 }
 
-/** Whether an endpoint subscribed to `events` (empty: every event) is sent an event of `type`. */
-export function subscribes(events: readonly WebhookEventType[], type: string): boolean {
-  return events.length === 0 || (events as readonly string[]).includes(type);
+/**
+ * Whether an event of `rank` is news for a request whose recorded events reached `reached` (undefined: none yet): only
+ * an event that moves it further is recorded, so a retried request is announced submitted once and nothing follows a
+ * final event.
+ */
+export function movesFurther(rank: EventRank, reached: number | undefined): boolean {
+  return reached === undefined || rank > reached;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AttemptResult, ClaimedDelivery, ClaimOptions, DeliveryAttempt, EndpointHealth } from "./webhookDelivery";
 import type { NewWebhookEndpoint, WebhookEndpoint } from "./webhookEndpoint";
+import type { WebhookOutbox } from "./webhookOutbox";
 
 /** An app already has as many endpoints as it may: nothing was stored. */
 export class EndpointLimitError extends Error {
@@ -10,10 +11,11 @@ export class EndpointLimitError extends Error {
 }
 
 /**
- * Webhook endpoints, the events owed to them and every attempt (issue 21). Events are recorded by the transactions
- * repository in the transaction that changes a request's state (the outbox); this repository claims and settles
- * their deliveries. Claims are exclusive across processes and instances: a claimed delivery is not claimed again until
- * its claim ends, and an outcome is recorded only under the claim it was made under.
+ * Webhook endpoints, the events owed to them and every attempt (issue 21). Events are recorded in the outbox
+ * (webhookOutbox.ts): a request's by the transactions repository, in the transaction that changes its state
+ * (requestEvents.ts); this repository claims and settles their deliveries. Claims are exclusive across processes and
+ * instances: a claimed delivery is not claimed again until its claim ends, and an outcome is recorded only under the
+ * claim it was made under.
  */
 export interface WebhooksRepository {
   /** Stores a new endpoint, its secret sealed; EndpointLimitError if the app has `maxPerApp` already. */
@@ -33,11 +35,18 @@ export interface WebhooksRepository {
    * Whether the endpoint exists.
    */
   setStatus(id: string, change: { enabled: true } | { enabled: false; reason: string }): Promise<boolean>;
-  /** Records a `webhook.test` event owed to one endpoint alone, due now; its event and delivery ids. */
-  recordTestEvent(
-    endpointId: string,
-    body: (eventId: string, at: Date) => string,
-  ): Promise<{ eventId: string; deliveryId: string }>;
+  /**
+   * Runs `work` in one database transaction over the outbox, given the time: what it records is stored together or
+   * not at all (test events: testEvents.ts). Request events are recorded by the transactions repository instead, in
+   * the transaction of the state change they are (requestEvents.ts).
+   */
+  withOutbox<T>(work: (outbox: WebhookOutbox, now: Date) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` each time an event recorded through these repositories (this process's) has been committed: its
+   * deliveries are due now. Returns what stops it. Events recorded by another process are not told here: the delivery
+   * loop's poll finds them.
+   */
+  onEventRecorded(listener: () => void): () => void;
   /**
    * Claims up to `limit` due deliveries of enabled endpoints for `claimMs` (none of a request whose earlier event is
    * still owed to the same endpoint), or the one delivery `deliveryId` if it is pending and unclaimed.

@@ -4,7 +4,7 @@ import type { WebhooksRepository } from "../../gateway/webhooks/webhooksReposito
 import { deliverWebhook } from "../../gateway/webhooks/deliverWebhook";
 import { claimMsOf } from "../../gateway/webhooks/deliveryWorker";
 import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";
-import { testEventBody } from "../../gateway/webhooks/webhookEndpoints";
+import { recordTestEvent } from "../../gateway/webhooks/testEvents";
 import type { WebhookResponse } from "../../gateway/webhooks/webhookPost";
 
 /** Where `webhooks test` writes: the outcome on `out` when delivered, on `err` when not. */
@@ -32,7 +32,7 @@ export async function sendTestEvent(
   output: Output,
   clock: () => Date,
 ): Promise<boolean> {
-  const { eventId, deliveryId } = await webhooks.recordTestEvent(endpoint.id, testEventBody(endpoint.id));
+  const { eventId, deliveryId } = await recordTestEvent(webhooks, endpoint.id);
   const [claim] = await webhooks.claimDue({ limit: 1, claimMs: claimMsOf(settings), deliveryId });
   if (claim === undefined) {
     output.out(

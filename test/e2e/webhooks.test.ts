@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../gateway/webhooks/testEvents";
 import { Wallet } from "ethers";
 import { Webhook } from "standardwebhooks";
 import { type TestTarget } from "../../typechain-types";
@@ -211,7 +212,7 @@ describe("Webhooks (e2e: a real receiver told of requests as they end)", functio
     const body = (eventId: string, at: Date) =>
       JSON.stringify({ type: "webhook.test", timestamp: at.toISOString(), data: { eventId } });
     await withRepositories(setup.database, async (repos) => {
-      for (let i = 0; i < 4; i++) await repos.webhooks.recordTestEvent(silentEndpoint, body);
+      for (let i = 0; i < 4; i++) await recordTestEvent(repos.webhooks, silentEndpoint, body);
     });
     await hooks.until(() => dns.queriesFor(silent).length > 0, "the silent app's look-ups");
 

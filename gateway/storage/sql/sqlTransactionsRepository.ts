@@ -7,8 +7,11 @@ import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
 import { isPostgres } from "../migrations/dialect";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
-import { recordRequestEvent } from "./webhookOutbox";
+import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
+import type { OutboxSignal } from "./outboxSignal";
+import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
 import { appSpendSince } from "./spendUsage";
+import { outcomeColumns } from "./outcomeColumns";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
@@ -16,8 +19,15 @@ import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txR
 import { type TransactionsRepository } from "../../transactions/transactionsRepository";
 import { type TxOutcome } from "../../transactions/txOutcome";
 
-/** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
-const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
+/**
+ * What becomes of each change of a request's state, in its transaction (the outbox, issue 21): the webhooks' step
+ * that records the event the change is (webhooks/requestEvents.ts), handed the request as the change left it and the
+ * transaction's outbox; and the signal told once a transaction that recorded an event commits.
+ */
+export interface ChangeEvents {
+  readonly record: (outbox: WebhookOutbox, changed: TxRecord, now: Date) => Promise<void>;
+  readonly signal: OutboxSignal;
+}
 
 /** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
 export class SqlTransactionsRepository implements TransactionsRepository {
@@ -26,20 +36,28 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     private readonly clock: () => Date,
     /** The group commit accepted requests are stored through. */
     private readonly commits: GroupCommit,
+    private readonly events: ChangeEvents,
     /** The worker lease every write of the worker checks first, if it runs under one. */
     private readonly fence?: Fence,
   ) {}
 
   fenced(fence: Fence): TransactionsRepository {
-    return new SqlTransactionsRepository(this.db, this.clock, this.commits, fence);
+    return new SqlTransactionsRepository(this.db, this.clock, this.commits, this.events, fence);
   }
 
-  /** A write of the worker, in one transaction that first checks its lease (LeaseLostError, nothing stored). */
-  private write<T>(work: (trx: Transaction<DatabaseSchema>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(async (trx) => {
+  /**
+   * A write of the worker, in one transaction that first checks its lease (LeaseLostError, nothing stored), with the
+   * outbox its state changes record their events in; the delivery loop is told once an event is committed.
+   */
+  private async write<T>(work: (trx: Transaction<DatabaseSchema>, outbox: SqlWebhookOutbox) => Promise<T>): Promise<T> {
+    let outbox: SqlWebhookOutbox | undefined;
+    const result = await this.db.transaction().execute(async (trx) => {
       if (this.fence) await checkFence(trx, this.fence);
-      return work(trx);
+      outbox = new SqlWebhookOutbox(trx);
+      return work(trx, outbox);
     });
+    if (outbox?.recorded) this.events.signal.committed();
+    return result;
   }
 
   /**
@@ -108,14 +126,14 @@ export class SqlTransactionsRepository implements TransactionsRepository {
   }
 
   async markSubmitted(op: BuiltUserOp): Promise<void> {
-    await this.write((trx) => this.submitOp(trx, op, null));
+    await this.write((trx, outbox) => this.submitOp(trx, outbox, op, null));
   }
 
   async recordBundle(bundle: NewBundle, ops: readonly BuiltOp[]): Promise<Bundle> {
     const row = newBundleRow(bundle, this.clock().toISOString());
-    await this.write(async (trx) => {
+    await this.write(async (trx, outbox) => {
       await trx.insertInto("bundles").values(row).execute();
-      for (const op of ops) await this.submitOp(trx, op, row.id);
+      for (const op of ops) await this.submitOp(trx, outbox, op, row.id);
     });
     return toBundle(row);
   }
@@ -168,7 +186,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     result: { status: "mined" | "dropped"; minedTxHash?: string; blockNumber?: number; revertedGas?: bigint },
     outcomes: ReadonlyMap<string, TxOutcome>,
   ): Promise<void> {
-    await this.write(async (trx) => {
+    await this.write(async (trx, outbox) => {
       await trx
         .updateTable("bundles")
         .set({
@@ -180,12 +198,12 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         })
         .where("id", "=", bundleId)
         .execute();
-      for (const [txId, outcome] of outcomes) await this.applyOutcome(trx, txId, outcome);
+      for (const [txId, outcome] of outcomes) await this.applyOutcome(trx, outbox, txId, outcome);
     });
   }
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
-    await this.write((trx) => this.applyOutcome(trx, txId, outcome));
+    await this.write((trx, outbox) => this.applyOutcome(trx, outbox, txId, outcome));
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
@@ -211,8 +229,13 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     return rows.map((row) => ({ chain: row.chain, status: row.status, count: Number(row.count) }));
   }
 
-  private async submitOp(trx: Transaction<DatabaseSchema>, op: BuiltOp, bundleId: string | null): Promise<void> {
-    await trx
+  private async submitOp(
+    trx: Transaction<DatabaseSchema>,
+    outbox: WebhookOutbox,
+    op: BuiltOp,
+    bundleId: string | null,
+  ): Promise<void> {
+    const changed = await trx
       .updateTable("transactions")
       .set((eb) => ({
         status: "submitted",
@@ -228,52 +251,22 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         updated_at: this.clock().toISOString(),
       }))
       .where("id", "=", op.txId)
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
     // Webhooks: the event goes in with the state change (the outbox), or not at all.
-    await recordRequestEvent(trx, op.txId, this.clock());
+    if (changed) await this.events.record(outbox, toRecord(changed), this.clock());
   }
 
-  private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
+  private async applyOutcome(
+    trx: Transaction<DatabaseSchema>,
+    outbox: WebhookOutbox,
+    txId: string,
+    outcome: TxOutcome,
+  ): Promise<void> {
     const now = this.clock().toISOString();
-    const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
     // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
     const spent = Number(outcome.spentGas ?? 0n);
-    const changes =
-      outcome.status === "queued"
-        ? {
-            status: "queued" as const,
-            bundle_id: null,
-            next_attempt_at: outcome.nextAttemptAt.toISOString(),
-            // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
-            // An uncharged send takes back what submitOp counted when the operation was recorded as sent.
-            attempts: outcome.closeWhenDue
-              ? CLOSE_WHEN_DUE_ATTEMPTS
-              : outcome.uncharged
-                ? sql<number>`attempts - (case when status = 'submitted' and attempts > 0 then 1 else 0 end)`
-                : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
-            ...error,
-          }
-        : {
-            status: outcome.status,
-            // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
-            // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
-            settled_gas:
-              outcome.gasUsed !== undefined || outcome.spentGas !== undefined
-                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
-                : outcome.status === "included"
-                  ? // The larger of the two (SQLite's max(a, b), which PostgreSQL spells greatest).
-                    sql<number>`case when reserved_gas > spent_gas then reserved_gas else spent_gas end`
-                  : sql<number>`spent_gas`,
-            transaction_hash: outcome.transactionHash ?? null,
-            block_number: outcome.blockNumber ?? null,
-            success:
-              outcome.status === "included" && outcome.success !== undefined
-                ? outcome.success
-                  ? (1 as const)
-                  : (0 as const)
-                : null,
-            ...error,
-          };
+    const changes = outcomeColumns(outcome);
     // One statement: the row as it is after the change (PostgreSQL: the update waits for a concurrent settlement's
     // commit and applies to the row that one left; SQLite: the write lock), or none when it was final already.
     const after = await trx
@@ -282,7 +275,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       .where("id", "=", txId)
       // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
       .where("status", "not in", ["included", "failed"])
-      .returning(["app_id", "user_id", "chain", "created_at", "reserved_gas", "spent_gas", "settled_gas"])
+      .returningAll()
       .executeTakeFirst();
     if (after === undefined) return;
     // What the buckets counted for it while pending: the larger of its reservation and what its sends burned before.
@@ -291,7 +284,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
     if (changes.status !== "queued") {
       await settleSpend(trx, after, pendingBefore);
-      await recordRequestEvent(trx, txId, this.clock());
+      await this.events.record(outbox, toRecord(after), this.clock());
     } else if (spent > 0) {
       await growPendingSpend(trx, after, Math.max(Number(after.reserved_gas), spentBefore + spent) - pendingBefore);
     }

@@ -1,15 +1,16 @@
-import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import type { AttemptResult, ClaimedDelivery, ClaimOptions } from "../../webhooks/webhookDelivery";
-import { newEndpointId, newEventId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
-import { TEST_EVENT_TYPE } from "../../webhooks/webhookEvents";
+import { newEndpointId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
+import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
 import { lockKeys } from "../postgres/advisoryLocks";
 import type { DatabaseSchema } from "../schema";
 import { EndpointLimitError, type WebhooksRepository } from "../../webhooks/webhooksRepository";
 import { openEndpointSecret, sealEndpointSecret, toAttempt, toEndpoint } from "./webhookRows";
 import { claimDeliveries, recordWebhookAttempt } from "./webhookClaims";
 import { pruneFinishedDeliveries, resealEndpointSecrets } from "./webhookUpkeep";
+import type { OutboxSignal } from "./outboxSignal";
+import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
 
 /**
  * WebhooksRepository on either database. A claim is taken in one transaction: on SQLite `begin immediate` makes it
@@ -21,6 +22,8 @@ export class SqlWebhooksRepository implements WebhooksRepository {
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: () => Date,
     private readonly keyring: SecretsKeyring | undefined,
+    /** Told when an event recorded here commits (shared with the transactions repository's outbox). */
+    private readonly signal: OutboxSignal,
   ) {}
 
   addEndpoint(endpoint: NewWebhookEndpoint, maxPerApp: number) {
@@ -127,45 +130,18 @@ export class SqlWebhooksRepository implements WebhooksRepository {
     });
   }
 
-  recordTestEvent(endpointId: string, body: (eventId: string, at: Date) => string) {
-    return this.db.transaction().execute(async (trx) => {
-      const endpoint = await trx
-        .selectFrom("webhook_endpoints")
-        .select(["app_id", "status"])
-        .where("id", "=", endpointId)
-        .executeTakeFirstOrThrow();
-      const now = this.clock();
-      const at = now.toISOString();
-      const eventId = newEventId();
-      const { seq } = await trx
-        .insertInto("webhook_events")
-        .values({
-          id: eventId,
-          app_id: endpoint.app_id,
-          tx_id: null,
-          type: TEST_EVENT_TYPE,
-          rank: 0,
-          body: body(eventId, now),
-          created_at: at,
-        })
-        .returning("seq")
-        .executeTakeFirstOrThrow();
-      const deliveryId = randomUUID();
-      await trx
-        .insertInto("webhook_deliveries")
-        .values({
-          id: deliveryId,
-          event_seq: Number(seq),
-          endpoint_id: endpointId,
-          tx_id: null,
-          status: endpoint.status === "enabled" ? "pending" : "held",
-          attempts: 0,
-          next_attempt_at: at,
-          created_at: at,
-        })
-        .execute();
-      return { eventId, deliveryId };
+  async withOutbox<T>(work: (outbox: WebhookOutbox, now: Date) => Promise<T>): Promise<T> {
+    let outbox: SqlWebhookOutbox | undefined;
+    const result = await this.db.transaction().execute((trx) => {
+      outbox = new SqlWebhookOutbox(trx);
+      return work(outbox, this.clock());
     });
+    if (outbox?.recorded) this.signal.committed();
+    return result;
+  }
+
+  onEventRecorded(listener: () => void): () => void {
+    return this.signal.listen(listener);
   }
 
   async claimDue(options: ClaimOptions) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Transaction, sql } from "kysely";
 import type { AttemptResult, ClaimedDelivery, ClaimOptions, EndpointHealth } from "../../webhooks/webhookDelivery";
+import { chooseWithinShares, type ClaimCandidate } from "../../webhooks/deliveryShares";
 import { isPostgres } from "../migrations/dialect";
 import type { DatabaseSchema } from "../schema";
 
@@ -12,25 +13,12 @@ export type SealedClaim = Omit<ClaimedDelivery, "secret" | "previousSecret"> & {
 };
 
 /**
- * Rounds of candidates a claim reads: past the first, each reads the next `limit` rows, passing over those of
- * endpoints and apps already at their share of attempts in flight.
- */
-const MAX_ROUNDS = 4;
-
-/** A delivery a claim may take, with whose it is. */
-interface Candidate {
-  readonly id: string;
-  readonly endpoint_id: string;
-  readonly app_id: string;
-}
-
-/**
  * Claims, in `trx`, up to `limit` deliveries a claim may take (or the one `deliveryId`) until `now` + `claimMs`, under a
  * new token: pending, due, unclaimed (or their claim ended), of an enabled endpoint, and not behind an earlier event
- * of the same request still owed to the same endpoint (a request's events arrive in order); no more than
- * `perEndpoint` of one endpoint and `perApp` of one app in flight, counting every process's claims, so an app whose
- * receivers hang holds a share of the attempts, not all of them. On PostgreSQL the rows are locked `for update skip
- * locked` as they are read, so claimers at once take different ones; SQLite's `begin immediate` runs one at a time.
+ * of the same request still owed to the same endpoint (a request's events arrive in order); which of them fit the
+ * endpoints' and apps' shares of attempts in flight is the webhooks' rule (webhooks/deliveryShares.ts). On PostgreSQL
+ * the rows are locked `for update skip locked` as they are read, so claimers at once take different ones; SQLite's
+ * `begin immediate` runs one at a time.
  */
 export async function claimDeliveries(
   trx: Transaction<DatabaseSchema>,
@@ -41,7 +29,7 @@ export async function claimDeliveries(
   const ids =
     options.deliveryId === undefined
       ? await withinShares(trx, at, options)
-      : (await candidates(trx, at, { ...options, limit: 1 }, [])).map((row) => row.id);
+      : (await candidates(trx, at, { ...options, limit: 1 }, [])).map((candidate) => candidate.id);
   if (ids.length === 0) return [];
   const token = randomUUID();
   await trx
@@ -78,19 +66,23 @@ export async function claimDeliveries(
   }));
 }
 
-/** The next `limit` deliveries a claim may take, past those already `seen`, locked on PostgreSQL as they are read. */
+/**
+ * The next `limit` deliveries a claim may take, past those already `seen`, locked on PostgreSQL as they are read: due
+ * first, then in recording order, none behind an earlier event of its request still owed to its endpoint (a query's
+ * condition, not a filter after it, so one endpoint's backlog of held-back events cannot fill every read).
+ */
 async function candidates(
   trx: Transaction<DatabaseSchema>,
   at: string,
   options: ClaimOptions,
   seen: readonly string[],
-): Promise<Candidate[]> {
+): Promise<ClaimCandidate[]> {
   const lock = isPostgres(trx) ? sql`for update of d skip locked` : sql``;
   const one = options.deliveryId === undefined ? sql`` : sql`and d.id = ${options.deliveryId}`;
   const due = options.deliveryId === undefined ? sql`and d.next_attempt_at <= ${at}` : sql``;
   const past = seen.length === 0 ? sql`` : sql`and d.id not in (${sql.join(seen)})`;
-  const result = await sql<Candidate>`
-    select d.id, d.endpoint_id, e.app_id from webhook_deliveries d
+  const result = await sql<ClaimCandidate>`
+    select d.id, d.endpoint_id as "endpointId", e.app_id as "appId" from webhook_deliveries d
     join webhook_endpoints e on e.id = d.endpoint_id
     where d.status = 'pending' ${due} ${one} ${past}
       and (d.claim_expires_at is null or d.claim_expires_at <= ${at})
@@ -116,29 +108,12 @@ async function withinShares(trx: Transaction<DatabaseSchema>, at: string, option
     .where("d.status", "=", "pending")
     .groupBy(["d.endpoint_id", "e.app_id"])
     .execute();
-  const endpoints = new Map<string, number>();
-  const apps = new Map<string, number>();
-  const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
-  for (const row of inFlight) {
-    add(endpoints, row.endpoint_id, Number(row.count));
-    add(apps, row.app_id, Number(row.count));
-  }
-  const chosen: string[] = [];
-  const seen: string[] = [];
-  for (let round = 0; round < MAX_ROUNDS && chosen.length < options.limit; round++) {
-    const batch = await candidates(trx, at, options, seen);
-    for (const candidate of batch) {
-      seen.push(candidate.id);
-      if (chosen.length === options.limit) break;
-      if ((endpoints.get(candidate.endpoint_id) ?? 0) >= (options.perEndpoint ?? Infinity)) continue;
-      if ((apps.get(candidate.app_id) ?? 0) >= (options.perApp ?? Infinity)) continue;
-      chosen.push(candidate.id);
-      add(endpoints, candidate.endpoint_id, 1);
-      add(apps, candidate.app_id, 1);
-    }
-    if (batch.length < options.limit) break;
-  }
-  return chosen;
+  return chooseWithinShares({
+    limit: options.limit,
+    shares: options,
+    inFlight: inFlight.map((row) => ({ endpointId: row.endpoint_id, appId: row.app_id, count: Number(row.count) })),
+    readNext: (seen) => candidates(trx, at, options, seen),
+  });
 }
 
 /**

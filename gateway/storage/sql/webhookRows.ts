@@ -3,7 +3,23 @@ import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyrin
 import type { AttemptOutcome, DeliveryAttempt, DeliveryStatus } from "../../webhooks/webhookDelivery";
 import type { WebhookEndpoint } from "../../webhooks/webhookEndpoint";
 import type { WebhookAttemptsTable, WebhookEndpointsTable } from "../webhookTables";
-import { parseEventTypes } from "./webhookOutbox";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../webhooks/webhookEvents";
+import { z } from "zod";
+
+/** The event types an endpoint row subscribes to (stored as a JSON array; `[]`: all). */
+const StoredEventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES));
+/** An endpoint row's event types, each one this version knows (else it throws: the row is not one it wrote). */
+const parseEventTypes = (text: string): WebhookEventType[] => StoredEventTypes.parse(JSON.parse(text));
+
+/**
+ * An endpoint row's event types as the outbox reads them, forgiving, for the transaction workers' path: every stored
+ * type, known here or not (a row written by a newer version), for the webhook rules to judge, rather than failing the
+ * state change the event rides with. Anything but a list (never written) is kept as one type no event has.
+ */
+export function storedEventTypes(text: string): string[] {
+  const parsed: unknown = JSON.parse(text);
+  return Array.isArray(parsed) ? parsed.map(String) : [text];
+}
 
 /** What an endpoint's secret is sealed for: its row, so a sealed value moved to another endpoint does not open. */
 const sealContext = (endpointId: string): string => `webhook_endpoints:${endpointId}`;

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../../gateway/webhooks/testEvents";
 import { performance } from "node:perf_hooks";
 import { WebhookSettings } from "../../../gateway/config/webhookSettings";
 import { openDatabase, type Database } from "../../../gateway/storage/database";
@@ -80,7 +81,7 @@ describe("webhooks: one app's nameserver that never answers, against every other
     const deliverToB = async (): Promise<number> => {
       const before = hooksB.received.length;
       const started = performance.now();
-      await repos.webhooks.recordTestEvent(endpointB.id, testBody);
+      await recordTestEvent(repos.webhooks, endpointB.id, testBody);
       await waitFor(() => hooksB.received.length > before || performance.now() - started > 5 * TIMEOUT_MS, "B");
       return performance.now() - started;
     };
@@ -93,7 +94,7 @@ describe("webhooks: one app's nameserver that never answers, against every other
     // A's endpoints are owed as many deliveries as its share of attempts: each starts with a look-up that hangs.
     for (const endpoint of endpointsA)
       for (let i = 0; i < settings.endpointConcurrency; i++)
-        await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+        await recordTestEvent(repos.webhooks, endpoint.id, testBody);
     await waitFor(() => A_NAMES.some((name) => dns.queriesFor(name).length > 0), "A's look-ups");
 
     const underAttack: number[] = [];

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../../../gateway/webhooks/testEvents";
 import type { OpenTestDatabase } from "../builders";
 import {
   addEndpoint,
@@ -41,7 +42,7 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("claims a due delivery with all it takes to send it: URL, opened secret, body, event and endpoint", async () => {
       const { repos, clock, appId } = store;
       const { endpoint, secret } = await addEndpoint(repos, appId, [], "https://hooks.example.com/in");
-      const { eventId, deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { eventId, deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [claim, ...rest] = await claimAll(repos);
       expect(rest).to.deep.equal([]);
       expect(claim).to.deep.include({
@@ -62,7 +63,7 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("a claimed delivery is nobody else's until the claim ends; then a crashed claimer's work is retaken", async () => {
       const { repos, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const { deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [first] = await claimAll(repos);
       expect(await claimAll(repos)).to.deep.equal([]);
       expect(await repos.webhooks.claimDue({ limit: 1, claimMs: CLAIM_MS, deliveryId })).to.deep.equal([]);
@@ -77,11 +78,11 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("claims nothing of a disabled endpoint; re-enabled, what it is owed is due at once", async () => {
       const { repos, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const { deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [claim] = await claimAll(repos);
       await repos.webhooks.recordAttempt(claim!, serverError(clock.now()), new Date(clock.now().getTime() + 24 * HOUR));
       expect(await repos.webhooks.setStatus(endpoint.id, { enabled: false, reason: "failing" })).to.equal(true);
-      const test = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const test = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       clock.advance(HOUR);
       expect(await claimAll(repos)).to.deep.equal([]);
       expect(await repos.webhooks.claimDue({ limit: 1, claimMs: CLAIM_MS, deliveryId: test.deliveryId })).to.deep.equal(
@@ -149,7 +150,7 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("an outcome recorded under a stale claim is kept as an attempt but changes nothing of the delivery", async () => {
       const { repos, db, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const { deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [stale] = await claimAll(repos);
       clock.advance(CLAIM_MS);
       const [current] = await claimAll(repos);
@@ -173,7 +174,7 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("a failed attempt with a retry time keeps the delivery pending until then; without one it fails for good", async () => {
       const { repos, db, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const { deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [claim] = await claimAll(repos);
       const retryAt = new Date(clock.now().getTime() + 60_000);
       await repos.webhooks.recordAttempt(claim!, serverError(clock.now()), retryAt);
@@ -202,7 +203,7 @@ export function webhookClaimsContract(dialect: string, open: OpenTestDatabase): 
     it("an endpoint's run of failures: raised by each failure, begun once, ended by a delivery", async () => {
       const { repos, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      for (let i = 0; i < 3; i++) await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      for (let i = 0; i < 3; i++) await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [a, b, c] = await claimAll(repos);
       const began = clock.now().toISOString();
       const later = new Date(clock.now().getTime() + HOUR);

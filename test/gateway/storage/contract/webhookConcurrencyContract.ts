@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../../../gateway/webhooks/testEvents";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
 import { EndpointLimitError } from "../../../../gateway/webhooks/webhooksRepository";
@@ -52,7 +53,7 @@ export function webhookConcurrencyContract(dialect: string, location: SharedLoca
       const secret = "whsec_x";
       const endpoint = await a.webhooks.addEndpoint({ appId, url: "https://a.example.com/", events: [], secret }, 1);
       const owed = new Set<string>();
-      for (let i = 0; i < 40; i++) owed.add((await a.webhooks.recordTestEvent(endpoint.id, testBody)).deliveryId);
+      for (let i = 0; i < 40; i++) owed.add((await recordTestEvent(a.webhooks, endpoint.id, testBody)).deliveryId);
       // Each round after every claim has ended, so all 40 are up for grabs again.
       for (let round = 0; round < 5; round++) {
         const claims = (await Promise.all([a, b].map((r) => r.webhooks.claimDue({ limit: 50, claimMs: CLAIM_MS }))))

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../../../gateway/webhooks/testEvents";
 import { createRepositories } from "../../../../gateway/storage/repositories";
 import { TEST_KEYS, testKeyring, type OpenTestDatabase } from "../builders";
 import {
@@ -28,7 +29,7 @@ export function webhookHardeningContract(dialect: string, open: OpenTestDatabase
     afterEach(() => store.database.close());
 
     const owe = async (endpointId: string, n: number) => {
-      for (let i = 0; i < n; i++) await store.repos.webhooks.recordTestEvent(endpointId, testBody);
+      for (let i = 0; i < n; i++) await recordTestEvent(store.repos.webhooks, endpointId, testBody);
     };
 
     it("an app whose receivers hang holds its share of the attempts in flight; another app's still go out", async () => {
@@ -53,9 +54,9 @@ export function webhookHardeningContract(dialect: string, open: OpenTestDatabase
     it("holds a disabled endpoint's deliveries out of the claims, including events recorded while it is disabled", async () => {
       const { repos, db, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const before = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const before = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       await repos.webhooks.setStatus(endpoint.id, { enabled: false, reason: "test" });
-      const during = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const during = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       expect((await deliveryRow(db, before.deliveryId)).status).to.equal("held");
       expect((await deliveryRow(db, during.deliveryId)).status).to.equal("held");
       expect(await claimAll(repos)).to.deep.equal([]);
@@ -101,12 +102,12 @@ export function webhookHardeningContract(dialect: string, open: OpenTestDatabase
     it("deletes deliveries finished before the retention cut-off, their attempts and events; keeps what is owed", async () => {
       const { repos, db, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
-      const done = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
-      const owed = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const done = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
+      const owed = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [claim] = (await claimAll(repos)).filter((c) => c.deliveryId === done.deliveryId);
       await repos.webhooks.recordAttempt(claim!, delivered(clock.now()), undefined);
       clock.advance(31 * DAY);
-      const recent = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const recent = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       expect(await repos.webhooks.prune(new Date(clock.now().getTime() - 30 * DAY), 1)).to.equal(1);
       const left = await db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute();
       expect(left.map((row) => row.id).sort()).to.deep.equal([owed.deliveryId, recent.deliveryId].sort());

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { recordTestEvent } from "../../../../gateway/webhooks/testEvents";
 import { SecretsKeyError } from "../../../../gateway/crypto/secretsKeyring";
 import { createRepositories } from "../../../../gateway/storage/repositories";
 import { EndpointLimitError } from "../../../../gateway/webhooks/webhooksRepository";
@@ -47,7 +48,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const row = await db.selectFrom("webhook_endpoints").selectAll().executeTakeFirstOrThrow();
       // Neither the secret nor its key material (the base64 after the prefix) is anywhere in the row.
       expect(JSON.stringify(row)).to.not.include(secret.slice("whsec_".length, 20));
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [claim] = await claimAll(repos);
       expect(claim?.secret).to.equal(secret);
     });
@@ -62,10 +63,10 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
         .where("id", "=", victim.endpoint.id)
         .executeTakeFirstOrThrow();
       await db.updateTable("webhook_endpoints").set({ secret_sealed }).where("id", "=", attacker.endpoint.id).execute();
-      await repos.webhooks.recordTestEvent(attacker.endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, attacker.endpoint.id, testBody);
       // Its delivery is not sent (it would be signed with the victim's secret): the endpoint is disabled, naming why,
       // while another endpoint's delivery in the same claim still goes out.
-      await repos.webhooks.recordTestEvent(victim.endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, victim.endpoint.id, testBody);
       const claims = await claimAll(repos);
       expect(claims.map((claim) => claim.endpointId)).to.deep.equal([victim.endpoint.id]);
       const disabled = await repos.webhooks.findEndpoint(attacker.endpoint.id);
@@ -76,7 +77,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
     it("seals signing secrets of the previous SECRETS_KEY again, so deliveries go on once it is dropped", async () => {
       const { repos, database, clock, appId } = store;
       const before = await addEndpoint(repos, appId);
-      await repos.webhooks.recordTestEvent(before.endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, before.endpoint.id, testBody);
       const rotated = createRepositories(database.db, clock.now, {
         secrets: testKeyring(TEST_KEYS.other, TEST_KEYS.current),
       });
@@ -114,7 +115,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
     it("a rotated secret is the one the next claim carries, even for an event recorded before the rotation", async () => {
       const { repos, appId } = store;
       const { endpoint, secret } = await addEndpoint(repos, appId);
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const rotated = newWebhookSecret();
       expect(await repos.webhooks.rotateSecret(endpoint.id, rotated)).to.equal(true);
       const [claim] = await claimAll(repos);
@@ -127,7 +128,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const { endpoint, secret } = await addEndpoint(repos, appId);
       const rotated = newWebhookSecret();
       expect(await repos.webhooks.rotateSecret(endpoint.id, rotated, 60_000)).to.equal(true);
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const [during] = await claimAll(repos);
       expect([during?.secret, during?.previousSecret]).to.deep.equal([rotated, secret]);
       clock.advance(60_001);
@@ -180,7 +181,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const { repos, db, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId, ["safe.failed"]);
       await addEndpoint(repos, appId);
-      const { eventId, deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      const { eventId, deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const claims = await claimAll(repos);
       expect(claims).to.have.length(1);
       expect(claims[0]).to.deep.include({ deliveryId, eventId, endpointId: endpoint.id, eventType: "webhook.test" });
@@ -193,8 +194,8 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const { repos, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
       const other = (await addEndpoint(repos, appId)).endpoint;
-      const { eventId, deliveryId } = await repos.webhooks.recordTestEvent(endpoint.id, testBody);
-      await repos.webhooks.recordTestEvent(other.id, testBody);
+      const { eventId, deliveryId } = await recordTestEvent(repos.webhooks, endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, other.id, testBody);
       const mine = (claims: Awaited<ReturnType<typeof claimAll>>) => claims.find((c) => c.endpointId === endpoint.id)!;
       const first = clock.now();
       await repos.webhooks.recordAttempt(
@@ -273,10 +274,10 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       expect(await repos.webhooks.queue()).to.deep.equal({ pending: 0, oldestEventAt: undefined });
       const { endpoint } = await addEndpoint(repos, appId);
       const oldest = clock.now().toISOString();
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       clock.advance(5000);
       const newer = clock.now().toISOString();
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       expect(await repos.webhooks.queue()).to.deep.equal({ pending: 2, oldestEventAt: oldest });
       const [first] = await claimAll(repos);
       await repos.webhooks.recordAttempt(first!, delivered(clock.now()), undefined);
@@ -287,7 +288,7 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const { repos, clock, appId } = store;
       const a = (await addEndpoint(repos, appId)).endpoint;
       const b = (await addEndpoint(repos, appId)).endpoint;
-      for (const endpoint of [a, a, b]) await repos.webhooks.recordTestEvent(endpoint.id, testBody);
+      for (const endpoint of [a, a, b]) await recordTestEvent(repos.webhooks, endpoint.id, testBody);
       const claims = await claimAll(repos);
       const [a1, a2, b1] = [
         ...claims.filter((c) => c.endpointId === a.id),
@@ -311,9 +312,9 @@ export function webhooksRepositoryContract(dialect: string, open: OpenTestDataba
       const { repos, db, clock, appId } = store;
       const { endpoint } = await addEndpoint(repos, appId);
       const kept = (await addEndpoint(repos, appId)).endpoint;
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
-      await repos.webhooks.recordTestEvent(endpoint.id, testBody);
-      await repos.webhooks.recordTestEvent(kept.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, endpoint.id, testBody);
+      await recordTestEvent(repos.webhooks, kept.id, testBody);
       const claims = (await claimAll(repos)).filter((c) => c.endpointId === endpoint.id);
       await repos.webhooks.recordAttempt(claims[0]!, serverError(clock.now()), undefined);
       expect(await repos.webhooks.removeEndpoint(endpoint.id)).to.equal(true);
