@@ -76,7 +76,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** AppsRepository on SQLite; `clock` stamps every write so tests control time. */
+/** AppsRepository over SQLite and PostgreSQL; `clock` stamps every write so tests control time. */
 export class SqlAppsRepository implements AppsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,

@@ -9,7 +9,7 @@ import {
   type SignaturePurpose,
 } from "../../custody/audit/signatureAudit";
 import type { AuditLogRepository, AuditMark } from "../../custody/audit/auditLogRepository";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 import type { DatabaseSchema, SignatureAuditTable } from "../schema";
 
 /** Rows read per query when reading the log through. */
@@ -59,7 +59,7 @@ async function seqGivenOut(db: Kysely<DatabaseSchema>, lock = false): Promise<nu
     .selectFrom("signature_audit_mark")
     .select("seq")
     .where("id", "=", 1)
-    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .$if(lock, lockRows(db, "update"))
     .executeTakeFirst();
   return mark?.seq ?? 0;
 }

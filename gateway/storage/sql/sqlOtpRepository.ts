@@ -9,7 +9,7 @@ import {
   type OtpSentSince,
 } from "../../auth/otp/storedCode";
 import { type OtpRepository } from "../../auth/otp/otpRepository";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
@@ -10,8 +10,8 @@ import {
   registrationVerification,
 } from "../../identity/providerRegistration";
 import { ProviderTakenError, type ProvidersRepository, type ResealedSecrets } from "../../identity/providersRepository";
-import { isPostgres } from "../migrations/dialect";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { dropOldRowVersions } from "./dialect/maintenance";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
 import {
   isOutdated,
@@ -154,17 +154,9 @@ export class SqlProvidersRepository implements ProvidersRepository {
     return counts;
   }
 
-  /**
-   * What can be done so the rows as they were (plain text, or sealed under the old key) leave no copy behind. SQLite:
-   * the WAL holds the old pages until a checkpoint, which a quiet service may not reach for long: copy them into the
-   * file (zeroed in place, secure_delete) and empty it. PostgreSQL: an update leaves the old row version in the table
-   * until vacuum, which prunes it from its page (outside a transaction, so here after the commit); vacuum cannot prune
-   * one an older snapshot still sees, and the WAL keeps the old row until its segment is recycled (see
-   * docs/postgres.md).
-   */
+  /** What can be done so the rows as they were (plain text, or sealed under the old key) leave no copy behind. */
   private async dropOldVersions(): Promise<void> {
-    if (isPostgres(this.db)) await sql`vacuum app_providers`.execute(this.db);
-    else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
+    await dropOldRowVersions(this.db, "app_providers");
   }
 
   private async resealInTransaction(): Promise<ResealedSecrets> {

@@ -7,7 +7,7 @@ import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import type { SpendLimit } from "../../transactions/spendLimits";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 
 const StoredOwners = z.array(z.string()).min(1);
 
@@ -26,7 +26,7 @@ function toSafe(row: Selectable<SafesTable>): SafeRecord {
   };
 }
 
-/** SafesRepository over SQLite. */
+/** SafesRepository over SQLite and PostgreSQL. */
 export class SqlSafesRepository implements SafesRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -109,9 +109,8 @@ export class SqlSafesRepository implements SafesRepository {
         .selectAll()
         .where("chain", "=", chain)
         .where("address", "=", address)
-        // Two instances replacing owners of one Safe at once: the second reads the first's owners, not the old ones
-        // (SQLite's write lock does this; it has no `for update`).
-        .$if(isPostgres(trx), (q) => q.forUpdate())
+        // Two instances replacing owners of one Safe at once: the second reads the first's owners, not the old ones.
+        .$call(lockRows(trx, "update"))
         .executeTakeFirst();
       if (!row) return;
       const owners = toSafe(row).owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));

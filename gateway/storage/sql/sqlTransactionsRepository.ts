@@ -5,7 +5,7 @@ import type { Fence } from "../../leases/lease";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 import { growPendingSpend, settleSpend } from "./spendBuckets";
 import { recordRequestEvent } from "./webhookOutbox";
 import { appSpendSince } from "./spendUsage";
@@ -19,7 +19,7 @@ import { type TxOutcome } from "../../transactions/txOutcome";
 /** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
 const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
 
-/** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
+/** TransactionsRepository over SQLite and PostgreSQL; multi-row changes run in one transaction. */
 export class SqlTransactionsRepository implements TransactionsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -145,8 +145,8 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         .selectFrom("bundles")
         .selectAll()
         .where("id", "=", bundleId)
-        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
-        .$if(isPostgres(trx), (q) => q.forUpdate())
+        // A concurrent replacement waits, then appends to this one's hashes.
+        .$call(lockRows(trx, "update"))
         .executeTakeFirstOrThrow();
       const now = this.clock().toISOString();
       const updated: Selectable<BundlesTable> = {

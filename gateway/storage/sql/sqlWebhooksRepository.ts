@@ -4,7 +4,7 @@ import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyrin
 import type { AttemptResult, ClaimedDelivery, ClaimOptions } from "../../webhooks/webhookDelivery";
 import { newEndpointId, newEventId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
 import { TEST_EVENT_TYPE } from "../../webhooks/webhookEvents";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
 import { EndpointLimitError, type WebhooksRepository } from "../../webhooks/webhooksRepository";
 import { openEndpointSecret, sealEndpointSecret, toAttempt, toEndpoint } from "./webhookRows";
