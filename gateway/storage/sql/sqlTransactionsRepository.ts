@@ -6,7 +6,7 @@ import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequest
 import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
 import { lockRows } from "./dialect/rowLocks";
-import { growPendingSpend, settleSpend } from "./spendBuckets";
+import { addToBuckets } from "./spendBuckets";
 import { recordRequestEvent } from "./webhookOutbox";
 import { appSpendSince } from "./spendUsage";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
@@ -15,9 +15,8 @@ import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
 import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
 import { type TransactionsRepository } from "../../transactions/transactionsRepository";
 import { type TxOutcome } from "../../transactions/txOutcome";
-
-/** Attempts recorded for a request that is only to be closed: beyond any TX_MAX_ATTEMPTS. */
-const CLOSE_WHEN_DUE_ATTEMPTS = 1_000_000;
+import { settlementOf } from "../../transactions/settlement";
+import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
 
 /** TransactionsRepository over SQLite and PostgreSQL; multi-row changes run in one transaction. */
 export class SqlTransactionsRepository implements TransactionsRepository {
@@ -234,66 +233,52 @@ export class SqlTransactionsRepository implements TransactionsRepository {
   }
 
   private async applyOutcome(trx: Transaction<DatabaseSchema>, txId: string, outcome: TxOutcome): Promise<void> {
-    const now = this.clock().toISOString();
-    const error = { error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null };
-    // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
-    const spent = Number(outcome.spentGas ?? 0n);
-    const changes =
-      outcome.status === "queued"
+    // The row as it is now, locked until the transaction ends: a concurrent settlement waits, then finds this one's.
+    const before = await trx
+      .selectFrom("transactions")
+      .select(["app_id", "user_id", "chain", "created_at", "status", "attempts", "reserved_gas", "spent_gas"])
+      .where("id", "=", txId)
+      .$call(lockRows(trx, "update"))
+      .executeTakeFirst();
+    if (before === undefined) return;
+    const change = settlementOf(
+      {
+        status: before.status,
+        attempts: before.attempts,
+        reservedGas: BigInt(before.reserved_gas),
+        spentGas: BigInt(before.spent_gas),
+      },
+      outcome,
+    );
+    if (change === undefined) return;
+    const error = { error_code: change.error?.code ?? null, error_message: change.error?.message ?? null };
+    const columns =
+      change.status === "queued"
         ? {
-            status: "queued" as const,
+            status: change.status,
             bundle_id: null,
-            next_attempt_at: outcome.nextAttemptAt.toISOString(),
-            // A build that failed before being sent counts as an attempt too (sending counts in submitOp).
-            // An uncharged send takes back what submitOp counted when the operation was recorded as sent.
-            attempts: outcome.closeWhenDue
-              ? CLOSE_WHEN_DUE_ATTEMPTS
-              : outcome.uncharged
-                ? sql<number>`attempts - (case when status = 'submitted' and attempts > 0 then 1 else 0 end)`
-                : sql<number>`attempts + (case when status = 'queued' then 1 else 0 end)`,
+            next_attempt_at: change.nextAttemptAt.toISOString(),
+            attempts: change.attempts,
             ...error,
           }
         : {
-            status: outcome.status,
-            // What it cost (its sends' gas, with this one's) replaces what it reserved; unknown: an included one
-            // keeps its reservation (it ran, and may have cost that much), a failed one costs what its sends burned.
-            settled_gas:
-              outcome.gasUsed !== undefined || outcome.spentGas !== undefined
-                ? sql<number>`spent_gas + ${spent} + ${Number(outcome.gasUsed ?? 0n)}`
-                : outcome.status === "included"
-                  ? // The larger of the two (SQLite's max(a, b), which PostgreSQL spells greatest).
-                    sql<number>`case when reserved_gas > spent_gas then reserved_gas else spent_gas end`
-                  : sql<number>`spent_gas`,
-            transaction_hash: outcome.transactionHash ?? null,
-            block_number: outcome.blockNumber ?? null,
-            success:
-              outcome.status === "included" && outcome.success !== undefined
-                ? outcome.success
-                  ? (1 as const)
-                  : (0 as const)
-                : null,
+            status: change.status,
+            settled_gas: Number(change.settledGas),
+            transaction_hash: change.transactionHash ?? null,
+            block_number: change.blockNumber ?? null,
+            success: change.success === undefined ? null : change.success ? (1 as const) : (0 as const),
             ...error,
           };
-    // One statement: the row as it is after the change (PostgreSQL: the update waits for a concurrent settlement's
-    // commit and applies to the row that one left; SQLite: the write lock), or none when it was final already.
-    const after = await trx
+    await trx
       .updateTable("transactions")
-      .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
+      .set({ ...columns, spent_gas: Number(change.spentGas), updated_at: this.clock().toISOString() })
       .where("id", "=", txId)
-      // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
-      .where("status", "not in", ["included", "failed"])
-      .returning(["app_id", "user_id", "chain", "created_at", "reserved_gas", "spent_gas", "settled_gas"])
-      .executeTakeFirst();
-    if (after === undefined) return;
-    // What the buckets counted for it while pending: the larger of its reservation and what its sends burned before.
-    const spentBefore = Number(after.spent_gas) - spent;
-    const pendingBefore = Math.max(Number(after.reserved_gas), spentBefore);
-    // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
-    if (changes.status !== "queued") {
-      await settleSpend(trx, after, pendingBefore);
+      .execute();
+    const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
+    if (change.buckets) await addToBuckets(trx, keys, minuteOf(before.created_at), change.buckets);
+    // Only the settlement that made it final is an event.
+    if (change.status !== "queued") {
       await recordRequestEvent(trx, txId, this.clock());
-    } else if (spent > 0) {
-      await growPendingSpend(trx, after, Math.max(Number(after.reserved_gas), spentBefore + spent) - pendingBefore);
     }
   }
 }
