@@ -9,7 +9,8 @@ import {
   type RegisteredName,
   registrationVerification,
 } from "../../identity/providerRegistration";
-import { ProviderTakenError, type ProvidersRepository, type ResealedSecrets } from "../../identity/providersRepository";
+import { type ProvidersRepository, type ResealedSecrets } from "../../identity/providersRepository";
+import { registrationRefusal } from "../../identity/providerNames";
 import { dropOldRowVersions } from "./dialect/maintenance";
 import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
@@ -52,14 +53,12 @@ export class SqlProvidersRepository implements ProvidersRepository {
         .select(["app_id", "disabled_at", "verification"])
         .where("provider", "=", name)
         .executeTakeFirst();
-      // Design §3: a name once registered is never given to another app, which would control its wallets.
-      if (taken && taken.app_id !== appId)
-        throw new ProviderTakenError(
-          `the provider ${name} was registered by app ${taken.app_id}; a provider name is never given to another app`,
-        );
-      // The owner may add an outdated registration again (with issuer and audience) without removing it first.
-      if (taken && taken.disabled_at === null && !isOutdated(taken))
-        throw new ProviderTakenError(`the provider ${name} is already registered`);
+      const refusal = registrationRefusal(
+        name,
+        appId,
+        taken && { appId: taken.app_id, enabled: taken.disabled_at === null, outdated: isOutdated(taken) },
+      );
+      if (refusal) throw refusal;
       if (parsed.key.kind === "hs256") await this.checkSameKey(tx, name);
       if (taken) {
         const row = await tx

@@ -1,7 +1,13 @@
 import type { Kysely, Selectable } from "kysely";
 import { z } from "zod";
 import type { DatabaseSchema, SafesTable } from "../schema";
-import { type NewSafe, type SafeRecord, type SafesCursor } from "../../safe/model/safeRecord";
+import {
+  type NewSafe,
+  type SafeRecord,
+  type SafesCursor,
+  hasOwner,
+  ownersAfterSwap,
+} from "../../safe/model/safeRecord";
 import { SafeExistsError, type SafesRepository } from "../../safe/model/safesRepository";
 import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import type { SpendLimit } from "../../transactions/spendLimits";
@@ -98,8 +104,7 @@ export class SqlSafesRepository implements SafesRepository {
       .orderBy("created_at")
       .orderBy("address")
       .execute();
-    const wanted = owner.toLowerCase();
-    return rows.map(toSafe).filter((safe) => safe.owners.some((o) => o.toLowerCase() === wanted));
+    return rows.map(toSafe).filter((safe) => hasOwner(safe, owner));
   }
 
   async replaceOwner(chain: string, address: string, previous: string, next: string): Promise<void> {
@@ -113,7 +118,7 @@ export class SqlSafesRepository implements SafesRepository {
         .$call(lockRows(trx, "update"))
         .executeTakeFirst();
       if (!row) return;
-      const owners = toSafe(row).owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));
+      const owners = ownersAfterSwap(toSafe(row).owners, previous, next);
       await trx
         .updateTable("safes")
         .set({ owners: JSON.stringify(owners) })

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Fence, Lease, LeaseHolder } from "../../leases/lease";
-import { LeaseLostError } from "../../leases/lease";
+import { FIRST_TOKEN, LeaseLostError, mayTakeLease } from "../../leases/lease";
 import { boundIdleInTransaction, lockRows } from "./dialect/rowLocks";
 import type { DatabaseSchema, WorkerLeasesTable } from "../schema";
 import type { WorkerLeasesRepository } from "../../leases/workerLeasesRepository";
@@ -62,21 +62,14 @@ export class SqlWorkerLeasesRepository implements WorkerLeasesRepository {
         // Locked rows are skipped, so a missing row may be one being written: the insert then does nothing.
         const inserted = await trx
           .insertInto("worker_leases")
-          .values({ name, token: 1, ...values })
+          .values({ name, token: FIRST_TOKEN, ...values })
           .onConflict((c) => c.column("name").doNothing())
           .executeTakeFirst();
         return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1
-          ? toLease({ name, token: 1, ...values })
+          ? toLease({ name, token: FIRST_TOKEN, ...values })
           : undefined;
       }
-      // The holder's own row: it asks again only after dropping its holding (a write found the token changed).
-      const mine = row.holder_id === holder.id;
-      const ended = row.expires_at <= values.acquired_at;
-      const earlierProcessOfMine =
-        row.holder_host === holder.host &&
-        row.holder_pid_namespace === holder.pidNamespace &&
-        exited(Number(row.holder_pid));
-      if (!mine && !ended && !earlierProcessOfMine) return undefined;
+      if (!mayTakeLease(toLease(row), holder, now, exited)) return undefined;
       const token = Number(row.token) + 1;
       await trx
         .updateTable("worker_leases")
