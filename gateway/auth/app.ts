@@ -1,3 +1,4 @@
+import { randomBytes, randomInt } from "node:crypto";
 import { z } from "zod";
 import { PolicySettings } from "../config/policySettings";
 
@@ -45,3 +46,11 @@ export interface AppWithSecret {
   readonly app: App;
   readonly clientSecret: string;
 }
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A new client id: `cid_` + 22 base62 characters (~131 bits): unguessable, and URL- and form-safe without escaping. */
+export const newClientId = (): string => `cid_${Array.from({ length: 22 }, () => BASE62[randomInt(62)]).join("")}`;
+
+/** A new app id: `app_` + 24 hex characters; the id operators type into the admin CLI. */
+export const newAppId = (): string => `app_${randomBytes(12).toString("hex")}`;

@@ -67,6 +67,20 @@ export const registrationVerification = (allowInsecure: boolean) =>
     if (refusal) ctx.addIssue({ code: "custom", path: ["key", "url"], message: refusal });
   });
 
+/**
+ * Whether a registration predates the required issuer, audience and https key set (rows registered before they were
+ * required): its proofs are refused, and its owner may add it again without removing it first.
+ */
+export function isOutdatedRegistration(verification: {
+  readonly key: { readonly kind: string; readonly url?: string };
+  readonly issuer?: string;
+  readonly audience?: string;
+}): boolean {
+  const { key, issuer, audience } = verification;
+  const insecure = key.kind === "jwks" && jwksUrlRefusal(key.url ?? "", { allowInsecure: true }) !== undefined;
+  return !issuer || !audience || insecure;
+}
+
 /** One row of `providers list`: never a secret; issuer and audience are missing only from outdated rows. */
 export interface ProviderSummary {
   readonly provider: string;

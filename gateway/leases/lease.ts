@@ -43,5 +43,27 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** The fencing token of a lease's first holder; each change of holder raises it by one. */
+export const FIRST_TOKEN = 1;
+
+/**
+ * Whether `holder` may take `current` at `now`: it has ended, it is `holder`'s own (a holding it dropped after a write
+ * found the token changed), or an earlier process of `holder`'s instance held it and has exited (`exited(pid)` says so;
+ * only where pids mean the same thing: same instance name and pid namespace).
+ */
+export function mayTakeLease(
+  current: Lease,
+  holder: LeaseHolder,
+  now: Date,
+  exited: (pid: number) => boolean,
+): boolean {
+  if (current.holder.id === holder.id || current.expiresAt.getTime() <= now.getTime()) return true;
+  return (
+    current.holder.host === holder.host &&
+    current.holder.pidNamespace === holder.pidNamespace &&
+    exited(current.holder.pid)
+  );
+}
+
 /** The lease of a chain's transaction worker. */
 export const chainWorkerLease = (chain: string): string => `tx-worker:${chain}`;

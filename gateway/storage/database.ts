@@ -5,8 +5,8 @@ import { redactDatabaseLocation, withoutPassword } from "../config/databaseSetti
 import { runMigrations } from "./migrations";
 import { makePrivateDirectory, makePrivateFile, narrowToOwner } from "../crypto/privateFiles";
 import type { DatabaseSchema } from "./schema";
-import { isPostgresUrl, postgresKysely } from "./postgres/postgresKysely";
-import { IdwalletSqliteDialect, withStatementCache } from "./sql/dialect";
+import { isPostgresUrl, postgresKysely } from "./sql/dialect/postgresConnection";
+import { IdwalletSqliteDialect, withStatementCache } from "./sql/dialect/sqliteConnection";
 
 /** An open, fully migrated database and the way to close it. */
 export interface Database {

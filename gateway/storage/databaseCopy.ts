@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { isPostgres } from "./migrations/dialect";
+import { isPostgres } from "./sql/dialect/dialectOf";
 import type { DatabaseSchema } from "./schema";
 
 /** How one table is copied. */

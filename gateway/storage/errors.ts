@@ -1,6 +1,3 @@
-import { isPostgresUnavailable } from "./postgres/postgresErrors";
-import { isSqliteUnavailable } from "./sql/sqliteErrors";
-
 /**
  * Storage-level errors. They carry no HTTP status: the HTTP layer maps them to problem details
  * (conventions 6), and the admin CLI maps them to exit codes.
@@ -36,8 +33,6 @@ export class MigrationError extends Error {
 
 /**
  * Whether `error` says the database cannot serve the request now (read-only, full, failing I/O, locked by another
- * writer, cannot be opened or reached) rather than that the request is wrong: the failed write was rolled back, and a retry
- * may succeed.
+ * writer, cannot be opened or reached) rather than that the request is wrong (each dialect's codes: sql/dialect/).
  */
-export const isStorageUnavailable = (error: unknown): boolean =>
-  isSqliteUnavailable(error) || isPostgresUnavailable(error);
+export { isStorageUnavailable } from "./sql/dialect/unavailable";

@@ -1,9 +1,10 @@
 /**
  * Kysely table interfaces: the shape of each table as SQLite stores it (snake_case columns, ISO-8601 text
- * timestamps, 0/1 integers for booleans). Only `storage/sqlite/` and the migrations use these types; everything
+ * timestamps, 0/1 integers for booleans). Only `storage/sql/` and the migrations use these types; everything
  * else sees the domain types of the repository interfaces.
  */
 import type { ColumnType } from "kysely";
+import type { SpendScope } from "../transactions/spendWindow";
 import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
@@ -258,9 +259,6 @@ export interface SignatureAuditTable {
 
 /** A decimal column (migrations/dialect.ts `decimal`): written as a number, read back as one or as decimal text. */
 export type Decimal = ColumnType<number | string, number, number>;
-
-/** Whose spend a bucket sums. */
-export type SpendScope = "app" | "user";
 
 /** Every table of the database, keyed by table name, for `Kysely<DatabaseSchema>`. */
 /** Which instance runs a chain's transaction worker, and its fencing token (migration 015). */

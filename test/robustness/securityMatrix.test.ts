@@ -7,7 +7,7 @@ import { SignJWT } from "jose";
 import pino from "pino";
 import request, { type Response } from "supertest";
 import { hashOtpCode, otpCodeMatches } from "../../gateway/auth/otp/otpCodes";
-import { hashClientSecret, verifyClientSecret } from "../../gateway/storage/clientSecret";
+import { hashClientSecret, verifyClientSecret } from "../../gateway/auth/clientSecret";
 import { TEST_NOW } from "../helpers/testApp";
 import { providerProof } from "./lib/proofs";
 import {
@@ -375,7 +375,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
     }
 
     it("client secrets: the stored digests are compared with crypto.timingSafeEqual", async () => {
-      const body = functionBody(source("storage/clientSecret.ts"), "verifyClientSecret");
+      const body = functionBody(source("auth/clientSecret.ts"), "verifyClientSecret");
       expect(body).to.match(/timingSafeEqual\(actual, expected\)/);
       onlyHarmlessComparisons(body);
 

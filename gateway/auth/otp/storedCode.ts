@@ -40,3 +40,12 @@ export interface OtpSentSince {
   /** The oldest of them (undefined if none). */
   readonly oldestAt: string | undefined;
 }
+
+/**
+ * The failed tries a new code starts with: the latest recent code's (`recent` oldest first), so a new code does not
+ * reset the phone's backoff; none without one.
+ */
+export function carriedFailures(recent: readonly OtpCode[]): Pick<OtpCode, "attempts" | "lastFailedAt"> {
+  const latest = recent.at(-1);
+  return { attempts: latest?.attempts ?? 0, lastFailedAt: latest?.lastFailedAt ?? null };
+}

@@ -20,6 +20,14 @@ export type AuditChainVerdict =
   | { readonly ok: false; readonly count: number; readonly brokenAt: number; readonly reason: string };
 
 /**
+ * The seq the next appended row takes: past the newest row, the highest seq ever given out (the mark) and the highest
+ * this process appended. A seq is never given twice: after the newest row was deleted, the next one leaves a gap in
+ * its place (which verification names), and a mark wound back is still passed by what this process wrote.
+ */
+export const nextAuditSeq = (newestSeq: number, givenOut: number, appendedHere: number): number =>
+  Math.max(newestSeq, givenOut, appendedHere) + 1;
+
+/**
  * The rows `entries` become appended at `at` after the row whose hash is `prevHash`: seqs from `firstSeq` in order,
  * each linked to the one before, by its HMAC tag under `key` (auditKey.ts), or by its plain hash without one.
  */

@@ -21,3 +21,11 @@ export interface SafesCursor {
   readonly createdAt: string;
   readonly address: string;
 }
+
+/** Whether `owner` is among a Safe's recorded owners (addresses compared whatever their case). */
+export const hasOwner = (safe: Pick<SafeRecord, "owners">, owner: string): boolean =>
+  safe.owners.some((o) => o.toLowerCase() === owner.toLowerCase());
+
+/** A Safe's owners after its swapOwner replaced `previous` with `next`, in place (the order the contract keeps). */
+export const ownersAfterSwap = (owners: readonly string[], previous: string, next: string): string[] =>
+  owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));

@@ -1,13 +1,12 @@
-import { type ColumnDataType, type Kysely, PostgresAdapter } from "kysely";
+import type { ColumnDataType, Kysely } from "kysely";
+import { isPostgres } from "../sql/dialect/dialectOf";
 
 /**
  * What a migration needs to know of the database it runs on. SQLite stays the reference: on it every migration
- * still emits the SQL it always did; on PostgreSQL the few types and statements that differ are swapped.
+ * still emits the SQL it always did; on PostgreSQL the few types and statements that differ are swapped (which
+ * database it is: the dialect module's `isPostgres`, re-exported for the migrations' DDL).
  */
-export function isPostgres(db: Pick<Kysely<unknown>, "getExecutor">): boolean {
-  // The adapter is how Kysely itself tells dialects apart (getExecutor is public in the typings, marked internal).
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+export { isPostgres };
 
 /**
  * A 64-bit integer (gas, sums of gas, nonces, block numbers, minutes, sequence numbers): SQLite's `integer` is 64-bit,

@@ -1,9 +1,9 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
-import type { SpendLimit } from "../../transactions/spendLimits";
+import { type SpendLimit, checkSpendLimit } from "../../transactions/spendLimits";
+import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
 import type { NewTx, TxRecord } from "../../transactions/txRecord";
-import { reserveSpend } from "./spendBuckets";
-import { checkSpendLimit } from "./spendLimitCheck";
+import { reserveInBuckets, spendWindowReader } from "./spendBuckets";
 import { newTransactionRow, toRecord } from "./transactionRows";
 
 /** The idempotent insert of an accepted request, wallet or Safe, in the transaction of its group commit. */
@@ -40,9 +40,11 @@ export async function insertRequest(
   limits: readonly SpendLimit[],
   now: Date,
 ): Promise<TxRecord> {
-  for (const limit of limits) await checkSpendLimit(trx, tx, limit, now);
+  const spend = spendWindowReader(trx);
+  for (const limit of limits) await checkSpendLimit(spend, tx, limit, now);
   const row = newTransactionRow(tx, now.toISOString());
   await trx.insertInto("transactions").values(row).execute();
-  await reserveSpend(trx, row);
+  const keys = spendKeysOf({ appId: row.app_id, userId: row.user_id, chain: row.chain });
+  await reserveInBuckets(trx, keys, minuteOf(row.created_at), row.reserved_gas);
   return toRecord(row);
 }

@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import { isStorageUnavailable } from "../errors";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
 
 /** One write of a group: what it stores, in the group's transaction. */

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
-import { jwksUrlRefusal } from "../../identity/jwksUrl";
-import { type ProviderVerification, StoredProviderVerification } from "../../identity/providerRegistration";
+import {
+  type ProviderVerification,
+  StoredProviderVerification,
+  isOutdatedRegistration,
+} from "../../identity/providerRegistration";
 import type { AppProvidersTable } from "../schema";
 
 // Rows are written by this code or an older version of it, so they are parsed: an HS256 key holds `sealedSecret`
@@ -48,11 +51,8 @@ export function storedClaims(row: Pick<AppProvidersTable, "verification">): { is
 }
 
 /** Whether a row predates the required issuer, audience and https key set (its proofs are refused). */
-export function isOutdated(row: Pick<AppProvidersTable, "verification">): boolean {
-  const { key, issuer, audience } = StoredVerification.parse(JSON.parse(row.verification));
-  const insecure = key.kind === "jwks" && jwksUrlRefusal(key.url ?? "", { allowInsecure: true }) !== undefined;
-  return !issuer || !audience || insecure;
-}
+export const isOutdated = (row: Pick<AppProvidersTable, "verification">): boolean =>
+  isOutdatedRegistration(StoredVerification.parse(JSON.parse(row.verification)));
 
 /** Seals `secret` for the row of `provider`; throws SecretsKeyError without a keyring. */
 export function sealSecret(

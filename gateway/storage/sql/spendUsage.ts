@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { DatabaseSchema } from "../schema";
-import { windowSpend } from "./spendBuckets";
+import { appSpendKey, firstMinuteAfter, usedGas } from "../../transactions/spendWindow";
+import { readWindowSums } from "./spendBuckets";
 
 /**
  * Each app's gas per chain over its window (the app's entry of `since` to now), from the buckets: a few index seeks
@@ -13,7 +14,8 @@ export async function appSpendSince(
   const out: { appId: string; chain: string; gas: bigint }[] = [];
   for (const [appId, from] of since) {
     for (const chain of await chainsOf(trx, appId)) {
-      out.push({ appId, chain, gas: await windowSpend(trx, { appId, scope: "app", userId: "", chain }, from) });
+      const sums = await readWindowSums(trx, appSpendKey(appId, chain), firstMinuteAfter(from));
+      out.push({ appId, chain, gas: usedGas(sums) });
     }
   }
   return out;

@@ -1,20 +1,12 @@
 import type { Kysely, Selectable } from "kysely";
-import { randomBytes, randomInt } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { type PolicySettings, parsePolicySettings, serializePolicySettings } from "../../config/policySettings";
-import { App, AppName, type AppStatus, type AppWithSecret } from "../../auth/app";
+import { App, AppName, type AppStatus, type AppWithSecret, newAppId, newClientId } from "../../auth/app";
 import { type AppsRepository } from "../../auth/appsRepository";
-import { generateClientSecret, hashClientSecret, isCurrentHash, verifyClientSecret } from "../clientSecret";
+import { generateClientSecret, hashClientSecret, upgradedHash, verifyClientSecret } from "../../auth/clientSecret";
 import { NotFoundError } from "../errors";
 import type { AppsTable, DatabaseSchema } from "../schema";
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** `cid_` + 22 base62 characters (~131 bits): unguessable, and URL- and form-safe without escaping. */
-const newClientId = (): string => `cid_${Array.from({ length: 22 }, () => BASE62[randomInt(62)]).join("")}`;
-/** `app_` + 24 hex characters; the id operators type into the admin CLI. */
-const newAppId = (): string => `app_${randomBytes(12).toString("hex")}`;
 
 // Conventions 4: rows read back are parsed, so a hand-edited or corrupt row fails loudly instead of leaking on.
 const AppRow = z
@@ -76,7 +68,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** AppsRepository on SQLite; `clock` stamps every write so tests control time. */
+/** AppsRepository over SQLite and PostgreSQL; `clock` stamps every write so tests control time. */
 export class SqlAppsRepository implements AppsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -170,11 +162,12 @@ export class SqlAppsRepository implements AppsRepository {
     // Always hash and compare (against a dummy when the client id is unknown) so timing does not reveal client ids.
     const matches = await verifyClientSecret(secret, row?.secret_hash);
     if (!row || !matches) return undefined;
-    if (!isCurrentHash(row.secret_hash)) {
-      // Upgrade on use: the old (scrypt) hash is replaced by the current form, unless a rotation replaced it first.
+    const upgraded = upgradedHash(secret, row.secret_hash);
+    if (upgraded !== undefined) {
+      // Replaced unless a rotation replaced it first.
       await this.db
         .updateTable("apps")
-        .set({ secret_hash: hashClientSecret(secret) })
+        .set({ secret_hash: upgraded })
         .where("id", "=", row.id)
         .where("secret_hash", "=", row.secret_hash)
         .execute();

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from "kysely";
-import { chainAuditRows } from "../../custody/audit/auditChain";
+import { chainAuditRows, nextAuditSeq } from "../../custody/audit/auditChain";
 import { type AuditKey, auditMarkTag } from "../../custody/audit/auditKey";
 import {
   AuditRow,
@@ -9,7 +9,7 @@ import {
   type SignaturePurpose,
 } from "../../custody/audit/signatureAudit";
 import type { AuditLogRepository, AuditMark } from "../../custody/audit/auditLogRepository";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 import type { DatabaseSchema, SignatureAuditTable } from "../schema";
 
 /** Rows read per query when reading the log through. */
@@ -59,7 +59,7 @@ async function seqGivenOut(db: Kysely<DatabaseSchema>, lock = false): Promise<nu
     .selectFrom("signature_audit_mark")
     .select("seq")
     .where("id", "=", 1)
-    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .$if(lock, lockRows(db, "update"))
     .executeTakeFirst();
   return mark?.seq ?? 0;
 }
@@ -89,9 +89,8 @@ export class SqlAuditLogRepository implements AuditLogRepository {
         .orderBy("seq", "desc")
         .limit(1)
         .executeTakeFirst();
-      // Past the highest seq ever given out: after the newest row was deleted, the next one leaves a gap in its place.
-      const lastSeq = Math.max(newest?.seq ?? 0, given, this.appended);
-      const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, lastSeq + 1, entries, at, key);
+      const firstSeq = nextAuditSeq(newest?.seq ?? 0, given, this.appended);
+      const rows = chainAuditRows(newest?.hash ?? GENESIS_HASH, firstSeq, entries, at, key);
       // Many rows a statement (a batch carries each signature of a bundle's operations), under the bound on a statement's
       // parameters (SQLite 32,766; PostgreSQL 65,535) at 11 a row.
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {

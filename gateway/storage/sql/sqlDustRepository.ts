@@ -42,7 +42,7 @@ function toOrder(row: Selectable<DustOrdersTable>): DustOrder {
   };
 }
 
-/** DustRepository over SQLite. */
+/** DustRepository over SQLite and PostgreSQL. */
 export class SqlDustRepository implements DustRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,

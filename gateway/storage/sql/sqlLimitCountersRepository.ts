@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { LimitCountersRepository, RuleHits } from "../../limits/limitCountersRepository";
 import type { DatabaseSchema } from "../schema";
-import { unsyncedTransaction } from "./unsyncedTransaction";
+import { unsyncedTransaction } from "./dialect/durability";
 
 // Conventions 4: rows read back are parsed.
 const HitRow = z.object({ count: z.number().int().positive(), expires_at: z.string().datetime() });

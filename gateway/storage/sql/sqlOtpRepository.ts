@@ -7,9 +7,10 @@ import {
   type OtpLoginState,
   type OtpMark,
   type OtpSentSince,
+  carriedFailures,
 } from "../../auth/otp/storedCode";
 import { type OtpRepository } from "../../auth/otp/otpRepository";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema, OtpCodesTable } from "../schema";
 
 /** `otp_` + 24 hex characters. */
@@ -76,7 +77,7 @@ export class SqlOtpRepository implements OtpRepository {
       const codes = recent.map(toOtpCode);
       const refusal = admit(codes, { count: Number(sent.count), oldestAt: sent.oldest ?? undefined });
       if (refusal !== undefined) return { refused: refusal };
-      const carried = codes.at(-1);
+      const carried = carriedFailures(codes);
       const row = await trx
         .insertInto("otp_codes")
         .values({
@@ -85,8 +86,8 @@ export class SqlOtpRepository implements OtpRepository {
           code_hash: code.codeHash,
           created_at: code.createdAt,
           expires_at: code.expiresAt,
-          attempts: carried?.attempts ?? 0,
-          last_failed_at: carried?.lastFailedAt ?? null,
+          attempts: carried.attempts,
+          last_failed_at: carried.lastFailedAt,
           used: 0,
           // Next in the phone's issue order (under the phone's lock, so no other code takes the same number).
           seq: sql<number>`(select coalesce(max(seq), 0) + 1 from otp_codes where phone = ${code.phone})`,

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { ProviderRegistration } from "../../identity/providerRegistration";
 import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyring";
 import { NotFoundError } from "../errors";
@@ -9,9 +9,10 @@ import {
   type RegisteredName,
   registrationVerification,
 } from "../../identity/providerRegistration";
-import { ProviderTakenError, type ProvidersRepository, type ResealedSecrets } from "../../identity/providersRepository";
-import { isPostgres } from "../migrations/dialect";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { type ProvidersRepository, type ResealedSecrets } from "../../identity/providersRepository";
+import { registrationRefusal } from "../../identity/providerNames";
+import { dropOldRowVersions } from "./dialect/maintenance";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
 import {
   isOutdated,
@@ -52,14 +53,12 @@ export class SqlProvidersRepository implements ProvidersRepository {
         .select(["app_id", "disabled_at", "verification"])
         .where("provider", "=", name)
         .executeTakeFirst();
-      // Design §3: a name once registered is never given to another app, which would control its wallets.
-      if (taken && taken.app_id !== appId)
-        throw new ProviderTakenError(
-          `the provider ${name} was registered by app ${taken.app_id}; a provider name is never given to another app`,
-        );
-      // The owner may add an outdated registration again (with issuer and audience) without removing it first.
-      if (taken && taken.disabled_at === null && !isOutdated(taken))
-        throw new ProviderTakenError(`the provider ${name} is already registered`);
+      const refusal = registrationRefusal(
+        name,
+        appId,
+        taken && { appId: taken.app_id, enabled: taken.disabled_at === null, outdated: isOutdated(taken) },
+      );
+      if (refusal) throw refusal;
       if (parsed.key.kind === "hs256") await this.checkSameKey(tx, name);
       if (taken) {
         const row = await tx
@@ -154,17 +153,9 @@ export class SqlProvidersRepository implements ProvidersRepository {
     return counts;
   }
 
-  /**
-   * What can be done so the rows as they were (plain text, or sealed under the old key) leave no copy behind. SQLite:
-   * the WAL holds the old pages until a checkpoint, which a quiet service may not reach for long: copy them into the
-   * file (zeroed in place, secure_delete) and empty it. PostgreSQL: an update leaves the old row version in the table
-   * until vacuum, which prunes it from its page (outside a transaction, so here after the commit); vacuum cannot prune
-   * one an older snapshot still sees, and the WAL keeps the old row until its segment is recycled (see
-   * docs/postgres.md).
-   */
+  /** What can be done so the rows as they were (plain text, or sealed under the old key) leave no copy behind. */
   private async dropOldVersions(): Promise<void> {
-    if (isPostgres(this.db)) await sql`vacuum app_providers`.execute(this.db);
-    else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
+    await dropOldRowVersions(this.db, "app_providers");
   }
 
   private async resealInTransaction(): Promise<ResealedSecrets> {

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { RateWindowsRepository } from "../../policy/rateWindowsRepository";
 import type { DatabaseSchema } from "../schema";
-import { unsyncedTransaction } from "./unsyncedTransaction";
+import { unsyncedTransaction } from "./dialect/durability";
 
 /** A hit waiting for the next write, and its caller. */
 interface PendingHit {

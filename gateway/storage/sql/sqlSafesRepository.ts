@@ -1,13 +1,19 @@
 import type { Kysely, Selectable } from "kysely";
 import { z } from "zod";
 import type { DatabaseSchema, SafesTable } from "../schema";
-import { type NewSafe, type SafeRecord, type SafesCursor } from "../../safe/model/safeRecord";
+import {
+  type NewSafe,
+  type SafeRecord,
+  type SafesCursor,
+  hasOwner,
+  ownersAfterSwap,
+} from "../../safe/model/safeRecord";
 import { SafeExistsError, type SafesRepository } from "../../safe/model/safesRepository";
 import type { NewTx, TxRecord } from "../../transactions/txRecord";
 import type { SpendLimit } from "../../transactions/spendLimits";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 
 const StoredOwners = z.array(z.string()).min(1);
 
@@ -26,7 +32,7 @@ function toSafe(row: Selectable<SafesTable>): SafeRecord {
   };
 }
 
-/** SafesRepository over SQLite. */
+/** SafesRepository over SQLite and PostgreSQL. */
 export class SqlSafesRepository implements SafesRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -98,8 +104,7 @@ export class SqlSafesRepository implements SafesRepository {
       .orderBy("created_at")
       .orderBy("address")
       .execute();
-    const wanted = owner.toLowerCase();
-    return rows.map(toSafe).filter((safe) => safe.owners.some((o) => o.toLowerCase() === wanted));
+    return rows.map(toSafe).filter((safe) => hasOwner(safe, owner));
   }
 
   async replaceOwner(chain: string, address: string, previous: string, next: string): Promise<void> {
@@ -109,12 +114,11 @@ export class SqlSafesRepository implements SafesRepository {
         .selectAll()
         .where("chain", "=", chain)
         .where("address", "=", address)
-        // Two instances replacing owners of one Safe at once: the second reads the first's owners, not the old ones
-        // (SQLite's write lock does this; it has no `for update`).
-        .$if(isPostgres(trx), (q) => q.forUpdate())
+        // Two instances replacing owners of one Safe at once: the second reads the first's owners, not the old ones.
+        .$call(lockRows(trx, "update"))
         .executeTakeFirst();
       if (!row) return;
-      const owners = toSafe(row).owners.map((o) => (o.toLowerCase() === previous.toLowerCase() ? next : o));
+      const owners = ownersAfterSwap(toSafe(row).owners, previous, next);
       await trx
         .updateTable("safes")
         .set({ owners: JSON.stringify(owners) })

@@ -9,7 +9,7 @@ const MAINTENANCE_KEY = "maintenance";
 /** The JSON stored under `maintenance`; parsed on read like every row (conventions 4). */
 const StoredMaintenance = z.object({ enabled: z.boolean(), message: MaintenanceMessage.optional() });
 
-/** SettingsRepository on SQLite: one JSON document per key in `settings`. */
+/** SettingsRepository over SQLite and PostgreSQL: one JSON document per key in `settings`. */
 export class SqlSettingsRepository implements SettingsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,

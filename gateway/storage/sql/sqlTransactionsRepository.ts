@@ -5,19 +5,21 @@ import type { Fence } from "../../leases/lease";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
-import { isPostgres } from "../migrations/dialect";
-import { growPendingSpend, settleSpend } from "./spendBuckets";
+import { lockRows } from "./dialect/rowLocks";
+import { addToBuckets } from "./spendBuckets";
 import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
 import type { OutboxSignal } from "./outboxSignal";
 import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
 import { appSpendSince } from "./spendUsage";
-import { outcomeColumns } from "./outcomeColumns";
+import { settlementColumns } from "./settlementColumns";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
 import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
 import { type TransactionsRepository } from "../../transactions/transactionsRepository";
 import { type TxOutcome } from "../../transactions/txOutcome";
+import { settlementOf } from "../../transactions/settlement";
+import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
 
 /**
  * What becomes of each change of a request's state, in its transaction (the outbox, issue 21): the webhooks' step
@@ -29,7 +31,7 @@ export interface ChangeEvents {
   readonly signal: OutboxSignal;
 }
 
-/** TransactionsRepository over SQLite; multi-row changes run in one `begin immediate` transaction. */
+/** TransactionsRepository over SQLite and PostgreSQL; multi-row changes run in one transaction. */
 export class SqlTransactionsRepository implements TransactionsRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -163,8 +165,8 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         .selectFrom("bundles")
         .selectAll()
         .where("id", "=", bundleId)
-        // PostgreSQL: a concurrent replacement waits, then appends to this one's hashes (SQLite: the write lock).
-        .$if(isPostgres(trx), (q) => q.forUpdate())
+        // A concurrent replacement waits, then appends to this one's hashes.
+        .$call(lockRows(trx, "update"))
         .executeTakeFirstOrThrow();
       const now = this.clock().toISOString();
       const updated: Selectable<BundlesTable> = {
@@ -263,30 +265,36 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     txId: string,
     outcome: TxOutcome,
   ): Promise<void> {
-    const now = this.clock().toISOString();
-    // Gas of a mined send for this request alone, charged whatever became of it (SET reads the old spent_gas).
-    const spent = Number(outcome.spentGas ?? 0n);
-    const changes = outcomeColumns(outcome);
-    // One statement: the row as it is after the change (PostgreSQL: the update waits for a concurrent settlement's
-    // commit and applies to the row that one left; SQLite: the write lock), or none when it was final already.
+    // The row as it is now, locked until the transaction ends: a concurrent settlement waits, then finds this one's.
+    const before = await trx
+      .selectFrom("transactions")
+      .select(["app_id", "user_id", "chain", "created_at", "status", "attempts", "reserved_gas", "spent_gas"])
+      .where("id", "=", txId)
+      .$call(lockRows(trx, "update"))
+      .executeTakeFirst();
+    if (before === undefined) return;
+    const change = settlementOf(
+      {
+        status: before.status,
+        attempts: before.attempts,
+        reservedGas: BigInt(before.reserved_gas),
+        spentGas: BigInt(before.spent_gas),
+      },
+      outcome,
+    );
+    if (change === undefined) return;
+    const columns = settlementColumns(change);
     const after = await trx
       .updateTable("transactions")
-      .set({ ...changes, spent_gas: sql<number>`spent_gas + ${spent}`, updated_at: now })
+      .set({ ...columns, spent_gas: Number(change.spentGas), updated_at: this.clock().toISOString() })
       .where("id", "=", txId)
-      // A final state is final (design §1.4): a late or repeated settlement never rewrites it.
-      .where("status", "not in", ["included", "failed"])
       .returningAll()
-      .executeTakeFirst();
-    if (after === undefined) return;
-    // What the buckets counted for it while pending: the larger of its reservation and what its sends burned before.
-    const spentBefore = Number(after.spent_gas) - spent;
-    const pendingBefore = Math.max(Number(after.reserved_gas), spentBefore);
-    // Only the settlement that made it final moves its pending gas to settled, so it is moved once; it alone is an event.
-    if (changes.status !== "queued") {
-      await settleSpend(trx, after, pendingBefore);
+      .executeTakeFirstOrThrow();
+    const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
+    if (change.buckets) await addToBuckets(trx, keys, minuteOf(before.created_at), change.buckets);
+    // Only the settlement that made it final is an event.
+    if (change.status !== "queued") {
       await this.events.record(outbox, toRecord(after), this.clock());
-    } else if (spent > 0) {
-      await growPendingSpend(trx, after, Math.max(Number(after.reserved_gas), spentBefore + spent) - pendingBefore);
     }
   }
 }

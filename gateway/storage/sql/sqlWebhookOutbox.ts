@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { OutboxEntry, WebhookOutbox } from "../../webhooks/webhookOutbox";
 import type { EndpointSubscription } from "../../webhooks/webhookSubscriptions";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows } from "./dialect/rowLocks";
 import type { DatabaseSchema } from "../schema";
 import { storedEventTypes } from "./webhookRows";
 
@@ -38,7 +38,7 @@ export class SqlWebhookOutbox implements WebhookOutbox {
       .selectFrom("webhook_endpoints as e")
       .select(SUBSCRIPTION)
       .where("e.app_id", "=", appId)
-      .$if(isPostgres(this.trx), (q) => q.forKeyShare("e"))
+      .$call(lockRows(this.trx, "keyShare", { of: "e" }))
       .execute();
     return rows.map(toSubscription);
   }

@@ -3,7 +3,7 @@ import { SecretsKeyError, type SecretsKeyring } from "../../crypto/secretsKeyrin
 import type { AttemptResult, ClaimedDelivery, ClaimOptions } from "../../webhooks/webhookDelivery";
 import { newEndpointId, type NewWebhookEndpoint } from "../../webhooks/webhookEndpoint";
 import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
-import { lockKeys } from "../postgres/advisoryLocks";
+import { lockKeys } from "./dialect/keyLocks";
 import type { DatabaseSchema } from "../schema";
 import { EndpointLimitError, type WebhooksRepository } from "../../webhooks/webhooksRepository";
 import { openEndpointSecret, sealEndpointSecret, toAttempt, toEndpoint } from "./webhookRows";

@@ -1,7 +1,7 @@
-import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Fence, Lease, LeaseHolder } from "../../leases/lease";
-import { LeaseLostError } from "../../leases/lease";
-import { isPostgres } from "../migrations/dialect";
+import { FIRST_TOKEN, LeaseLostError, mayTakeLease } from "../../leases/lease";
+import { boundIdleInTransaction, lockRows } from "./dialect/rowLocks";
 import type { DatabaseSchema, WorkerLeasesTable } from "../schema";
 import type { WorkerLeasesRepository } from "../../leases/workerLeasesRepository";
 
@@ -14,11 +14,8 @@ import type { WorkerLeasesRepository } from "../../leases/workerLeasesRepository
  */
 const LEASE_LOCK_IDLE_MS = 1_000;
 
-/** First thing in a transaction that will lock a lease row: on PostgreSQL, bound how long it may sit idle. */
-async function boundIdleInTransaction(trx: Transaction<DatabaseSchema>): Promise<void> {
-  if (!isPostgres(trx)) return;
-  await sql`select set_config('idle_in_transaction_session_timeout', ${String(LEASE_LOCK_IDLE_MS)}, true)`.execute(trx);
-}
+/** First thing in a transaction that will lock a lease row: bound how long it may sit idle holding it. */
+const boundLeaseLockIdle = (trx: Transaction<DatabaseSchema>) => boundIdleInTransaction(trx, LEASE_LOCK_IDLE_MS);
 
 const toLease = (row: Selectable<WorkerLeasesTable>): Lease => ({
   name: row.name,
@@ -45,11 +42,14 @@ export class SqlWorkerLeasesRepository implements WorkerLeasesRepository {
 
   acquire(name: string, holder: LeaseHolder, ttlMs: number, exited: (pid: number) => boolean) {
     return this.db.transaction().execute(async (trx): Promise<Lease | undefined> => {
-      await boundIdleInTransaction(trx);
+      await boundLeaseLockIdle(trx);
       const now = this.clock();
-      let query = trx.selectFrom("worker_leases").selectAll().where("name", "=", name);
-      if (isPostgres(trx)) query = query.forUpdate().skipLocked();
-      const row = await query.executeTakeFirst();
+      const row = await trx
+        .selectFrom("worker_leases")
+        .selectAll()
+        .where("name", "=", name)
+        .$call(lockRows(trx, "update", { skipLocked: true }))
+        .executeTakeFirst();
       const values = {
         holder_id: holder.id,
         holder_host: holder.host,
@@ -62,21 +62,14 @@ export class SqlWorkerLeasesRepository implements WorkerLeasesRepository {
         // Locked rows are skipped, so a missing row may be one being written: the insert then does nothing.
         const inserted = await trx
           .insertInto("worker_leases")
-          .values({ name, token: 1, ...values })
+          .values({ name, token: FIRST_TOKEN, ...values })
           .onConflict((c) => c.column("name").doNothing())
           .executeTakeFirst();
         return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1
-          ? toLease({ name, token: 1, ...values })
+          ? toLease({ name, token: FIRST_TOKEN, ...values })
           : undefined;
       }
-      // The holder's own row: it asks again only after dropping its holding (a write found the token changed).
-      const mine = row.holder_id === holder.id;
-      const ended = row.expires_at <= values.acquired_at;
-      const earlierProcessOfMine =
-        row.holder_host === holder.host &&
-        row.holder_pid_namespace === holder.pidNamespace &&
-        exited(Number(row.holder_pid));
-      if (!mine && !ended && !earlierProcessOfMine) return undefined;
+      if (!mayTakeLease(toLease(row), holder, now, exited)) return undefined;
       const token = Number(row.token) + 1;
       await trx
         .updateTable("worker_leases")
@@ -90,7 +83,7 @@ export class SqlWorkerLeasesRepository implements WorkerLeasesRepository {
 
   renew(lease: Lease, ttlMs: number) {
     return this.db.transaction().execute(async (trx): Promise<Lease | undefined> => {
-      await boundIdleInTransaction(trx);
+      await boundLeaseLockIdle(trx);
       const expiresAt = new Date(this.clock().getTime() + ttlMs);
       const result = await trx
         .updateTable("worker_leases")
@@ -123,9 +116,12 @@ export class SqlWorkerLeasesRepository implements WorkerLeasesRepository {
  * and keeps the lease from changing holder until the transaction ends (or, frozen idle in it, the server ends it).
  */
 export async function checkFence(trx: Transaction<DatabaseSchema>, fence: Fence): Promise<void> {
-  await boundIdleInTransaction(trx);
-  let query = trx.selectFrom("worker_leases").select("token").where("name", "=", fence.name);
-  if (isPostgres(trx)) query = query.forShare();
-  const row = await query.executeTakeFirst();
+  await boundLeaseLockIdle(trx);
+  const row = await trx
+    .selectFrom("worker_leases")
+    .select("token")
+    .where("name", "=", fence.name)
+    .$call(lockRows(trx, "share"))
+    .executeTakeFirst();
   if (!row || Number(row.token) !== fence.token) throw new LeaseLostError(fence);
 }

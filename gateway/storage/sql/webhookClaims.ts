@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Transaction, sql } from "kysely";
 import type { AttemptResult, ClaimedDelivery, ClaimOptions, EndpointHealth } from "../../webhooks/webhookDelivery";
 import { chooseWithinShares, type ClaimCandidate } from "../../webhooks/deliveryShares";
-import { isPostgres } from "../migrations/dialect";
+import { lockRows, lockRowsFirst, rowLockClause } from "./dialect/rowLocks";
 import type { DatabaseSchema } from "../schema";
 
 /** A delivery claimed, its endpoint's secret still sealed (opened by the repository once the claim commits). */
@@ -77,7 +77,7 @@ async function candidates(
   options: ClaimOptions,
   seen: readonly string[],
 ): Promise<ClaimCandidate[]> {
-  const lock = isPostgres(trx) ? sql`for update of d skip locked` : sql``;
+  const lock = rowLockClause(trx, "update", { of: "d", skipLocked: true });
   const one = options.deliveryId === undefined ? sql`` : sql`and d.id = ${options.deliveryId}`;
   const due = options.deliveryId === undefined ? sql`and d.next_attempt_at <= ${at}` : sql``;
   const past = seen.length === 0 ? sql`` : sql`and d.id not in (${sql.join(seen)})`;
@@ -128,15 +128,14 @@ export async function recordWebhookAttempt(
   retryAt: Date | undefined,
 ): Promise<EndpointHealth> {
   const at = result.at.toISOString();
-  // PostgreSQL: the endpoint's row first, then the delivery's, the order in which removing an endpoint locks them.
-  if (isPostgres(trx)) {
-    await trx.selectFrom("webhook_endpoints").select("id").where("id", "=", claim.endpointId).forUpdate().execute();
-  }
+  // Where rows are locked (PostgreSQL): the endpoint's row first, then the delivery's, the order in which removing an
+  // endpoint locks them.
+  await lockRowsFirst(trx, (t) => t.selectFrom("webhook_endpoints").select("id").where("id", "=", claim.endpointId));
   const exists = await trx
     .selectFrom("webhook_deliveries")
     .select("id")
     .where("id", "=", claim.deliveryId)
-    .$if(isPostgres(trx), (q) => q.forUpdate())
+    .$call(lockRows(trx, "update"))
     .executeTakeFirst();
   if (!exists) return { consecutiveFailures: 0, failingSince: undefined };
   await trx

@@ -7,7 +7,7 @@ import path from "node:path";
 import { openDatabase } from "../../../gateway/storage/database";
 import { MigrationError } from "../../../gateway/storage/errors";
 import { MIGRATIONS, runMigrations } from "../../../gateway/storage/migrations";
-import { IdwalletSqliteDialect } from "../../../gateway/storage/sql/dialect";
+import { IdwalletSqliteDialect } from "../../../gateway/storage/sql/dialect/sqliteConnection";
 
 const pragma = async <DB>(db: Kysely<DB>, name: string): Promise<unknown> => {
   const { rows } = await sql<Record<string, unknown>>`select * from ${sql.raw(`pragma_${name}`)}`.execute(db);

@@ -2,8 +2,8 @@ import BetterSqlite3 from "better-sqlite3";
 import { expect } from "chai";
 import { Kysely, sql } from "kysely";
 import { MIGRATIONS, runMigrations } from "../../../gateway/storage/migrations";
-import { postgresKysely } from "../../../gateway/storage/postgres/postgresKysely";
-import { IdwalletSqliteDialect } from "../../../gateway/storage/sql/dialect";
+import { postgresKysely } from "../../../gateway/storage/sql/dialect/postgresConnection";
+import { IdwalletSqliteDialect } from "../../../gateway/storage/sql/dialect/sqliteConnection";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
 
 const T0 = "2025-01-01T00:00:00.000Z";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Database, openDatabase } from "../../../gateway/storage/database";
-import { unsyncedTransaction } from "../../../gateway/storage/sql/unsyncedTransaction";
+import { unsyncedTransaction } from "../../../gateway/storage/sql/dialect/durability";
 
 /** SQLite's `synchronous` setting as a number: 1 NORMAL, 2 FULL. */
 async function synchronous(database: Database): Promise<number> {

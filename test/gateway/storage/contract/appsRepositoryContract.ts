@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createHmac } from "node:crypto";
 import { ZodError } from "zod";
 import { NotFoundError } from "../../../../gateway/storage/errors";
-import { hashClientSecret } from "../../../../gateway/storage/clientSecret";
+import { hashClientSecret } from "../../../../gateway/auth/clientSecret";
 import { type OpenTestDatabase, openTestStore, scryptHash, type TestStore } from "../builders";
 
 const T0 = "2025-01-01T00:00:00.000Z";

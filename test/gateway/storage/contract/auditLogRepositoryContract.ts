@@ -11,7 +11,7 @@ import {
   verifyAuditLog,
 } from "../../../../gateway/custody/audit";
 import { openDatabase, type Database } from "../../../../gateway/storage/database";
-import { isPostgres } from "../../../../gateway/storage/migrations/dialect";
+import { isPostgres } from "../../../../gateway/storage/sql/dialect/dialectOf";
 import { sql } from "kysely";
 import { createRepositories, type Repositories } from "../../../../gateway/storage/repositories";
 import { auditEntries, auditEntry } from "../../custody/auditBuilders";

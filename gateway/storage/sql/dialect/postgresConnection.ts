@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import { Pool, TypeOverrides } from "pg";
-import type { DatabaseSchema } from "../schema";
+import type { DatabaseSchema } from "../../schema";
 
 /** A PostgreSQL connection string (what `openDatabase` opens as PostgreSQL instead of a SQLite file). */
 export function isPostgresUrl(location: string): boolean {

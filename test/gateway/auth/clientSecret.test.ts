@@ -5,10 +5,10 @@ import {
   hashClientSecret,
   isCurrentHash,
   verifyClientSecret,
-} from "../../../gateway/storage/clientSecret";
-import { scryptHash } from "./builders";
+} from "../../../gateway/auth/clientSecret";
+import { scryptHash } from "../storage/builders";
 
-describe("storage: client secrets", () => {
+describe("auth: client secrets", () => {
   it("generates distinct 32-byte base64url secrets", () => {
     const secrets = new Set(Array.from({ length: 20 }, generateClientSecret));
     expect(secrets.size).to.equal(20);

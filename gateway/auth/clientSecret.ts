@@ -22,6 +22,13 @@ export const hashClientSecret = (secret: string): string => `${SCHEME}$${hmacOf(
 /** Whether `stored` is in the current form; a secret that matches an older one is rewritten (upgrade on use). */
 export const isCurrentHash = (stored: string): boolean => stored.startsWith(`${SCHEME}$`);
 
+/**
+ * The hash to store in place of `stored` once `secret` matched it: the current form, if `stored` is of an older one
+ * (upgrade on use); undefined if it is current.
+ */
+export const upgradedHash = (secret: string, stored: string): string | undefined =>
+  isCurrentHash(stored) ? undefined : hashClientSecret(secret);
+
 /** The digest a secret must reproduce, and how to compute it; undefined for a hash this code never wrote. */
 function expectedDigest(stored: string): { expected: Buffer; digest: (s: string) => Promise<Buffer> } | undefined {
   if (isCurrentHash(stored)) {

@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction, sql } from "kysely";
-import { isPostgres } from "../migrations/dialect";
-import type { DatabaseSchema } from "../schema";
+import type { DatabaseSchema } from "../../schema";
+import { isPostgres } from "./dialectOf";
 
 /**
  * Runs `work` in a transaction whose commit does not wait for the disk: for writes a power loss may take back without
