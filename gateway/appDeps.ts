@@ -57,6 +57,6 @@ export interface AppDeps {
   };
   /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
   readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
-  /** The ENS CCIP-read gateway (ens/ccipGateway.ts), when this deployment signs answers: served before the API. */
+  /** The ENS CCIP-read gateway (routes/ccip/ccipGateway.ts), when this deployment signs answers: served before the API. */
   readonly ccipGateway?: NodeHandler;
 }

@@ -33,7 +33,7 @@ export const ChainConnectionConfig = z.object({
   bundlerUrl: HttpUrl.optional(),
 });
 
-/** Safe 1.5.0 contract addresses; any may be left to the global setting (gateway/safe/safeConfig.ts). */
+/** Safe 1.5.0 contract addresses; any may be left to the global setting (gateway/config/safeSettings.ts). */
 export const SafeContractsConfig = z.object({
   singleton: Address.optional(),
   proxyFactory: Address.optional(),

@@ -29,7 +29,7 @@ export interface SpendRequest {
   /** Whether the calls are delegatecalls: the target's code then makes whatever calls it likes, as the account. */
   readonly delegatecall?: boolean;
   /**
-   * The L1 data fee its operation may be charged, in gas (chains with an L1 data fee; services/l1DataReservation.ts):
+   * The L1 data fee its operation may be charged, in gas (chains with an L1 data fee; userop/l1DataReservation.ts):
    * reserved with its L2 gas. 0 or unset elsewhere.
    */
   readonly l1DataGas?: bigint;

@@ -8,7 +8,7 @@ import type { TxCall } from "../transactions/txRecord";
 export const VERIFICATION_GAS_CEILING = 1_000_000n;
 /** Fixed part of preVerificationGas (or of a relayed Safe transaction's intrinsic gas), beyond its call data. */
 export const FIXED_OVERHEAD_GAS = 60_000n;
-/** Most gas of the relayer's transaction for a Safe request (the cap in bundler/safeRelay/safeRelayGas.ts). */
+/** Most gas of the relayer's transaction for a Safe request (the cap in safe/relay/safeRelayGas.ts). */
 export const SAFE_RELAY_GAS_CEILING = 15_000_000n;
 /** Gas per byte of call data (EIP-2028's non-zero byte), the most a byte can cost on chain. */
 const GAS_PER_CALL_DATA_BYTE = 16n;
@@ -19,7 +19,7 @@ const GAS_PER_CALL_DATA_BYTE = 16n;
  * at 16 gas a byte with the fixed overhead. A Safe request is sent by the relayer in a transaction of its own,
  * whose gas limit the relay caps at {@link SAFE_RELAY_GAS_CEILING}. On a chain that charges an L1 data fee, the
  * relayer pays it too (for a wallet request, through the operation's preVerificationGas): `l1DataGas`, the fee of its
- * bytes in gas with a margin (services/l1DataReservation.ts), is added, so the budget bounds the L1 fees an app makes
+ * bytes in gas with a margin (userop/l1DataReservation.ts), is added, so the budget bounds the L1 fees an app makes
  * the operator pay too.
  */
 export function worstCaseGas(

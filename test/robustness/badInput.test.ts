@@ -336,7 +336,7 @@ describe("robustness: bad input against every endpoint gets a 4xx problem, never
 
   describe("reported defects (skipped until fixed; see the report)", () => {
     // DEFECT: a path parameter with a malformed %-escape is a 500 INTERNAL (express's URIError, status 400, is not
-    // mapped by gateway/errors/problemHandler.ts toApiError). The CCIP gateway answers the same input 400.
+    // mapped by gateway/http/problemHandler.ts toApiError). The CCIP gateway answers the same input 400.
     it("a malformed %-escape in a path parameter is a 400 problem", async () => {
       const { seeded } = fixture;
       const targets: [string, string][] = [

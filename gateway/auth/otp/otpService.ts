@@ -31,7 +31,7 @@ export interface OtpSession {
 
 /**
  * The request's deadline as phone login sees it: each commit point (storing a code, sending it, recording a try) runs
- * through `commit`, which refuses to begin once the request has answered 503 (services/requestDeadline.ts).
+ * through `commit`, which refuses to begin once the request has answered 503 (accept/requestDeadline.ts).
  */
 export interface CommitDeadline {
   commit<T>(work: () => Promise<T>): Promise<T>;
