@@ -293,8 +293,6 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
     if (change.buckets) await addToBuckets(trx, keys, minuteOf(before.created_at), change.buckets);
     // Only the settlement that made it final is an event.
-    if (change.status !== "queued") {
-      await this.events.record(outbox, toRecord(after), this.clock());
-    }
+    if (change.status !== "queued") await this.events.record(outbox, toRecord(after), this.clock());
   }
 }
