@@ -65,12 +65,12 @@ export function createFastPaths(
   services: AppServices,
   api: NodeHandler,
 ): NodeHandler {
-  const { resolver, transactions } = definedRoutes(deps, metrics, services);
+  const { resolver, transactions } = routeDefinitions(deps, metrics, services);
   return createFastPath([...resolver, ...transactions], fastPathSettings(deps, metrics, headers), api);
 }
 
 /** The routes declared with http/route.ts, by router (each mounted on express where its router stood). */
-const definedRoutes = (
+export const routeDefinitions = (
   deps: AppDeps,
   metrics: Metrics,
   services: AppServices,
@@ -156,7 +156,7 @@ export function createExpressApp(
     }),
   );
   app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit, tokens: deps.tokens, admitApp }));
-  const routes = definedRoutes(deps, metrics, services);
+  const routes = routeDefinitions(deps, metrics, services);
   const mounting = { tokens: deps.tokens, admitApp, bodyLimit: config.bodyLimit };
   app.use(routerOf(routes.resolver, mounting));
   app.use(
