@@ -3,8 +3,9 @@ import type { AppDeps } from "./appDeps";
 import type { AppPrincipal } from "./auth/appTokens";
 import { type NodeHandler, byPrefix } from "./http/nodeHandler";
 import { CCIP_PREFIX } from "./routes/ccip/ccipHandler";
-import { type ResolverFastPathDeps, createResolverFastPath } from "./routes/resolverFastPath";
-import { type TransactionsFastPathDeps, createTransactionsFastPath } from "./routes/transactionsFastPath";
+import { type FastPathSettings, createFastPath } from "./http/fastPath";
+import { routerOf } from "./http/expressRoutes";
+import type { Route } from "./http/route";
 import { type AppServices, appServices, capabilitiesOf } from "./appServices";
 import { type ResponseHeaders, createResponseHeaders } from "./http/responseHeaders";
 import type { ResolverOptions } from "./identity/addressResolver";
@@ -20,11 +21,11 @@ import { kernelSignRouter } from "./routes/kernelSign";
 import { operationsRouter } from "./routes/health";
 import { networksRouter } from "./routes/networks";
 import { otpRouter } from "./routes/otp";
-import { resolverRouter } from "./routes/resolver";
+import { resolverRoute } from "./routes/resolver";
 import { dustRouter } from "./routes/dust";
 import { dustDepsOf } from "./dust/accept/dustDepsOf";
 import { safesRouter } from "./routes/safes";
-import { transactionsRouter } from "./routes/transactions";
+import { transactionRoutes } from "./routes/transactions";
 import { webhooksRouter } from "./routes/webhooks";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { admitAppToken } from "./auth/appAuth";
@@ -41,61 +42,61 @@ const HEALTH_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Builds the service's request handler from injected parts, served in this order: the ENS CCIP-read gateway
- * (ens/ccipHandler.ts: outside maintenance, so names keep resolving), POST /v1/resolver, POST /v1/kernel/tx and
- * GET /v1/kernel/tx/{id} on node:http fast paths (http/resolverFastPath.ts, http/transactionsFastPath.ts, answering
- * as the app's own routes do, over the same services), then the express app with every router.
+ * (routes/ccip/: outside maintenance, so names keep resolving), the routes marked fast (POST /v1/resolver,
+ * POST /v1/kernel/tx, GET /v1/kernel/tx/{id}) on the node:http fast path (http/fastPath.ts, from the same route
+ * definitions and over the same services as the express app), then the express app with every router.
  */
 export function createApp(deps: AppDeps): NodeHandler {
   const metrics = appMetrics(deps);
   const headers = createResponseHeaders(deps.config.corsOrigins);
   const services = appServices(deps);
   const api = createExpressApp(deps, metrics, headers, services);
-  const transactions = createTransactionsFastPath(transactionsFastPathDeps(deps, metrics, headers, services), api);
-  return byPrefix(
-    CCIP_PREFIX,
-    deps.ccipGateway,
-    createResolverFastPath(resolverFastPathDeps(deps, metrics, headers, services), transactions),
-  );
+  return byPrefix(CCIP_PREFIX, deps.ccipGateway, createFastPaths(deps, metrics, headers, services, api));
 }
 
-/** The transactions fast path's parts, shared with the express app it stands in front of (and its services). */
-export const transactionsFastPathDeps = (
+/**
+ * The app's routes marked fast on node:http in front of `api` (the express app serving every route, these too), with
+ * the express app's metrics, headers and services.
+ */
+export function createFastPaths(
   deps: AppDeps,
   metrics: Metrics,
   headers: ResponseHeaders,
   services: AppServices,
-): TransactionsFastPathDeps => ({
-  tokens: deps.tokens,
-  admitApp: appAdmission(deps),
-  bodyLimit: deps.config.bodyLimit,
-  requestTimeoutMs: deps.config.requestTimeoutMs,
-  maintenance: deps.maintenance,
-  headers,
-  metrics,
-  logger: deps.logger,
-  transactions: services.transactions,
-  waitTimeoutMs: services.waitTimeoutMs,
-});
+  api: NodeHandler,
+): NodeHandler {
+  const { resolver, transactions } = routeDefinitions(deps, metrics, services);
+  return createFastPath([...resolver, ...transactions], fastPathSettings(deps, metrics, headers), api);
+}
 
-/** The resolver fast path's parts, shared with the express app it stands in front of (its metrics and headers). */
-export const resolverFastPathDeps = (
+/** The routes declared with http/route.ts, by router (each mounted on express where its router stood). */
+export const routeDefinitions = (
   deps: AppDeps,
   metrics: Metrics,
-  headers: ResponseHeaders,
-  services: Pick<AppServices, "admitAnonymousResolver"> = appServices(deps),
-): ResolverFastPathDeps => ({
-  tokens: deps.tokens,
-  admitApp: appAdmission(deps),
-  requireAuth: deps.config.resolver.requireAuth,
-  admitAnonymous: services.admitAnonymousResolver,
-  resolver: resolverOptions(deps),
+  services: AppServices,
+): { resolver: Route[]; transactions: Route[] } => ({
+  resolver: [
+    resolverRoute({
+      requireAuth: deps.config.resolver.requireAuth,
+      admitAnonymous: services.admitAnonymousResolver,
+      resolver: resolverOptions(deps),
+      clock: deps.clock,
+      onResolved: (count) => metrics.resolvedIds.inc(count),
+    }),
+  ],
+  transactions: transactionRoutes({ transactions: services.transactions, waitTimeoutMs: services.waitTimeoutMs }),
+});
+
+/** What the fast path takes of the app: the express app's own logger, metrics, headers, limits, tokens and gate. */
+const fastPathSettings = (deps: AppDeps, metrics: Metrics, headers: ResponseHeaders): FastPathSettings => ({
+  logger: deps.logger,
+  metrics,
+  headers,
   bodyLimit: deps.config.bodyLimit,
   requestTimeoutMs: deps.config.requestTimeoutMs,
-  clock: deps.clock,
+  tokens: deps.tokens,
+  admitApp: appAdmission(deps),
   maintenance: deps.maintenance,
-  headers,
-  metrics,
-  logger: deps.logger,
 });
 
 /** What the resolver answers from: the factories, the id limit and the provider cache. */
@@ -129,7 +130,7 @@ function appMetrics(deps: AppDeps): Metrics {
 }
 
 /**
- * The express app alone, every route included: POST /v1/resolver too, for the requests the fast path leaves to it
+ * The express app alone, every route included: those marked fast too, for the requests the fast path leaves to it
  * (and as the reference the fast path is tested against).
  */
 export function createExpressApp(
@@ -155,18 +156,9 @@ export function createExpressApp(
     }),
   );
   app.use(otpRouter({ otp: deps.otp, bodyLimit: config.bodyLimit, tokens: deps.tokens, admitApp }));
-  app.use(
-    resolverRouter({
-      tokens: deps.tokens,
-      admitApp,
-      requireAuth: config.resolver.requireAuth,
-      admitAnonymous: services.admitAnonymousResolver,
-      resolver: resolverOptions(deps),
-      bodyLimit: config.bodyLimit,
-      clock: deps.clock,
-      onResolved: (count) => metrics.resolvedIds.inc(count),
-    }),
-  );
+  const routes = routeDefinitions(deps, metrics, services);
+  const mounting = { tokens: deps.tokens, admitApp, bodyLimit: config.bodyLimit };
+  app.use(routerOf(routes.resolver, mounting));
   app.use(
     networksRouter({
       config,
@@ -188,15 +180,7 @@ export function createExpressApp(
       },
     }),
   );
-  app.use(
-    transactionsRouter({
-      tokens: deps.tokens,
-      admitApp,
-      bodyLimit: config.bodyLimit,
-      waitTimeoutMs,
-      transactions: services.transactions,
-    }),
-  );
+  app.use(routerOf(routes.transactions, mounting));
 
   app.use(
     safesRouter({

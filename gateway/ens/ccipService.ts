@@ -7,7 +7,7 @@ import type { CcipSigner } from "./ccipSigner";
 import { InvalidDnsNameError, decodeDnsName, dnsNamehash } from "./dnsName";
 import { type HasNames, nameToUserId } from "./names";
 import { type NameOwner, answerRecord } from "./records";
-import { RESOLVE_SELECTOR, decodeCanonicalResolve, decodeResolve } from "./resolveCall";
+import { RESOLVE_SELECTOR, decodeResolveCall } from "./resolveCall";
 import { LookupTooLargeError, MAX_LOOKUP_CALL_BYTES } from "./lookupLimits";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -69,13 +69,11 @@ export function createCcipService(options: CcipServiceOptions): {
     if (!callData.toLowerCase().startsWith(RESOLVE_SELECTOR)) {
       throw new InvalidRequestError("The call data is not resolve(bytes,bytes)", [], "UNSUPPORTED_CALL");
     }
-    let name: Uint8Array;
-    let record: string;
-    try {
-      [name, record] = decodeCanonicalResolve(callData) ?? decodeResolve(callData);
-    } catch {
+    const decoded = decodeResolveCall(callData);
+    if (decoded === undefined) {
       throw new InvalidRequestError("The call data does not decode as resolve(bytes,bytes)", [], "INVALID_CALL_DATA");
     }
+    const [name, record] = decoded;
     let owner: NameOwner | undefined;
     try {
       const userId = nameToUserId(decodeDnsName(name), options.domain, options.hasNames);

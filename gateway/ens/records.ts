@@ -1,6 +1,7 @@
-import { AbiCoder, Interface, dataSlice } from "ethers";
+import { Interface, toUtf8Bytes } from "ethers";
 import { type UserId, formatUserId } from "../identity/userId";
 import { WALLET_COIN_TYPES } from "./coinTypes";
+import { AbiDecodeError, AbiReader, hexBytes } from "./abiReader";
 import { LookupTooLargeError, MAX_LOOKUP_RECORD_CALLS } from "./lookupLimits";
 
 /** The resolver record functions the gateway answers (ENSIP-1, ENSIP-9/11, ENSIP-5, ENSIP-7, multicall). */
@@ -12,9 +13,14 @@ export const RECORDS = new Interface([
   "function multicall(bytes[] data) returns (bytes[] results)",
 ]);
 
-const abi = AbiCoder.defaultAbiCoder();
-const ZERO_ADDRESS_RESULT = abi.encode(["address"], ["0x0000000000000000000000000000000000000000"]);
-const EMPTY_BYTES_RESULT = abi.encode(["bytes"], ["0x"]);
+/** The selector of each record function, as hex without 0x. */
+const selectorOf = (signature: string): string => RECORDS.getFunction(signature)!.selector.slice(2);
+const ADDR = selectorOf("addr(bytes32)");
+const ADDR_COIN = selectorOf("addr(bytes32,uint256)");
+const TEXT = selectorOf("text(bytes32,string)");
+const CONTENTHASH = selectorOf("contenthash(bytes32)");
+const MULTICALL = selectorOf("multicall(bytes[])");
+const SELECTOR_BYTES = 4;
 
 /** Who a name stands for, if anyone. */
 export interface NameOwner {
@@ -27,9 +33,9 @@ export interface NameOwner {
   readonly node?: string;
 }
 
-/** `owner` if a record call about `node` (hex digits, with or without 0x) is about its name, else nobody. */
+/** `owner` if a record call about `node` (64 lowercase hex digits) is about its name, else nobody. */
 const ownerOfNode = (owner: NameOwner | undefined, node: string): NameOwner | undefined =>
-  owner && (owner.node === undefined || owner.node === node.replace(/^0x/, "").toLowerCase()) ? owner : undefined;
+  owner && (owner.node === undefined || owner.node === node) ? owner : undefined;
 
 const usernameOn =
   (...providers: string[]) =>
@@ -52,162 +58,114 @@ const TEXT_RECORDS = new Map<string, (owner: NameOwner) => string | undefined>([
 export const TEXT_RECORD_KEYS = [...TEXT_RECORDS.keys()];
 
 /**
+ * A record call as decoded: the record asked and its node (namehash, hex without 0x), or the calls of a multicall
+ * (undefined: one ethers refuses when it is read).
+ */
+type RecordCall =
+  | { readonly kind: "addr" | "contenthash"; readonly node: string }
+  | { readonly kind: "coin"; readonly node: string; readonly coinType: bigint }
+  | { readonly kind: "text"; readonly node: string; readonly key: () => string }
+  | { readonly kind: "multicall"; readonly items: readonly (Buffer | undefined)[] }
+  | { readonly kind: "unknown" };
+
+/**
  * ABI-encoded answer to one resolver call for a name's owner (undefined: the name has no wallet). Absent
  * records answer as ENS clients read "no record": the zero address, empty bytes, an empty string.
  * Calls the gateway does not know answer empty bytes; a malformed call throws, and a multicall of more than
- * MAX_LOOKUP_RECORD_CALLS records throws LookupTooLargeError.
+ * MAX_LOOKUP_RECORD_CALLS records throws LookupTooLargeError. Decoded and encoded here, in any layout ethers accepts,
+ * as ethers' Interface decodes and its AbiCoder encodes (a property test holds it to them), without either: they
+ * spend hundreds of µs a call, milliseconds on a profile's worth of records.
  */
-export function answerRecord(call: string, owner: NameOwner | undefined, depth = 0): string {
-  return (
-    answerCommonRecord(call, owner) ??
-    (depth === 0 ? answerCanonicalMulticall(call, owner) : undefined) ??
-    answerAnyRecord(call, owner, depth)
-  );
+export function answerRecord(call: string, owner: NameOwner | undefined): string {
+  return `0x${answerCall(hexBytes(call), owner, 0)}`;
 }
 
-// The calls ENS clients send, canonically encoded, are answered without ethers' Interface, which spends
-// hundreds of µs a call finding the fragment and decoding; anything else goes through it below.
-const LOWER_HEX = /^0x[0-9a-f]*$/;
+/** The answer to `call`, as hex without 0x: one level of multicall, each of its calls answered on its own. */
+function answerCall(call: Buffer, nameOwner: NameOwner | undefined, depth: number): string {
+  const decoded = readRecordCall(call);
+  if (decoded.kind === "unknown") return "";
+  if (decoded.kind === "multicall") {
+    const { items } = decoded;
+    if (depth === 0 && items.length > MAX_LOOKUP_RECORD_CALLS) {
+      throw new LookupTooLargeError(`A lookup may ask at most ${MAX_LOOKUP_RECORD_CALLS} records in a multicall`);
+    }
+    if (items.includes(undefined)) throw new AbiDecodeError("a call of a length of 2^53 or more");
+    // Nested one level deeper, calls are answered as empty bytes; a malformed one too.
+    return encodeBytesArray(items.map((item) => (depth > 0 ? "" : answerItem(item!, nameOwner))));
+  }
+  const owner = ownerOfNode(nameOwner, decoded.node);
+  switch (decoded.kind) {
+    case "addr":
+      return owner ? addressWord(owner.wallet) : ZERO_WORD;
+    case "coin":
+      return owner && WALLET_COIN_TYPES.has(decoded.coinType) ? encodeAddressBytes(owner.wallet) : EMPTY_BYTES;
+    case "text":
+      // The key is read only for an owner: ethers refuses a malformed one only when it is read.
+      return encodeString((owner && TEXT_RECORDS.get(decoded.key())?.(owner)) ?? "");
+    case "contenthash":
+      return EMPTY_BYTES;
+  }
+}
+
+/** A multicall's call answered, or empty bytes where it is malformed. */
+function answerItem(item: Buffer, owner: NameOwner | undefined): string {
+  try {
+    return answerCall(item, owner, 1);
+  } catch {
+    return "";
+  }
+}
+
+/** `call` decoded as ethers' Interface decodes it with RECORDS (AbiReader); throws where it refuses. */
+function readRecordCall(call: Buffer): RecordCall {
+  if (call.length < SELECTOR_BYTES) throw new AbiDecodeError("no selector");
+  const args = new AbiReader(call.subarray(SELECTOR_BYTES));
+  switch (call.toString("hex", 0, SELECTOR_BYTES)) {
+    case ADDR:
+      return { kind: "addr", node: args.bytes32(0) };
+    case ADDR_COIN:
+      return { kind: "coin", node: args.bytes32(0), coinType: args.uint256(32) };
+    case TEXT:
+      return { kind: "text", node: args.bytes32(0), key: args.string(0, 32) };
+    case CONTENTHASH:
+      return { kind: "contenthash", node: args.bytes32(0) };
+    case MULTICALL:
+      return { kind: "multicall", items: args.bytesArray(0, 0) };
+    default:
+      return { kind: "unknown" };
+  }
+}
+
+// ABI encoding, as hex without 0x, as ethers' AbiCoder encodes each answer.
+const WORD_HEX = 64;
+const word = (n: number): string => n.toString(16).padStart(WORD_HEX, "0");
+const ZERO_WORD = word(0);
+/** abi.encode(["bytes"], ["0x"]). */
+const EMPTY_BYTES = `${word(32)}${word(0)}`;
 // In a u-flag class, surrogates match only when unpaired.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const ADDR_CALL = "0x3b3b57de";
-const ADDR_COIN_CALL = "0xf1cb7e06";
-const TEXT_CALL = "0x59d1d43c";
-const MULTICALL_CALL = "0xac9650d8";
-/** Hex characters of the selector and of one ABI word. */
-const SELECTOR_HEX = 10;
-const WORD_HEX = 64;
 
-const word = (n: number): string => n.toString(16).padStart(WORD_HEX, "0");
-/** abi.encode(["bytes"] or ["string"], [value]) of `bytes`. */
-const encodeDynamic = (bytes: Buffer): string =>
-  `0x${word(32)}${word(bytes.length)}${bytes.toString("hex").padEnd(Math.ceil(bytes.length / 32) * WORD_HEX, "0")}`;
-/** abi.encode(["bytes"], [address]) of a 0x-address. */
+/** abi.encode(["address"], [address]). */
+const addressWord = (address: string): string => `${"0".repeat(24)}${address.slice(2).toLowerCase()}`;
+/** abi.encode(["bytes"], [address]): its 20 bytes. */
 const encodeAddressBytes = (address: string): string =>
-  `0x${word(32)}${word(20)}${address.slice(2).toLowerCase()}${"0".repeat(24)}`;
+  `${word(32)}${word(20)}${address.slice(2).toLowerCase()}${"0".repeat(24)}`;
+/** An ABI `bytes` or `string` tail: its length, then its bytes padded to whole words. */
+const tail = (hex: string): string =>
+  `${word(hex.length / 2)}${hex.padEnd(Math.ceil(hex.length / WORD_HEX) * WORD_HEX, "0")}`;
+/** abi.encode(["bytes"], [bytes]). */
+const encodeBytes = (bytes: Buffer): string => `${word(32)}${tail(bytes.toString("hex"))}`;
+/** abi.encode(["string"], [value]): lone surrogates as ethers' UTF-8 encoder takes them (it refuses some). */
+const encodeString = (value: string): string =>
+  encodeBytes(LONE_SURROGATE.test(value) ? Buffer.from(toUtf8Bytes(value)) : Buffer.from(value, "utf8"));
 
-/**
- * The answer to addr(bytes32), addr(bytes32,uint256) or text(bytes32,string) with an ASCII key, when `call`
- * is lowercase hex in the exact canonical ABI layout (what ethers sends); undefined for anything else.
- * Exported for its property test, which holds it to ethers' decoding and encoding.
- */
-export function answerCommonRecord(call: string, nameOwner: NameOwner | undefined): string | undefined {
-  if (!LOWER_HEX.test(call)) return undefined;
-  const selector = call.slice(0, SELECTOR_HEX);
-  const owner = ownerOfNode(nameOwner, call.slice(SELECTOR_HEX, SELECTOR_HEX + WORD_HEX));
-  if (selector === ADDR_CALL && call.length === SELECTOR_HEX + WORD_HEX) {
-    return owner ? `0x${"0".repeat(24)}${owner.wallet.slice(2).toLowerCase()}` : ZERO_ADDRESS_RESULT;
-  }
-  if (selector === ADDR_COIN_CALL && call.length === SELECTOR_HEX + 2 * WORD_HEX) {
-    const coinType = BigInt(`0x${call.slice(SELECTOR_HEX + WORD_HEX)}`);
-    return owner && WALLET_COIN_TYPES.has(coinType) ? encodeAddressBytes(owner.wallet) : EMPTY_BYTES_RESULT;
-  }
-  if (selector === TEXT_CALL && call.length >= SELECTOR_HEX + 3 * WORD_HEX) {
-    const key = canonicalStringArgument(call, SELECTOR_HEX + WORD_HEX);
-    if (key === undefined) return undefined;
-    const value = (owner && TEXT_RECORDS.get(key)?.(owner)) ?? "";
-    // Lone surrogates: ethers refuses to encode them, Buffer would replace them; let ethers decide.
-    return LONE_SURROGATE.test(value) ? undefined : encodeDynamic(Buffer.from(value, "utf8"));
-  }
-  return undefined;
-}
-
-/** The value of the hex word at hex index `at` if it is below 2^48 (every real offset and length), else -1. */
-function smallHexWord(call: string, at: number): number {
-  if (at + WORD_HEX > call.length) return -1;
-  for (let i = at; i < at + WORD_HEX - 12; i++) if (call.charCodeAt(i) !== 0x30) return -1;
-  return parseInt(call.slice(at + WORD_HEX - 12, at + WORD_HEX), 16);
-}
-
-/**
- * The answer to multicall(bytes[]) when `call` is lowercase hex laid out exactly as ethers encodes it (offsets in
- * order, each item right after the one before, zero padding), each item answered as answerAnyRecord answers it;
- * undefined for anything else. ethers' coder spends milliseconds on a profile's worth of records.
- */
-function answerCanonicalMulticall(call: string, owner: NameOwner | undefined): string | undefined {
-  if (!call.startsWith(MULTICALL_CALL) || !LOWER_HEX.test(call)) return undefined;
-  if (call.slice(SELECTOR_HEX, SELECTOR_HEX + WORD_HEX) !== word(32)) return undefined;
-  const count = smallHexWord(call, SELECTOR_HEX + WORD_HEX);
-  // The offsets area starts after the array's length; each offset counts bytes from there.
-  const area = SELECTOR_HEX + 2 * WORD_HEX;
-  if (count < 0 || area + count * WORD_HEX > call.length) return undefined;
-  const items: string[] = [];
-  let next = count * 32;
-  for (let i = 0; i < count; i++) {
-    if (smallHexWord(call, area + i * WORD_HEX) !== next) return undefined;
-    const head = area + 2 * next;
-    const length = smallHexWord(call, head);
-    const paddedHex = Math.ceil(length / 32) * WORD_HEX;
-    if (length < 0 || head + WORD_HEX + paddedHex > call.length) return undefined;
-    const end = head + WORD_HEX + 2 * length;
-    for (let j = end; j < head + WORD_HEX + paddedHex; j++) if (call.charCodeAt(j) !== 0x30) return undefined;
-    items.push(`0x${call.slice(head + WORD_HEX, end)}`);
-    next += 32 + paddedHex / 2;
-  }
-  if (area + 2 * next !== call.length) return undefined;
-  if (count > MAX_LOOKUP_RECORD_CALLS) {
-    throw new LookupTooLargeError(`A lookup may ask at most ${MAX_LOOKUP_RECORD_CALLS} records in a multicall`);
-  }
-  const answers = items.map((item) => answerItem(item, owner).slice(2));
-  let offset = count * 32;
-  const offsets = answers.map((answer) => {
+/** abi.encode(["bytes[]"], [items]) of items as hex without 0x. */
+function encodeBytesArray(items: readonly string[]): string {
+  let offset = items.length * 32;
+  const offsets = items.map((item) => {
     const at = offset;
-    offset += 32 + Math.ceil(answer.length / 2 / 32) * 32;
+    offset += 32 + Math.ceil(item.length / WORD_HEX) * 32;
     return word(at);
   });
-  const tails = answers.map(
-    (answer) => `${word(answer.length / 2)}${answer.padEnd(Math.ceil(answer.length / WORD_HEX) * WORD_HEX, "0")}`,
-  );
-  return `0x${word(32)}${word(count)}${offsets.join("")}${tails.join("")}`;
-}
-
-/** The ASCII string whose head word is at hex index `head`, if it is the call's last argument, laid out canonically. */
-function canonicalStringArgument(call: string, head: number): string | undefined {
-  const offsetWord = call.slice(head, head + WORD_HEX);
-  const lengthWord = call.slice(head + WORD_HEX, head + 2 * WORD_HEX);
-  // The tail follows the head directly, and its length fits far below 2^48 (anything else: not canonical).
-  if (offsetWord !== word(64) || !lengthWord.startsWith("0".repeat(WORD_HEX - 12))) return undefined;
-  const length = parseInt(lengthWord.slice(-12), 16);
-  const start = head + 2 * WORD_HEX;
-  if (call.length !== start + Math.ceil(length / 32) * WORD_HEX) return undefined;
-  const bytes = Buffer.from(call.slice(start, start + 2 * length), "hex");
-  // ASCII only: for other bytes, ethers' UTF-8 decoding (and its errors) stays the rule.
-  for (const byte of bytes) if (byte >= 0x80) return undefined;
-  return bytes.toString("latin1");
-}
-
-function answerAnyRecord(call: string, nameOwner: NameOwner | undefined, depth: number): string {
-  const fragment = RECORDS.getFunction(dataSlice(call, 0, 4));
-  if (!fragment) return "0x";
-  const args = RECORDS.decodeFunctionData(fragment, call);
-  // Every record call but multicall names its node first.
-  const owner = fragment.name === "multicall" ? nameOwner : ownerOfNode(nameOwner, args[0] as string);
-  switch (fragment.format()) {
-    case "addr(bytes32)":
-      return owner ? abi.encode(["address"], [owner.wallet]) : ZERO_ADDRESS_RESULT;
-    case "addr(bytes32,uint256)":
-      return abi.encode(["bytes"], [owner && WALLET_COIN_TYPES.has(args[1] as bigint) ? owner.wallet : "0x"]);
-    case "text(bytes32,string)":
-      return abi.encode(["string"], [(owner && TEXT_RECORDS.get(args[1] as string)?.(owner)) ?? ""]);
-    case "contenthash(bytes32)":
-      return abi.encode(["bytes"], ["0x"]);
-    case "multicall(bytes[])": {
-      // One level only; each item is answered on its own, a malformed one as empty bytes.
-      const items = args[0] as string[];
-      if (depth === 0 && items.length > MAX_LOOKUP_RECORD_CALLS) {
-        throw new LookupTooLargeError(`A lookup may ask at most ${MAX_LOOKUP_RECORD_CALLS} records in a multicall`);
-      }
-      return abi.encode(["bytes[]"], [items.map((item) => (depth > 0 ? "0x" : answerItem(item, owner)))]);
-    }
-    default:
-      return "0x";
-  }
-}
-
-function answerItem(item: string, owner: NameOwner | undefined): string {
-  try {
-    return answerRecord(item, owner, 1);
-  } catch {
-    return "0x";
-  }
+  return `${word(32)}${word(items.length)}${offsets.join("")}${items.map(tail).join("")}`;
 }

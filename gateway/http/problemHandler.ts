@@ -1,4 +1,6 @@
+import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
 import { isError } from "ethers";
 import { ZodError } from "zod";
 import { ChainReadError } from "../chains/chainReadError";
@@ -11,6 +13,7 @@ import {
   RequestTimeoutError,
 } from "../errors/apiError";
 import { zodProblems } from "../errors/zodProblems";
+import { sendJson } from "./jsonResponse";
 
 /** RFC 9457 media type of every error body. */
 export const PROBLEM_JSON = "application/problem+json";
@@ -107,20 +110,55 @@ export function problemFor(
   };
 }
 
-/** The one error middleware: writes RFC 9457 problem details; logs only 5xx, at error level. */
+/** Writes a problem: as res.json would, in PROBLEM_JSON, with the problem's own headers (the API's writer). */
+export type ProblemWriter = (res: ServerResponse, problem: Problem) => void;
+
+/** The API's problem writer: the problem's headers, then its body as express's res.json sends it (sendJson). */
+export const writeProblemJson: ProblemWriter = (res, problem) => {
+  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+  sendJson(res, problem.status, JSON.stringify(problem.body), PROBLEM_JSON);
+};
+
+/** What answering a request's problem needs of it: where it was, its id, the body limit, its logger if any. */
+export interface ProblemContext {
+  /** The problem's `instance`: the request's URL (as the transport reads it). */
+  readonly instance: string;
+  readonly requestId: string | undefined;
+  /** BODY_LIMIT, named in a 413. */
+  readonly bodyLimit: string;
+  readonly log: () => Logger | undefined;
+}
+
+/**
+ * Answers anything thrown while serving a request as its RFC 9457 problem (problemFor, written by `write`), logging
+ * only 5xx, at error level; the one problem answer of the express app, the node:http fast paths and the CCIP gateway.
+ * An answer already begun is ended instead; one stopped at a commit past its deadline was answered 503 then.
+ */
+export function answerProblem(
+  res: ServerResponse,
+  error: unknown,
+  context: ProblemContext,
+  write: ProblemWriter = writeProblemJson,
+): void {
+  if (res.headersSent && error instanceof RequestTimeoutError) {
+    context.log()?.info("request stopped at its deadline before committing");
+    return void res.end();
+  }
+  const problem = problemFor(error, context.instance, context.requestId, context.bodyLimit);
+  if (problem.status >= 500) context.log()?.error({ err: error, code: problem.body.code }, "request failed");
+  if (res.headersSent) return void res.end();
+  write(res, problem);
+}
+
+/** The express app's error middleware (answerProblem): the problem of what a route or middleware passed on. */
 export function problemHandler(bodyLimit: string): ErrorRequestHandler {
-  return (error, req, res, _next) => {
-    // A handler that reached a commit after its deadline answered 503: stopped before writing, already logged.
-    if (res.headersSent && error instanceof RequestTimeoutError) {
-      req.log?.info("request stopped at its deadline before committing");
-      return void res.end();
-    }
-    const problem = problemFor(error, req.originalUrl, req.id === undefined ? undefined : String(req.id), bodyLimit);
-    if (problem.status >= 500) req.log?.error({ err: error, code: problem.body.code }, "request failed");
-    if (res.headersSent) return void res.end();
-    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
-    res.status(problem.status).type(PROBLEM_JSON).json(problem.body);
-  };
+  return (error, req, res, _next) =>
+    answerProblem(res, error, {
+      instance: req.originalUrl,
+      requestId: req.id === undefined ? undefined : String(req.id),
+      bodyLimit,
+      log: () => req.log,
+    });
 }
 
 /** Final route: anything unmatched is a 404 problem. */

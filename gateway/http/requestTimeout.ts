@@ -1,7 +1,9 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { ApiError, RequestTimeoutError } from "../errors/apiError";
 import { RequestDeadline } from "../accept/requestDeadline";
+
+const noop = () => undefined;
 
 /** The deadline of a request (set by {@link requestTimeout}), to hand to the services that commit its effect. */
 export function deadlineOf(res: Response): RequestDeadline {
@@ -17,23 +19,35 @@ export const timeoutError = (req: IncomingMessage, ms: number): ApiError =>
     : new ApiError(408, "INCOMPLETE_BODY", "Request timeout", `The body did not arrive within ${ms} ms`);
 
 /**
- * Answers if a handler has not answered within `ms` (invariant 5: never hang): 408 INCOMPLETE_BODY when the client
- * has not sent all of the body it announced (its fault), else 503 REQUEST_TIMEOUT (ours). Either way the request's
- * deadline expires with the answer, so it never commits later. A request that committed in time is not answered
- * here: its handler answers, as its effect is real. `answer` is the app's problem handler; it is called directly,
- * not through `next`, so the handler, still running, keeps its own way to the problem handler for what it throws
- * later (the refused commit), instead of ending in express's default handler.
+ * The deadline of a request, whatever serves it (invariant 5: never hang): if nothing has answered within `ms`,
+ * `answer` is given 408 INCOMPLETE_BODY when the client has not sent all of the body it announced (its fault), else
+ * 503 REQUEST_TIMEOUT (ours). Either way the deadline expires with the answer, so the request never commits later. A
+ * request that committed in time is not answered here: its handler answers, as its effect is real.
+ */
+export function startDeadline(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ms: number,
+  answer: (error: ApiError) => void,
+): RequestDeadline {
+  const deadline = new RequestDeadline(ms);
+  const timer = setTimeout(() => {
+    if (res.headersSent || !deadline.expire()) return;
+    answer(timeoutError(req, ms));
+  }, ms);
+  timer.unref();
+  res.on("close", () => clearTimeout(timer));
+  return deadline;
+}
+
+/**
+ * The express app's request deadline (startDeadline), kept for deadlineOf. `answer` is the app's problem handler; it
+ * is called directly, not through `next`, so the handler, still running, keeps its own way to the problem handler for
+ * what it throws later (the refused commit), instead of ending in express's default handler.
  */
 export function requestTimeout(ms: number, answer: ErrorRequestHandler): RequestHandler {
   return (req, res, next) => {
-    const deadline = new RequestDeadline(ms);
-    res.locals.deadline = deadline;
-    const timer = setTimeout(() => {
-      if (res.headersSent || !deadline.expire()) return;
-      answer(timeoutError(req, ms), req, res, () => undefined);
-    }, ms);
-    timer.unref();
-    res.on("close", () => clearTimeout(timer));
+    res.locals.deadline = startDeadline(req, res, ms, (error) => answer(error, req, res, noop));
     next();
   };
 }

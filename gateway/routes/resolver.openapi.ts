@@ -24,7 +24,7 @@ const RESOLVER_RESPONSE = {
   ],
 };
 
-/** POST /v1/resolver (the resolver router, and its fast path in http/resolverFastPath.ts) in the OpenAPI document. */
+/** POST /v1/resolver (routes/resolver.ts, on express and on the fast path) in the OpenAPI document. */
 export function registerResolverPath(registry: OpenAPIRegistry, bearer: string): void {
   const tag: ApiTag = "Wallets";
   registry.registerPath({

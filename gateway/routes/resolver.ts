@@ -1,37 +1,55 @@
-import express, { Router } from "express";
-import type { AppTokens } from "../auth/appTokens";
-import { UnsupportedMediaTypeError } from "../errors/apiError";
 import type { AdmitAnonymous } from "../http/anonymousLimit";
-import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { type Route, defineRoute } from "../http/route";
 import { type ResolverOptions, resolveUserIds } from "../identity/addressResolver";
+import { registerResolverPath } from "./resolver.openapi";
 import { ResolverRequest } from "./resolver.schema";
 
-// The spec's sample call sends the JSON body as text/plain; read it as JSON too.
-const JSON_TYPES = ["application/json", "application/*+json", "text/plain"];
+/** The path of the resolver. */
+const RESOLVER_PATH = "/v1/resolver";
 
-/** POST /v1/resolver: user ids → wallet addresses. */
-export function resolverRouter(deps: {
-  tokens: AppTokens;
-  admitApp: AdmitApp;
+/**
+ * POST /v1/resolver: user ids → wallet addresses; also on the node:http fast path (most of a single id's cost on
+ * express was its router and middleware). The spec's sample call sends the JSON body as text/plain: read as JSON too.
+ */
+export function resolverRoute(deps: {
   requireAuth: boolean;
   admitAnonymous: AdmitAnonymous;
   resolver: ResolverOptions;
-  bodyLimit: string;
   clock: () => Date;
   onResolved?: (count: number) => void;
-}): Router {
-  return Router().post(
-    "/v1/resolver",
-    bearerAuth(deps.tokens, deps.requireAuth, deps.admitApp),
-    (req, res, next) => void deps.admitAnonymous(req, principalOf(res)).then(() => next(), next),
-    express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
-    (req, res) => {
-      if (req.headers["content-type"] !== undefined && !req.is(JSON_TYPES))
-        throw new UnsupportedMediaTypeError(["application/json", "text/plain (JSON text)"]);
-      const body = ResolverRequest.parse(req.body);
+}): Route {
+  return defineRoute({
+    method: "POST",
+    path: RESOLVER_PATH,
+    auth: deps.requireAuth ? "required" : "optional",
+    admit: deps.admitAnonymous,
+    body: {
+      schema: ResolverRequest,
+      mediaTypes: ["application/json", "application/*+json", "text/plain"],
+      refuseOthers: ["application/json", "text/plain (JSON text)"],
+    },
+    problems: [
+      "INVALID_REQUEST",
+      "MALFORMED_JSON",
+      "INVALID_USER_ID",
+      "TOO_MANY_USER_IDS",
+      "MALFORMED_TOKEN",
+      "INVALID_TOKEN",
+      "TOKEN_EXPIRED",
+      "TOKEN_REVOKED",
+      "APP_DISABLED",
+      "MISSING_TOKEN",
+      "PAYLOAD_TOO_LARGE",
+      "UNSUPPORTED_MEDIA_TYPE",
+      "RATE_LIMITED",
+      "MAINTENANCE",
+    ],
+    openapi: registerResolverPath,
+    fast: true,
+    handle: ({ body }) => {
       const users = resolveUserIds(body.userIds, body.accountType, deps.resolver);
       deps.onResolved?.(users.length);
-      res.json({ updatedAt: deps.clock().toISOString(), accountType: body.accountType, users });
+      return { status: 200, body: { updatedAt: deps.clock().toISOString(), accountType: body.accountType, users } };
     },
-  );
+  });
 }

@@ -1,14 +1,10 @@
-import express, { type Response, Router } from "express";
-import type { AppPrincipal, AppTokens } from "../auth/appTokens";
-import type { RequestDeadline } from "../accept/requestDeadline";
-import type { WalletTxRecord } from "../transactions/txRecord";
-import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
-import { closedSignal } from "../http/closedSignal";
-import { deadlineOf } from "../http/requestTimeout";
-import type { AccountType } from "../identity/walletAddress";
+import type { ErrorCode } from "../errors/errorCodes";
+import { ACCOUNT_TYPES, type AccountType } from "../identity/walletAddress";
+import { type Route, defineRoute } from "../http/route";
 import { waitForFinal } from "../accept/requestAcceptance";
 import { type TransactionsDeps, findTransaction, submitTransaction } from "../accept/transactions";
 import { transactionView } from "../transactions/txViews";
+import { registerTransactionPaths } from "./transactions.openapi";
 import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
 
 /** Where each account type's requests are posted; a request's status is at `<path>/<id>`. */
@@ -23,90 +19,108 @@ const DEPRECATION = {
 /** The body schema of a request of each account type. */
 export const TX_REQUEST_BODY = { kernel: KernelTxRequestBody, base: BaseTxRequestBody } as const;
 
-/**
- * A POST of a transaction request of `type`, as its route reads it: the body and the Idempotency-Key header
- * validated, then submitted (submitTransaction). Shared with the node:http fast path (http/transactionsFastPath.ts).
- */
-export function acceptTxRequest(
-  type: AccountType,
-  rawBody: unknown,
-  idempotencyKey: string | undefined,
-  principal: AppPrincipal,
-  deps: TransactionsDeps,
-  deadline: RequestDeadline,
-): Promise<{ record: WalletTxRecord; created: boolean }> {
-  const body = TX_REQUEST_BODY[type].parse(rawBody);
-  const key = IdempotencyKey.parse(idempotencyKey);
-  const delegatecall = "delegatecall" in body ? (body.delegatecall as 0 | 1) : 0;
-  return submitTransaction(type, { ...body, delegatecall }, key, principal, deps, deadline);
+/** What the transactions routes serve from: the accept path's parts, and how long a status request may wait. */
+export interface TransactionRoutesDeps {
+  readonly transactions: TransactionsDeps;
+  readonly waitTimeoutMs: number;
 }
 
-/**
- * A GET of a request's status, as its route reads it: the query validated, the app's request of `type` found, and
- * with `wait=true` followed until final, `waitTimeoutMs` passes or `signal` aborts. Shared with the fast path.
- */
-export async function txRequestStatus(
-  type: AccountType,
-  id: string,
-  rawQuery: unknown,
-  principal: AppPrincipal,
-  deps: { readonly repository: TransactionsDeps["repository"]; readonly waitTimeoutMs: number },
-  signal: () => AbortSignal,
-): Promise<WalletTxRecord> {
-  const query = TxStatusQuery.parse(rawQuery);
-  const record = await findTransaction(type, id, principal, deps.repository);
-  if (query.wait !== "true") return record;
-  return waitForFinal(record, deps.repository, { timeoutMs: deps.waitTimeoutMs, signal: signal() });
-}
+const POST_PROBLEMS: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
+  "ARRAY_LENGTH_MISMATCH",
+  "TOO_MANY_CALLS",
+  "VALUE_IN_DELEGATECALL",
+  "INVALID_USER_ID",
+  "NATIVE_LOGIN_UNAVAILABLE",
+  "UNKNOWN_PROVIDER",
+  "UNKNOWN_CHAIN",
+  "CHAIN_NOT_AVAILABLE",
+  "MISSING_TOKEN",
+  "INVALID_TOKEN",
+  "TOKEN_EXPIRED",
+  "TOKEN_REVOKED",
+  "APP_DISABLED",
+  "PROOF_REQUIRED",
+  "INVALID_PROOF",
+  "PROOF_EXPIRED",
+  "PROOF_UNBOUND",
+  "PROOF_MISMATCH",
+  "PROOF_WRONG_APP",
+  "PROVIDER_NOT_OWNED",
+  "PROVIDER_DISABLED",
+  "PROVIDER_REGISTRATION_OUTDATED",
+  "TEST_MODE_NOT_ALLOWED",
+  "CALL_NOT_ALLOWED",
+  "POLICY_DENIED",
+  "IDEMPOTENCY_KEY_REUSED",
+  "PAYLOAD_TOO_LARGE",
+  "BUDGET_EXCEEDED",
+  "RATE_LIMITED",
+  "RPC_UNAVAILABLE",
+  "CHAIN_READ_FAILED",
+  "MAINTENANCE",
+  "TX_NOT_CONFIGURED",
+  "RPC_TIMEOUT",
+];
+const STATUS_PROBLEMS: readonly ErrorCode[] = [
+  "MISSING_TOKEN",
+  "INVALID_TOKEN",
+  "TOKEN_EXPIRED",
+  "TOKEN_REVOKED",
+  "APP_DISABLED",
+  "NOT_FOUND",
+];
 
 /**
  * POST /v1/kernel/tx (spec §4.3), GET /v1/kernel/tx/{id}, and the deprecated POST /v1/base/tx (spec §4.9) with
  * GET /v1/base/tx/{id}: bearer token and user proof; the request is committed before the answer, or, past its
- * deadline, never.
+ * deadline, never. The Kernel routes, the hot ones, are also on the node:http fast path.
  */
-export function transactionsRouter(deps: {
-  tokens: AppTokens;
-  admitApp: AdmitApp;
-  bodyLimit: string;
-  waitTimeoutMs: number;
-  transactions: TransactionsDeps;
-}): Router {
-  const router = Router();
-  const auth = bearerAuth(deps.tokens, true, deps.admitApp);
-  const json = express.json({ limit: deps.bodyLimit });
-  const principal = (res: Response) => principalOf(res) as AppPrincipal;
+export const transactionRoutes = (deps: TransactionRoutesDeps): Route[] =>
+  ACCOUNT_TYPES.flatMap((type) => [acceptRoute(type, deps), statusRoute(type, deps)]);
 
-  const routes: { type: AccountType; path: string }[] = [
-    { type: "kernel", path: TX_PATH.kernel },
-    { type: "base", path: TX_PATH.base },
-  ];
-  for (const { type, path } of routes) {
-    const deprecated = type === "base";
-    router.post(path, auth, json, async (req, res) => {
-      if (deprecated) res.set(DEPRECATION);
-      const { record, created } = await acceptTxRequest(
-        type,
-        req.body,
-        req.get("idempotency-key"),
-        principal(res),
-        deps.transactions,
-        deadlineOf(res),
-      );
-      if (!created) res.set("Idempotent-Replayed", "true");
-      // Spec §4.9 answers the deprecated endpoint with 200; the Kernel one is asynchronous, 202 Accepted.
-      res
-        .status(deprecated ? 200 : 202)
-        .location(`${path}/${record.id}`)
-        .json(transactionView(record));
-    });
-    router.get(`${path}/:id`, auth, async (req, res) => {
-      if (deprecated) res.set(DEPRECATION);
-      const wait = { repository: deps.transactions.repository, waitTimeoutMs: deps.waitTimeoutMs };
-      const record = await txRequestStatus(type, String(req.params.id), req.query, principal(res), wait, () =>
-        closedSignal(res),
-      );
-      res.json(transactionView(record));
-    });
-  }
-  return router;
-}
+/** What both routes of an account type share: the bearer token, the document, the fast path or the deprecation. */
+const routeBasics = (type: AccountType) =>
+  ({
+    auth: "required",
+    openapi: registerTransactionPaths,
+    ...(type === "base" ? { headers: DEPRECATION } : { fast: true }),
+  }) as const;
+
+/** POST <path>: a request accepted (committed before the answer; with an Idempotency-Key, once) or refused. */
+const acceptRoute = (type: AccountType, deps: TransactionRoutesDeps): Route =>
+  defineRoute({
+    ...routeBasics(type),
+    method: "POST",
+    path: TX_PATH[type],
+    body: { schema: TX_REQUEST_BODY[type], mediaTypes: ["application/json"] },
+    problems: POST_PROBLEMS,
+    handle: async ({ body, principal, header, deadline }) => {
+      const key = IdempotencyKey.parse(header("idempotency-key"));
+      const calls = { ...body, delegatecall: "delegatecall" in body ? (body.delegatecall as 0 | 1) : 0 };
+      const { record, created } = await submitTransaction(type, calls, key, principal!, deps.transactions, deadline);
+      return {
+        // Spec §4.9 answers the deprecated endpoint with 200; the Kernel one is asynchronous, 202 Accepted.
+        status: type === "base" ? 200 : 202,
+        headers: { ...(created ? {} : { "Idempotent-Replayed": "true" }), Location: `${TX_PATH[type]}/${record.id}` },
+        body: transactionView(record),
+      };
+    },
+  });
+
+/** GET <path>/{id}: where the app's request stands; with `wait=true`, once final or the wait limit has passed. */
+const statusRoute = (type: AccountType, deps: TransactionRoutesDeps): Route =>
+  defineRoute({
+    ...routeBasics(type),
+    method: "GET",
+    path: `${TX_PATH[type]}/:id`,
+    query: TxStatusQuery,
+    problems: STATUS_PROBLEMS,
+    handle: async ({ params, query, principal, closed }) => {
+      const { repository } = deps.transactions;
+      const record = await findTransaction(type, params.id!, principal!, repository);
+      if (query.wait !== "true") return { status: 200, body: transactionView(record) };
+      const final = await waitForFinal(record, repository, { timeoutMs: deps.waitTimeoutMs, signal: closed() });
+      return { status: 200, body: transactionView(final) };
+    },
+  });

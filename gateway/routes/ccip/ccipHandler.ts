@@ -1,23 +1,23 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { CcipAnswer } from "../../ens/ccipService";
 import { MAX_LOOKUP_BODY_BYTES } from "../../ens/lookupLimits";
 import type { NodeHandler } from "../../http/nodeHandler";
 import { ApiError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from "../../errors/apiError";
-import { PROBLEM_JSON, problemFor } from "../../http/problemHandler";
+import { PROBLEM_JSON, type ProblemWriter, answerProblem } from "../../http/problemHandler";
+import { trackRequest } from "../../http/logging";
 import type { TrustProxy } from "../../config/trustProxy";
 import { ipBucket, networkBucket } from "../../limits/addressBuckets";
 import type { LimitVerdict, Limits } from "../../limits/limits";
 import { clientAddress } from "../../http/clientIp";
-
-/** A plain Node request handler. */
 
 /** Path prefix of the gateway (the resolver's URL template is `<base>/ccip/{sender}/{data}.json`). */
 export const CCIP_PREFIX = "/ccip";
 
 const GET_PATH = /^\/ccip\/([^/]+)\/([^/]+)\.json$/;
 const MAX_BODY_BYTES = MAX_LOOKUP_BODY_BYTES;
+/** The body limit a 413 names. */
+const BODY_LIMIT = `${MAX_BODY_BYTES} bytes`;
 /** How often, at most, a failure to count answers in the database is logged (each lookup meanwhile would fail alike). */
 const COUNT_FAILURE_LOG_MS = 60_000;
 const CORS_HEADERS = {
@@ -112,42 +112,24 @@ export function createCcipHandler(deps: {
     res.end(`{"data":"${answer.data}"}`);
   };
 
+  // The API's request id, access line and problem answer (http/logging.ts, http/problemHandler.ts), with the
+  // gateway's own headers: its CORS, and the id in its one header list (no per-request header object to merge).
   return (req, res) => {
-    const requestId = randomUUID();
-    const started = performance.now();
-    const fail = (error: unknown) => {
-      const path = (req.url ?? "").split("?")[0]!;
-      const problem = problemFor(error, path, requestId, `${MAX_BODY_BYTES} bytes`);
-      if (problem.status >= 500) deps.logger.error({ err: error, reqId: requestId }, "ccip request failed");
-      if (res.headersSent) return void res.end();
-      res.setHeader("X-Request-Id", requestId);
-      res.writeHead(problem.status, { ...CORS_HEADERS, ...problem.headers, "Content-Type": PROBLEM_JSON });
-      res.end(JSON.stringify(problem.body));
-    };
-    const log = () => {
-      if (!deps.logger.isLevelEnabled("info")) return;
-      const path = (req.url ?? "").split("/").slice(0, 2).join("/");
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      deps.logger.info(
-        {
-          reqId: requestId,
-          req: { method: req.method, path },
-          res: { statusCode: res.statusCode },
-          responseTime: ms,
-        },
-        "ccip request",
-      );
-    };
-    // As .catch(fail).finally(log), with one promise less per request.
-    handle(req, res, requestId).then(log, (error: unknown) => {
-      try {
-        fail(error);
-      } finally {
-        log();
-      }
-    });
+    const { id, log } = trackRequest(deps.logger, req, res, () => `/${pathOf(req).split("/")[1] ?? ""}`);
+    handle(req, res, id).catch((error: unknown) =>
+      answerProblem(res, error, { instance: pathOf(req), requestId: id, bodyLimit: BODY_LIMIT, log }, writeProblem(id)),
+    );
   };
 }
+
+/** Writes a problem with the gateway's CORS headers and request id. */
+const writeProblem =
+  (requestId: string): ProblemWriter =>
+  (res, problem) => {
+    res.setHeader("X-Request-Id", requestId);
+    res.writeHead(problem.status, { ...CORS_HEADERS, ...problem.headers, "Content-Type": PROBLEM_JSON });
+    res.end(JSON.stringify(problem.body));
+  };
 
 /** 429 RATE_LIMITED with its Retry-After. */
 const rateLimited = (seconds: number): ApiError =>
@@ -211,7 +193,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       // Stop keeping the body but let it drain, so the 413 reaches the client.
       req.off("data", onData);
       req.resume();
-      reject(new PayloadTooLargeError(`${MAX_BODY_BYTES} bytes`));
+      reject(new PayloadTooLargeError(BODY_LIMIT));
     };
     req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));

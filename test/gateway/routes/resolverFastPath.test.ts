@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
-import { createExpressApp, resolverFastPathDeps } from "../../../gateway/app";
+import { createExpressApp, createFastPaths } from "../../../gateway/app";
+import { appServices } from "../../../gateway/appServices";
+import { bodyLimitBytes } from "../../../gateway/http/fastBody";
 import { createMetrics } from "../../../gateway/http/metrics";
-import { bodyLimitBytes, createResolverFastPath } from "../../../gateway/routes/resolverFastPath";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { buildTestApp } from "../../helpers/testApp";
@@ -25,13 +26,14 @@ async function startPair(overrides: Record<string, unknown> = {}) {
     const deps = { ...built.deps, logger: capturingLogger(lines) };
     const metrics = createMetrics();
     const headers = createResponseHeaders(built.config.corsOrigins);
-    return { lines, deps, metrics, headers, app: createExpressApp(deps, metrics, headers) };
+    const services = appServices(deps);
+    return { lines, deps, metrics, headers, services, app: createExpressApp(deps, metrics, headers, services) };
   };
   const fast = side();
   const reference = side();
   /** The requests the fast path passed on to its express app. */
   const passedOn: string[] = [];
-  const handler = createResolverFastPath(resolverFastPathDeps(fast.deps, fast.metrics, fast.headers), (req, res) => {
+  const handler = createFastPaths(fast.deps, fast.metrics, fast.headers, fast.services, (req, res) => {
     passedOn.push(`${req.method} ${req.url}`);
     fast.app(req, res);
   });

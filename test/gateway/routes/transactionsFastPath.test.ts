@@ -2,11 +2,10 @@ import { expect } from "chai";
 import { gzipSync } from "node:zlib";
 import { JsonRpcProvider } from "ethers";
 import { appServices } from "../../../gateway/appServices";
-import { createExpressApp, transactionsFastPathDeps } from "../../../gateway/app";
+import { createExpressApp, createFastPaths } from "../../../gateway/app";
 import type { ChainClient } from "../../../gateway/chains/clients";
 import { createMetrics } from "../../../gateway/http/metrics";
 import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
-import { createTransactionsFastPath } from "../../../gateway/routes/transactionsFastPath";
 import { capturingLogger } from "../../helpers/capturingLogger";
 import { hs256Provider } from "../../helpers/providerProofs";
 import { buildTestApp } from "../../helpers/testApp";
@@ -49,13 +48,10 @@ async function startPair(overrides: Record<string, unknown> = {}) {
   const fast = side();
   const reference = side();
   const passedOn: string[] = [];
-  const handler = createTransactionsFastPath(
-    transactionsFastPathDeps(fast.deps, fast.metrics, fast.headers, fast.services),
-    (req, res) => {
-      passedOn.push(`${req.method} ${req.url}`);
-      fast.app(req, res);
-    },
-  );
+  const handler = createFastPaths(fast.deps, fast.metrics, fast.headers, fast.services, (req, res) => {
+    passedOn.push(`${req.method} ${req.url}`);
+    fast.app(req, res);
+  });
   const servers = [await listenOn(handler), await listenOn(reference.app)];
   /** `request` for one side: its Idempotency-Key made that side's own, so the two never share a key. */
   const forSide = (request: RawRequest, suffix: string): RawRequest => ({
