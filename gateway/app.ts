@@ -107,7 +107,7 @@ const resolverOptions = (deps: AppDeps): ResolverOptions => ({
   ensName: (id) => userIdToName(id, deps.config.ens.domain, (provider) => deps.knownProviders.hasNames(provider)),
 });
 
-/** Whether a verified app token's app may still use it (services/appAuth.ts). */
+/** Whether a verified app token's app may still use it (auth/appAuth.ts). */
 const appAdmission = (deps: AppDeps) => (principal: AppPrincipal) =>
   admitAppToken((appId) => deps.apps.findById(appId), principal);
 

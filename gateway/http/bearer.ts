@@ -12,7 +12,7 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
 /**
  * Whether the app behind a verified token may still use it: the app if so; throws a 401 ApiError if not
- * (services/appAuth.ts).
+ * (auth/appAuth.ts).
  */
 export type AdmitApp = (principal: AppPrincipal) => Promise<App>;
 
