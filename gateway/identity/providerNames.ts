@@ -4,7 +4,8 @@ import { ProviderTakenError } from "./providersRepository";
 export interface TakenName {
   readonly appId: string;
   readonly enabled: boolean;
-  readonly outdated: boolean;
+  /** Whether its registration is outdated: asked only of the app's own enabled registration (it reads the row). */
+  readonly outdated: () => boolean;
 }
 
 /**
@@ -23,6 +24,7 @@ export function registrationRefusal(
       `the provider ${provider} was registered by app ${taken.appId}; a provider name is never given to another app`,
     );
   }
-  if (taken.enabled && !taken.outdated) return new ProviderTakenError(`the provider ${provider} is already registered`);
+  if (taken.enabled && !taken.outdated())
+    return new ProviderTakenError(`the provider ${provider} is already registered`);
   return undefined;
 }

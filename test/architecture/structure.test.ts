@@ -17,12 +17,14 @@ function sourceFiles(dir: string): string[] {
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"/g;
+/** The other ways a file loads another: `import "./x"`, `import("./x")`, `require("./x")`, `import x = require(…)`. */
+const OTHER_IMPORT = /(?:(?:^|\n)\s*import\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)"(\.{1,2}\/[^"]+)"/g;
 
 /** The gateway files a file imports (relative imports; type-only ones too: a circle of types is a circle of rooms). */
 function importsOf(file: string, known: ReadonlySet<string>): string[] {
   const text = readFileSync(file, "utf8");
   const found: string[] = [];
-  for (const match of text.matchAll(IMPORT)) {
+  for (const match of [...text.matchAll(IMPORT), ...text.matchAll(OTHER_IMPORT)]) {
     const base = path.resolve(path.dirname(file), match[1]!);
     const target = [`${base}.ts`, path.join(base, "index.ts")].find((candidate) => known.has(candidate));
     if (target) found.push(target);

@@ -56,7 +56,7 @@ export class SqlProvidersRepository implements ProvidersRepository {
       const refusal = registrationRefusal(
         name,
         appId,
-        taken && { appId: taken.app_id, enabled: taken.disabled_at === null, outdated: isOutdated(taken) },
+        taken && { appId: taken.app_id, enabled: taken.disabled_at === null, outdated: () => isOutdated(taken) },
       );
       if (refusal) throw refusal;
       if (parsed.key.kind === "hs256") await this.checkSameKey(tx, name);

@@ -4,12 +4,12 @@ import { isOutdatedRegistration } from "../../../gateway/identity/providerRegist
 import { ProviderTakenError } from "../../../gateway/identity/providersRepository";
 
 describe("identity: who may register a provider name", () => {
-  const mine = { appId: "app_a", enabled: true, outdated: false };
+  const mine = { appId: "app_a", enabled: true, outdated: () => false };
 
   it("a free name, or the app's own removed or outdated one, may be registered", () => {
     expect(registrationRefusal("acme", "app_a", undefined)).to.equal(undefined);
     expect(registrationRefusal("acme", "app_a", { ...mine, enabled: false })).to.equal(undefined);
-    expect(registrationRefusal("acme", "app_a", { ...mine, outdated: true })).to.equal(undefined);
+    expect(registrationRefusal("acme", "app_a", { ...mine, outdated: () => true })).to.equal(undefined);
   });
 
   it("another app never gets a name, even removed; the owner not while it is enabled and up to date", () => {
