@@ -1,8 +1,13 @@
 import { expect } from "chai";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Metrics } from "../../gateway/http/metrics";
+import { type AppDeps, createExpressApp, createFastPaths } from "../../gateway/app";
+import { appServices } from "../../gateway/appServices";
+import type { Config } from "../../gateway/config/schema";
+import { type Metrics, createMetrics } from "../../gateway/http/metrics";
 import type { NodeHandler } from "../../gateway/http/nodeHandler";
+import { createResponseHeaders } from "../../gateway/http/responseHeaders";
+import { capturingLogger } from "./capturingLogger";
 import { type RawAnswer, type RawRequest, sendRaw } from "../robustness/lib/rawHttp";
 
 /**
@@ -16,6 +21,32 @@ export interface FastPathPair {
   readonly passedOn: readonly string[];
   /** The answers of the fast path and of the express app alone to `request`. */
   both(request: RawRequest): Promise<[RawAnswer, RawAnswer]>;
+}
+
+/**
+ * The two sides of a pair over the same dependencies, listening on loopback: the fast paths in front of an express
+ * app, and an express app alone; each with its own captured log lines, metrics and services.
+ */
+export async function listenAsPair(deps: AppDeps, corsOrigins: Config["corsOrigins"]) {
+  const side = () => {
+    const lines: string[] = [];
+    const sideDeps = { ...deps, logger: capturingLogger(lines) };
+    const metrics = createMetrics();
+    const headers = createResponseHeaders(corsOrigins);
+    const services = appServices(sideDeps);
+    const app = createExpressApp(sideDeps, metrics, headers, services);
+    return { lines, deps: sideDeps, metrics, headers, services, app };
+  };
+  const fast = side();
+  const reference = side();
+  /** The requests the fast path passed on to its express app. */
+  const passedOn: string[] = [];
+  const handler = createFastPaths(fast.deps, fast.metrics, fast.headers, fast.services, (req, res) => {
+    passedOn.push(`${req.method} ${req.url}`);
+    fast.app(req, res);
+  });
+  const servers = [await listenOn(handler), await listenOn(reference.app)];
+  return { fast, reference, passedOn, servers };
 }
 
 /** Serves `handler` on a free loopback port. */

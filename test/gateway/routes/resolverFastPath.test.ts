@@ -1,14 +1,9 @@
 import { expect } from "chai";
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
-import { createExpressApp, createFastPaths } from "../../../gateway/app";
-import { appServices } from "../../../gateway/appServices";
 import { bodyLimitBytes } from "../../../gateway/http/fastBody";
-import { createMetrics } from "../../../gateway/http/metrics";
-import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
-import { capturingLogger } from "../../helpers/capturingLogger";
 import { buildTestApp } from "../../helpers/testApp";
-import { closeAll, expectSameAnswers, listenOn, sendToBoth } from "../../helpers/fastPathPair";
+import { closeAll, expectSameAnswers, listenAsPair, sendToBoth } from "../../helpers/fastPathPair";
 import type { RawAnswer, RawRequest } from "../../robustness/lib/rawHttp";
 
 // POST /v1/resolver runs on a node:http fast path in front of the express app, which still has the route. Every
@@ -21,23 +16,7 @@ const DEADLINE_MS = 5000;
 /** The fast path and the express app alone over the same dependencies, each on its own loopback port. */
 async function startPair(overrides: Record<string, unknown> = {}) {
   const built = buildTestApp({ bodyLimit: BODY_LIMIT, resolver: { maxIds: 3 }, ...overrides });
-  const side = () => {
-    const lines: string[] = [];
-    const deps = { ...built.deps, logger: capturingLogger(lines) };
-    const metrics = createMetrics();
-    const headers = createResponseHeaders(built.config.corsOrigins);
-    const services = appServices(deps);
-    return { lines, deps, metrics, headers, services, app: createExpressApp(deps, metrics, headers, services) };
-  };
-  const fast = side();
-  const reference = side();
-  /** The requests the fast path passed on to its express app. */
-  const passedOn: string[] = [];
-  const handler = createFastPaths(fast.deps, fast.metrics, fast.headers, fast.services, (req, res) => {
-    passedOn.push(`${req.method} ${req.url}`);
-    fast.app(req, res);
-  });
-  const servers = [await listenOn(handler), await listenOn(reference.app)];
+  const { fast, reference, passedOn, servers } = await listenAsPair(built.deps, built.config.corsOrigins);
   return {
     built,
     fast,

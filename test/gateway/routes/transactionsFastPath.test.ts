@@ -1,15 +1,10 @@
 import { expect } from "chai";
 import { gzipSync } from "node:zlib";
 import { JsonRpcProvider } from "ethers";
-import { appServices } from "../../../gateway/appServices";
-import { createExpressApp, createFastPaths } from "../../../gateway/app";
 import type { ChainClient } from "../../../gateway/chains/clients";
-import { createMetrics } from "../../../gateway/http/metrics";
-import { createResponseHeaders } from "../../../gateway/http/responseHeaders";
-import { capturingLogger } from "../../helpers/capturingLogger";
 import { hs256Provider } from "../../helpers/providerProofs";
 import { buildTestApp } from "../../helpers/testApp";
-import { closeAll, expectSameAnswers, listenOn, sendToBoth } from "../../helpers/fastPathPair";
+import { closeAll, expectSameAnswers, listenAsPair, sendToBoth } from "../../helpers/fastPathPair";
 import type { RawAnswer, RawRequest } from "../../robustness/lib/rawHttp";
 
 // POST /v1/kernel/tx and GET /v1/kernel/tx/{id} run on a node:http fast path in front of the express app, which
@@ -37,22 +32,7 @@ async function startPair(overrides: Record<string, unknown> = {}) {
   );
   const { app, token } = await built.appWithToken("acme app", true);
   await (await built.repositories).providers.register(app.id, "acme", hs256Provider("a".repeat(40)));
-  const side = () => {
-    const lines: string[] = [];
-    const deps = { ...built.deps, logger: capturingLogger(lines) };
-    const metrics = createMetrics();
-    const headers = createResponseHeaders(built.config.corsOrigins);
-    const services = appServices(deps);
-    return { lines, deps, metrics, headers, services, app: createExpressApp(deps, metrics, headers, services) };
-  };
-  const fast = side();
-  const reference = side();
-  const passedOn: string[] = [];
-  const handler = createFastPaths(fast.deps, fast.metrics, fast.headers, fast.services, (req, res) => {
-    passedOn.push(`${req.method} ${req.url}`);
-    fast.app(req, res);
-  });
-  const servers = [await listenOn(handler), await listenOn(reference.app)];
+  const { fast, reference, passedOn, servers } = await listenAsPair(built.deps, built.config.corsOrigins);
   /** `request` for one side: its Idempotency-Key made that side's own, so the two never share a key. */
   const forSide = (request: RawRequest, suffix: string): RawRequest => ({
     ...request,
