@@ -2,7 +2,7 @@ import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "artifacts/", "cache/", "typechain-types/", "coverage/", "data/", "dist/"] },
+  { ignores: ["node_modules/", "artifacts/", "cache/", "typechain-types/", "coverage/", "data/", "dist/", "**/dist/"] },
   ...tseslint.configs.recommended,
   prettier,
   {

@@ -1,0 +1,50 @@
+import createFetchClient, { type Client } from "openapi-fetch";
+import { errorOf, isProblem } from "../errors.js";
+import type { paths } from "../generated/openapi.js";
+import type { AppTokenSource } from "./appToken.js";
+
+/** The typed HTTP client of the service's OpenAPI document (openapi-fetch): every path, typed from the document. */
+export type IdwalletApi = Client<paths>;
+
+/** What openapi-fetch answers for one request. */
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The typed API and the app's token, with the one rule for turning answers into data or a thrown problem. */
+export class Exchange {
+  readonly api: IdwalletApi;
+
+  constructor(
+    baseUrl: string,
+    fetcher: typeof fetch,
+    private readonly appToken: AppTokenSource | undefined,
+  ) {
+    this.api = createFetchClient<paths>({ baseUrl, fetch: (request) => fetcher(request) });
+  }
+
+  /** Runs a request as the app: with its bearer token, fetched again and the request re-sent once on TOKEN_EXPIRED. */
+  async asApp<A extends Answer>(send: (authorization: string) => Promise<A>): Promise<NonNullable<A["data"]>> {
+    if (!this.appToken) throw new TypeError("this call needs the app's credentials (clientId and clientSecret)");
+    const token = await this.appToken.get();
+    let answer = await send(`Bearer ${token}`);
+    if (answer.response.status === 401 && isProblem(answer.error) && answer.error.code === "TOKEN_EXPIRED") {
+      this.appToken.invalidate(token);
+      answer = await send(`Bearer ${await this.appToken.get()}`);
+    }
+    return dataOf(answer);
+  }
+
+  /** The bearer header when the client has app credentials (optional-auth routes), else none. */
+  async optionalAuthorization(): Promise<{ Authorization?: string }> {
+    return this.appToken ? { Authorization: `Bearer ${await this.appToken.get()}` } : {};
+  }
+}
+
+/** The data of a successful answer; otherwise the service's problem, thrown as an IdwalletError. */
+export function dataOf<A extends Answer>(answer: A): NonNullable<A["data"]> {
+  if (!answer.response.ok || answer.error !== undefined) throw errorOf(answer.response, answer.error);
+  return answer.data as NonNullable<A["data"]>;
+}

@@ -1,0 +1,43 @@
+import { Webhook } from "standardwebhooks";
+import type { webhooks } from "../generated/openapi.js";
+
+/** The JSON body the service POSTs for an event of `webhooks` in its OpenAPI document. */
+type PayloadOf<Entry> = Entry extends { post: { requestBody?: { content: { "application/json": infer Body } } } }
+  ? Body
+  : never;
+
+/** Any event the service delivers, narrowed by its `type`. */
+export type WebhookEvent = { [Name in keyof webhooks]: PayloadOf<webhooks[Name]> }[keyof webhooks];
+
+/** Headers as a fetch `Headers` or a Node `IncomingHttpHeaders`. */
+export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** Thrown when a delivery's signature, timestamp or id does not hold: the body must not be trusted. */
+export class WebhookVerificationError extends Error {
+  override readonly name = "WebhookVerificationError";
+}
+
+const SIGNED_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
+
+function headerValue(headers: WebhookHeaders, name: string): string {
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? "";
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+  const value = key === undefined ? undefined : record[key];
+  return Array.isArray(value) ? value.join(" ") : ((value as string | undefined) ?? "");
+}
+
+/**
+ * Checks a delivery per Standard Webhooks (HMAC-SHA256 over id, timestamp and the raw body; timestamps within five
+ * minutes) with the endpoint's `whsec_…` secret, and answers its event. Pass the body exactly as received, not
+ * re-serialized JSON.
+ */
+export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEvent {
+  const signed = Object.fromEntries(SIGNED_HEADERS.map((name) => [name, headerValue(headers, name)]));
+  const raw = typeof body === "string" ? body : new TextDecoder().decode(body);
+  try {
+    return new Webhook(secret).verify(raw, signed) as WebhookEvent;
+  } catch (error) {
+    throw new WebhookVerificationError((error as Error).message);
+  }
+}
