@@ -4,6 +4,8 @@
 # npm test -- <files or options>: just those, as `hardhat test` takes them (SQLite; TEST_DATABASE=postgres for the other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The client package is tested as users install it: built first, imported as @idwallet/client.
+npm run --silent build -w sdk
 if [ $# -gt 0 ]; then exec npx hardhat test "$@"; fi
 npx hardhat compile --quiet
 postgres_log=$(mktemp)

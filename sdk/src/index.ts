@@ -14,3 +14,11 @@ export {
   type WebhookHeaders,
 } from "./webhooks/verifyWebhook.js";
 export type { paths, components, webhooks } from "./generated/openapi.js";
+export {
+  createIdwalletProvider,
+  type IdwalletProvider,
+  type IdwalletProviderOptions,
+  type RequestArguments,
+} from "./provider/createProvider.js";
+export { ProviderRpcError, RPC_ERROR } from "./provider/rpcError.js";
+export { toIdwalletAccount, type IdwalletAccountOptions } from "./account/idwalletAccount.js";

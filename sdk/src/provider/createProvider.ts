@@ -1,0 +1,163 @@
+import { type Hex, hashMessage, hashTypedData, isHex, numberToHex, type TypedDataDefinition } from "viem";
+import type { IdwalletClient } from "../client/createClient.js";
+import { IdwalletError } from "../errors.js";
+import { callNode, FORWARDED_METHODS } from "./chainRpc.js";
+import { ProviderRpcError, RPC_ERROR, toRpcError } from "./rpcError.js";
+import { callOf, callsStatus, capabilities, receiptReader, type RpcCall } from "./walletCalls.js";
+
+/** One user's wallet on one chain, as an EIP-1193 provider sees it. */
+export interface IdwalletProviderOptions {
+  readonly client: IdwalletClient;
+  readonly userId: string;
+  /** The user's proof, or a function giving a current one (e.g. refreshed after a new phone login). */
+  readonly auth: string | (() => string | Promise<string>);
+  /** The service's chain name, e.g. `base` or `localhost`. */
+  readonly chain: string;
+  /** The chain's JSON-RPC URL for read methods; the service's published one (local chains) when omitted. */
+  readonly rpcUrl?: string;
+  readonly fetch?: typeof fetch;
+  /** How long eth_sendTransaction waits for inclusion (default 120 000 ms). */
+  readonly waitTimeoutMs?: number;
+}
+
+/** An EIP-1193 request. */
+export interface RequestArguments {
+  readonly method: string;
+  readonly params?: readonly unknown[] | object;
+}
+
+/** An EIP-1193 provider backed by a user's idwallet: sends through the service, reads through the chain's node. */
+export interface IdwalletProvider {
+  request(args: RequestArguments): Promise<unknown>;
+  on(event: string, listener: (...args: unknown[]) => void): IdwalletProvider;
+  removeListener(event: string, listener: (...args: unknown[]) => void): IdwalletProvider;
+}
+
+/** Makes the EIP-1193 provider of `userId`'s wallet on `chain` (EIP-5792 batches included). */
+export function createIdwalletProvider(options: IdwalletProviderOptions): IdwalletProvider {
+  const { client, userId, chain } = options;
+  const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
+  const auth = async () => (typeof options.auth === "function" ? options.auth() : options.auth);
+  let setup: Promise<{ address: Hex; chainId: number; rpcUrl: string | undefined }> | undefined;
+  const wallet = () =>
+    (setup ??= (async () => {
+      const [[user], networks] = await Promise.all([client.resolve([userId]), client.networks()]);
+      const network = networks.networks.find((entry) => entry.name === chain);
+      if (!user || !network) throw new ProviderRpcError(RPC_ERROR.unrecognizedChain, `unknown chain ${chain}`);
+      return {
+        address: user.accountAddress as Hex,
+        chainId: network.chainId,
+        rpcUrl: options.rpcUrl ?? network.rpcUrl,
+      };
+    })().catch((error: unknown) => {
+      setup = undefined;
+      throw error;
+    }));
+
+  const ownAddress = async (claimed: unknown) => {
+    const { address } = await wallet();
+    if (claimed !== undefined && (typeof claimed !== "string" || claimed.toLowerCase() !== address.toLowerCase())) {
+      throw new ProviderRpcError(RPC_ERROR.unauthorized, `${String(claimed)} is not this provider's account`);
+    }
+    return address;
+  };
+  const sign = async (hash: Hex) =>
+    (await client.signHash({ userId, auth: await auth(), chain, hash })).signature as Hex;
+  const send = async (calls: readonly RpcCall[]) =>
+    client.sendCalls({ userId, chain, auth: await auth(), calls: calls.map(callOf) });
+
+  async function answer(method: string, params: readonly unknown[]): Promise<unknown> {
+    switch (method) {
+      case "eth_accounts":
+      case "eth_requestAccounts":
+        return [(await wallet()).address];
+      case "eth_chainId":
+        return numberToHex((await wallet()).chainId);
+      case "wallet_switchEthereumChain": {
+        const wanted = (params[0] as { chainId?: string } | undefined)?.chainId;
+        if (wanted !== undefined && BigInt(wanted) === BigInt((await wallet()).chainId)) return null;
+        throw new ProviderRpcError(RPC_ERROR.unrecognizedChain, `this provider serves only ${chain}`);
+      }
+      case "eth_sendTransaction": {
+        const tx = (params[0] ?? {}) as RpcCall & { from?: string };
+        await ownAddress(tx.from);
+        const accepted = await send([tx]);
+        const ended = await client.waitForTransaction(accepted.id, { timeoutMs: options.waitTimeoutMs });
+        if (ended.status !== "included" || !ended.success || !ended.transactionHash) {
+          const reason = ended.error ? `${ended.error.code}: ${ended.error.message}` : "not included";
+          throw new ProviderRpcError(RPC_ERROR.transactionRejected, `request ${ended.id} ${reason}`, ended);
+        }
+        return ended.transactionHash;
+      }
+      case "wallet_sendCalls":
+        return sendCalls(params[0]);
+      case "wallet_getCallsStatus":
+        return getCallsStatus(params[0]);
+      case "wallet_getCapabilities":
+        return capabilities((await wallet()).chainId);
+      case "personal_sign": {
+        await ownAddress(params[1]);
+        const message = params[0] as string;
+        return sign(hashMessage(isHex(message) ? { raw: message } : message));
+      }
+      case "eth_signTypedData_v4": {
+        await ownAddress(params[0]);
+        const typed = typeof params[1] === "string" ? JSON.parse(params[1]) : params[1];
+        return sign(hashTypedData(typed as TypedDataDefinition));
+      }
+    }
+    if (FORWARDED_METHODS.has(method)) {
+      const { rpcUrl } = await wallet();
+      if (!rpcUrl) throw new ProviderRpcError(RPC_ERROR.unsupportedMethod, `${method} needs the chain's rpcUrl`);
+      return callNode(fetcher, rpcUrl, method, params);
+    }
+    throw new ProviderRpcError(RPC_ERROR.unsupportedMethod, `${method} is not supported by an idwallet`);
+  }
+
+  // EIP-5792: the batch is one UserOperation, all calls or none; its id is the service's request id.
+  async function sendCalls(raw: unknown) {
+    const request = (raw ?? {}) as { from?: string; chainId?: string; calls?: RpcCall[]; capabilities?: object };
+    await ownAddress(request.from);
+    const { chainId } = await wallet();
+    if (request.chainId !== undefined && BigInt(request.chainId) !== BigInt(chainId)) {
+      throw new ProviderRpcError(RPC_ERROR.unsupportedChainId, `this provider serves chain ${chainId} only`);
+    }
+    if (!Array.isArray(request.calls) || request.calls.length === 0) {
+      throw new ProviderRpcError(RPC_ERROR.invalidParams, "wallet_sendCalls needs at least one call");
+    }
+    return { id: (await send(request.calls)).id };
+  }
+
+  async function getCallsStatus(id: unknown) {
+    const { address, chainId, rpcUrl } = await wallet();
+    const record = await client.getTransaction(String(id)).catch((error: unknown) => {
+      if (error instanceof IdwalletError && error.code === "NOT_FOUND") return undefined;
+      throw error;
+    });
+    if (!record || record.sender.toLowerCase() !== address.toLowerCase()) {
+      throw new ProviderRpcError(RPC_ERROR.unknownBundleId, `no batch ${String(id)} of this account`);
+    }
+    return callsStatus(record, chainId, receiptReader(fetcher, rpcUrl));
+  }
+
+  const provider: IdwalletProvider = {
+    async request({ method, params }) {
+      try {
+        return await answer(method, Array.isArray(params) ? params : params === undefined ? [] : [params]);
+      } catch (error) {
+        throw toRpcError(error);
+      }
+    },
+    on(event, listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event)?.add(listener);
+      return provider;
+    },
+    removeListener(event, listener) {
+      listeners.get(event)?.delete(listener);
+      return provider;
+    },
+  };
+  return provider;
+}
