@@ -1,7 +1,18 @@
 import { z } from "zod";
 import { SafeCallRefusalReason } from "../safe/model/safeCallRules";
 import { CallRefusalReason } from "../policy/callPolicy";
-import type { ErrorCode, OAuthErrorName } from "../errors/errorCodes";
+import { ERROR_CODES, type ErrorCode, OAUTH_ERRORS, type OAuthErrorName } from "../errors/errorCodes";
+
+/**
+ * Every code a problem answer may carry, from errors/errorCodes.ts: each listed code that is answered (a status, not
+ * null), and the upper case of POST /v1/auth's RFC 6749 errors.
+ */
+export const PROBLEM_CODES = [
+  ...new Set<ErrorCode>([
+    ...ERROR_CODES.flatMap((entry) => (entry.status === null ? [] : [entry.code])),
+    ...OAUTH_ERRORS.map((error) => error.toUpperCase() as Uppercase<OAuthErrorName>),
+  ]),
+] as [ErrorCode, ...ErrorCode[]];
 
 /** RFC 9457 problem details, as every error is answered. */
 export const Problem = z
@@ -9,11 +20,16 @@ export const Problem = z
     type: z.string().meta({ example: "about:blank" }),
     title: z.string(),
     status: z.number().int(),
-    code: z.string().meta({ description: "Stable machine-readable code", example: "INVALID_REQUEST" }),
+    code: z.enum(PROBLEM_CODES).meta({ description: "Stable machine-readable code", example: "INVALID_REQUEST" }),
     detail: z.string().optional(),
     instance: z.string().optional(),
     requestId: z.string().optional(),
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+    error: z
+      .enum(OAUTH_ERRORS)
+      .optional()
+      .meta({ description: "POST /v1/auth: the RFC 6749 error (`code` in lower case)" }),
+    error_description: z.string().optional().meta({ description: "POST /v1/auth: the RFC 6749 error's text" }),
     calls: z
       .array(
         z.object({

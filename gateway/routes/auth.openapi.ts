@@ -11,6 +11,7 @@ export function registerAuthPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "post",
     path: "/v1/auth",
+    operationId: "getAppToken",
     tags: [TAG],
     summary: "Get an app bearer token (OAuth 2.0 client credentials)",
     description:

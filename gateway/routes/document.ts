@@ -9,6 +9,7 @@ import { registerOtpPaths } from "./otp.openapi";
 import { registerResolverPath } from "./resolver.openapi";
 import { registerSafePaths } from "./safes.openapi";
 import { registerTransactionPaths } from "./transactions.openapi";
+import { registerWebhookEvents } from "./webhookEvents.openapi";
 import { registerWebhookPaths } from "./webhooks.openapi";
 import { API_TAGS } from "../openapi/tags";
 
@@ -27,13 +28,17 @@ export function buildOpenApiRegistry(): OpenAPIRegistry {
   registerTransactionPaths(registry, bearer);
   registerSafePaths(registry, bearer);
   registerWebhookPaths(registry, bearer);
+  registerWebhookEvents(registry);
   registerDustPaths(registry);
   registerOperationsPaths(registry);
   registerCcipPaths(registry);
   return registry;
 }
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. Its server is `serverUrl`
+ * (PUBLIC_URL) when set, else `/`: relative to where the document was fetched from.
+ */
 export function buildOpenApiDocument(serverUrl?: string): object {
   return new OpenApiGeneratorV31(buildOpenApiRegistry().definitions).generateDocument({
     openapi: "3.1.0",
@@ -41,8 +46,10 @@ export function buildOpenApiDocument(serverUrl?: string): object {
       title: "idwallet API",
       version: "1.0.0",
       description: "Every user id has an ERC-4337 wallet with the same address on every EVM chain.",
+      // package.json and README: GPL-3.0, in SPDX today GPL-3.0-only.
+      license: { name: "GPL-3.0", identifier: "GPL-3.0-only" },
     },
-    servers: serverUrl ? [{ url: serverUrl }] : [],
+    servers: [{ url: serverUrl ? serverUrl.replace(/\/+$/, "") : "/" }],
     tags: API_TAGS.map((tag) => ({ ...tag })),
   });
 }

@@ -45,6 +45,7 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/api/{address}",
+    operationId: "getDustWallet",
     tags: [TAG],
     summary: "A wallet's dust: listed tokens it holds, their values and status, and its swept orders",
     description:
@@ -67,6 +68,7 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/api/all-orders",
+    operationId: "listDustOrders",
     tags: [TAG],
     summary: "Every open and swept dust order, newest first",
     description: pageNote,
@@ -83,6 +85,7 @@ export function registerDustPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/api/orders",
+    operationId: "listOpenDustOrders",
     tags: [TAG],
     summary: "The open dust orders, newest first",
     description: pageNote,

@@ -16,10 +16,23 @@ export const DustWalletQuery = z.object({
     .meta({ description: "The chain to read (ERC-3770 short name); DUST_CHAIN if omitted" }),
 });
 
+/**
+ * A whole number read from a query's text. Documented with its bounds as an integer: the generator would otherwise
+ * call it nullable, since coercion turns null into 0, and a query value is never null.
+ */
+const queryInteger = (minimum: number, maximum: number, fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(minimum)
+    .max(maximum)
+    .default(fallback)
+    .meta({ type: "integer", minimum, maximum, default: fallback });
+
 /** Paging of GET /api/all-orders and /api/orders: the answer stays a plain array; `Link: rel="next"` when more. */
 export const DustPageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(DUST_PAGE.max).default(DUST_PAGE.default),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: queryInteger(1, DUST_PAGE.max, DUST_PAGE.default),
+  offset: queryInteger(0, 1_000_000, 0),
 });
 
 const IsoTime = z.string().meta({ description: "ISO 8601 timestamp" });

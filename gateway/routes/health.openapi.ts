@@ -25,6 +25,7 @@ export function registerOperationsPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/health",
+    operationId: "getHealth",
     tags: [TAG],
     summary: "Whether the database and each configured chain's RPC answer",
     description:
@@ -62,6 +63,7 @@ export function registerOperationsPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/metrics",
+    operationId: "getMetrics",
     tags: [TAG],
     summary: "Prometheus metrics",
     description:

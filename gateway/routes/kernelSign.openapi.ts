@@ -25,6 +25,7 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
   registry.registerPath({
     method: "post",
     path: "/v1/kernel/sign",
+    operationId: "signHash",
     tags: [TAG],
     summary: "Sign a hash with a user's wallet (EIP-1271; ERC-6492 before deployment)",
     description:
@@ -35,6 +36,7 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
     security: [{ [bearer]: [] }],
     request: {
       body: {
+        required: true,
         content: {
           "application/json": {
             schema: SignRequestBody,

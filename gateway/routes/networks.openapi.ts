@@ -24,6 +24,8 @@ export function registerNetworksPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/v1/networks",
+    operationId: "listNetworks",
+    security: [{}],
     tags: [TAG],
     summary: "Supported chains and contract addresses",
     responses: {

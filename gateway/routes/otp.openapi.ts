@@ -12,13 +12,18 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
   registry.registerPath({
     method: "post",
     path: "/functions/v1/signInWithOTP",
+    operationId: "signInWithOtp",
+    security: [{}],
     tags: [TAG],
     summary: "Send a 6-digit login code by SMS (US/Canada +1 numbers)",
     description:
       "Part of the auth server ({auth_url}); also served on AUTH_PORT when set. The code is valid 5 minutes; " +
       "every code sent in the last OTP_TTL_SECONDS works until one logs in; resends wait for a cooldown.",
     request: {
-      body: { content: { "application/json": { schema: SignInWithOtpRequest, example: { phone: PHONE } } } },
+      body: {
+        required: true,
+        content: { "application/json": { schema: SignInWithOtpRequest, example: { phone: PHONE } } },
+      },
     },
     responses: {
       200: {
@@ -44,6 +49,7 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
   registry.registerPath({
     method: "post",
     path: "/functions/v1/verifyOTP",
+    operationId: "verifyOtp",
     tags: [TAG],
     summary: "Exchange the code for a user token (the `auth` proof of tel: ids)",
     description:
@@ -52,6 +58,7 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
     security: [{}, { [bearer]: [] }],
     request: {
       body: {
+        required: true,
         content: { "application/json": { schema: VerifyOtpRequest, example: { phone: PHONE, token: "123456" } } },
       },
     },

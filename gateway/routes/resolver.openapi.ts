@@ -30,6 +30,7 @@ export function registerResolverPath(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "post",
     path: "/v1/resolver",
+    operationId: "resolveUserIds",
     tags: [tag],
     summary: "Resolve user ids to wallet addresses",
     description:
@@ -38,6 +39,7 @@ export function registerResolverPath(registry: OpenAPIRegistry, bearer: string):
     security: [{}, { [bearer]: [] }],
     request: {
       body: {
+        required: true,
         content: {
           "application/json": { schema: ResolverRequest, example: RESOLVER_REQUEST },
           "text/plain": { schema: ResolverRequest, example: RESOLVER_REQUEST },

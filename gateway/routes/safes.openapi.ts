@@ -11,9 +11,9 @@ import {
   ListSafesBody,
   SafeAccountResponse,
   SafeListResponse,
-  SafeTxStatusResponse,
   TransferBody,
 } from "./safes.schema";
+import { SafeTxStatusResponse } from "../transactions/txViews.schema";
 import { IdempotencyKey, TxStatusQuery } from "./transactions.schema";
 
 const TAG: ApiTag = "Safe accounts";
@@ -79,6 +79,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   registry.registerPath({
     method: "post",
     path: "/v1/{chain}/account",
+    operationId: "createSafe",
     tags: [TAG],
     summary: "Create a 1-of-n Safe (signers + the operator)",
     description:
@@ -91,6 +92,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       params: chainParam,
       headers,
       body: {
+        required: true,
         content: {
           "application/json": { schema: CreateSafeBody, example: { signers: [EXAMPLE.signer], saltNonce: "1" } },
         },
@@ -116,6 +118,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   registry.registerPath({
     method: "post",
     path: "/v1/{chain}/accounts",
+    operationId: "listSafes",
     tags: [TAG],
     summary: "List this app's Safes on a chain, oldest first, page by page",
     security,
@@ -138,6 +141,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   const actions = [
     {
       path: "custom",
+      operationId: "sendSafeCustomCall",
       schema: CustomSafeTxBody,
       summary: "Send a call from the Safe (to the Safe itself, or a delegatecall, only with the operator's grant)",
       // approve(spender, 1000): any call data the Safe should send.
@@ -153,6 +157,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     },
     {
       path: "payout/transfer",
+      operationId: "sendSafeTransfer",
       schema: TransferBody,
       summary: "Transfer native coin or one ERC-20",
       example: { to: EXAMPLE.target, amount: oneEth },
@@ -160,6 +165,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     },
     {
       path: "payout/disperse",
+      operationId: "sendSafeDisperse",
       schema: DisperseBody,
       summary: "Pay many recipients native coin and ERC-20s in one Safe transaction (MultiSendCallOnly)",
       example: {
@@ -172,6 +178,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     },
     {
       path: "payout/disperseNFT",
+      operationId: "sendSafeDisperseNft",
       schema: DisperseNftBody,
       summary: "Transfer many ERC-721 and ERC-1155 tokens in one Safe transaction (MultiSendCallOnly)",
       example: {
@@ -187,6 +194,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     registry.registerPath({
       method: "post",
       path: `/v1/{chain}/account/{address}/${action.path}`,
+      operationId: action.operationId,
       tags: [TAG],
       summary: action.summary,
       description:
@@ -197,7 +205,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       request: {
         params: safeParams,
         headers,
-        body: { content: { "application/json": { schema: action.schema, example: action.example } } },
+        body: { required: true, content: { "application/json": { schema: action.schema, example: action.example } } },
       },
       responses: {
         202: {
@@ -217,6 +225,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
   registry.registerPath({
     method: "get",
     path: "/v1/{chain}/account/{address}/tx/{txUuid}",
+    operationId: "getSafeTransaction",
     tags: [TAG],
     summary: "Where a Safe request stands",
     security,

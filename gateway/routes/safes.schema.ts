@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Address, Hex } from "../chains/evmSchemas";
+import { SafeTxStatusValue } from "../transactions/txViews.schema";
 import { WeiAmount } from "./transactions.schema";
 
 /** Most transfers one disperse or disperseNFT request carries (one Safe transaction, one block's gas). */
@@ -87,32 +88,6 @@ export const DisperseNftBody = z
 
 /** The `{chain}` and `{address}` of the Safe routes. */
 export const SafePathParams = z.object({ chain: z.string().max(64), address: Address });
-
-const SafeTxStatusValue = z.enum(["queued", "submitted", "included", "failed"]).meta({
-  description:
-    "queued: accepted and durable; submitted: the relayer's transaction is on its way; included: executed on " +
-    "chain; failed: will never execute (see error)",
-});
-
-/** A Safe request and where it stands. */
-export const SafeTxStatusResponse = z
-  .object({
-    txUuid: z.string(),
-    action: z.enum(["create", "custom", "transfer", "disperse", "disperseNFT"]).nullable(),
-    status: SafeTxStatusValue,
-    chain: z.string(),
-    safe: z.string().meta({ description: "The Safe's address" }),
-    safeTxHash: z.string().nullable().meta({ description: "EIP-712 hash of the Safe transaction (not for create)" }),
-    transactionHash: z.string().nullable().meta({ description: "The relayer's transaction that executed it" }),
-    blockNumber: z.number().int().nullable(),
-    error: z
-      .object({ code: z.string(), message: z.string() })
-      .nullable()
-      .meta({ description: "Why it failed (the inner call's revert reason for EXECUTION_REVERTED)" }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: "SafeTxStatus" });
 
 /** A Safe account created through the service. */
 export const SafeAccountResponse = z

@@ -3,13 +3,8 @@ import { z } from "zod";
 import { EXAMPLE } from "../openapi/examples";
 import { problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
-import {
-  BaseTxRequestBody,
-  IdempotencyKey,
-  KernelTxRequestBody,
-  TxStatusQuery,
-  TxStatusResponse,
-} from "./transactions.schema";
+import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
+import { TxStatusResponse } from "../transactions/txViews.schema";
 
 const TAG: ApiTag = "Transactions";
 
@@ -89,6 +84,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
   registry.registerPath({
     method: "post",
     path: "/v1/kernel/tx",
+    operationId: "sendKernelTransaction",
     tags: [TAG],
     summary: "Send calls from a user's wallet (asynchronous, durable)",
     description:
@@ -98,7 +94,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
     security,
     request: {
       headers: idempotencyHeader,
-      body: { content: { "application/json": { schema: KernelTxRequestBody, example: request } } },
+      body: { required: true, content: { "application/json": { schema: KernelTxRequestBody, example: request } } },
     },
     responses: {
       202: { description: "Accepted and stored (Location: the status URL)", content: txStatus(accepted) },
@@ -108,6 +104,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
   registry.registerPath({
     method: "get",
     path: "/v1/kernel/tx/{id}",
+    operationId: "getKernelTransaction",
     tags: [TAG],
     summary: "Where a transaction request stands",
     description:
@@ -119,6 +116,7 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
   registry.registerPath({
     method: "post",
     path: "/v1/base/tx",
+    operationId: "sendBaseTransaction",
     tags: [TAG],
     summary: "Send calls from a user's base wallet (deprecated)",
     description:
@@ -128,13 +126,14 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
     security,
     request: {
       headers: idempotencyHeader,
-      body: { content: { "application/json": { schema: BaseTxRequestBody, example: request } } },
+      body: { required: true, content: { "application/json": { schema: BaseTxRequestBody, example: request } } },
     },
     responses: { 200: { description: "Accepted and stored", content: txStatus(baseAccepted) }, ...txProblems },
   });
   registry.registerPath({
     method: "get",
     path: "/v1/base/tx/{id}",
+    operationId: "getBaseTransaction",
     tags: [TAG],
     summary: "Where a base-wallet transaction request stands (deprecated)",
     deprecated: true,

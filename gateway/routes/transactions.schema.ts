@@ -47,35 +47,13 @@ export const IdempotencyKey = z
   .regex(/^[\x21-\x7e]{1,255}$/, "1 to 255 visible ASCII characters")
   .optional();
 
-/** GET /v1/kernel/tx/{id} query. */
+/**
+ * GET /v1/kernel/tx/{id} query. `wait` is the text `true` or `false` as a query carries it, documented as the boolean
+ * it means, so a generated client takes a boolean and sends exactly those words.
+ */
 export const TxStatusQuery = z.object({
-  wait: z
-    .enum(["true", "false"])
-    .optional()
-    .meta({ description: "true: hold the request until the transaction is final or the wait limit passes" }),
+  wait: z.enum(["true", "false"]).optional().meta({
+    type: "boolean",
+    description: "true: hold the request until the transaction is final or the wait limit passes",
+  }),
 });
-
-/** A transaction request and where it stands. */
-export const TxStatusResponse = z
-  .object({
-    id: z.string().meta({ example: "0b4cba7e-3f7a-4b1e-9df6-5b7c1d2e8a90" }),
-    status: z.enum(["queued", "submitted", "included", "failed"]).meta({
-      description:
-        "queued: accepted and durable; submitted: its UserOperation is on its way to the chain; included: on " +
-        "chain (see success); failed: will never be included (see error)",
-    }),
-    userId: z.string(),
-    chain: z.string(),
-    sender: z.string().meta({ description: "The wallet address" }),
-    userOpHash: z.string().nullable(),
-    transactionHash: z.string().nullable().meta({ description: "The bundle transaction that included it" }),
-    blockNumber: z.number().int().nullable(),
-    success: z.boolean().nullable().meta({ description: "Once included: whether the calls succeeded" }),
-    error: z
-      .object({ code: z.string(), message: z.string() })
-      .nullable()
-      .meta({ description: "Why it failed, or why its calls reverted (EXECUTION_REVERTED with the reason)" }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: "TxStatus" });

@@ -24,6 +24,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "post",
     path: "/v1/webhooks",
+    operationId: "createWebhook",
     tags: [TAG],
     summary: "Register a webhook endpoint for this app",
     description:
@@ -33,6 +34,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
     security,
     request: {
       body: {
+        required: true,
         content: {
           "application/json": { schema: CreateWebhookBody, example: { url: endpoint.url, events: endpoint.events } },
         },
@@ -59,6 +61,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "get",
     path: "/v1/webhooks",
+    operationId: "listWebhooks",
     tags: [TAG],
     summary: "This app's webhook endpoints",
     security,
@@ -79,6 +82,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
   registry.registerPath({
     method: "delete",
     path: "/v1/webhooks/{id}",
+    operationId: "deleteWebhook",
     tags: [TAG],
     summary: "Remove one of this app's webhook endpoints",
     description: "Deliveries still owed to it are dropped; one already being attempted may still arrive.",

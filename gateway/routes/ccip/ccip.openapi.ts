@@ -45,6 +45,8 @@ export function registerCcipPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: "/ccip/{sender}/{data}.json",
+    operationId: "resolveCcipRead",
+    security: [{}],
     tags: [TAG],
     summary: "ENS CCIP-read gateway (EIP-3668), GET form",
     description: "Answers the ENS resolver's lookup for a name under the ENS domain. Served while in maintenance.",
@@ -54,9 +56,11 @@ export function registerCcipPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "post",
     path: "/ccip",
+    operationId: "resolveCcipReadByPost",
+    security: [{}],
     tags: [TAG],
     summary: "ENS CCIP-read gateway (EIP-3668), POST form",
-    request: { body: { content: { "application/json": { schema: CcipRequest, example: lookup } } } },
+    request: { body: { required: true, content: { "application/json": { schema: CcipRequest, example: lookup } } } },
     responses: ccipResponses,
   });
 }
