@@ -26,7 +26,7 @@ export function safeMethods(exchange: Exchange) {
     exchange.asApp((Authorization) =>
       exchange.api.GET("/v1/{chain}/account/{address}/tx/{txUuid}", {
         headers: { Authorization },
-        params: { path: { ...path(target), txUuid: target.txUuid }, query: wait ? { wait: "true" } : {} },
+        params: { path: { ...path(target), txUuid: target.txUuid }, query: wait ? { wait: true } : {} },
         signal,
       }),
     );

@@ -48,7 +48,7 @@ export function transactionMethods(exchange: Exchange) {
     exchange.asApp((Authorization) =>
       exchange.api.GET("/v1/kernel/tx/{id}", {
         headers: { Authorization },
-        params: { path: { id }, query: wait ? { wait: "true" } : {} },
+        params: { path: { id }, query: wait ? { wait: true } : {} },
         signal,
       }),
     );

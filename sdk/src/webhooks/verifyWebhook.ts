@@ -1,13 +1,8 @@
 import { Webhook } from "standardwebhooks";
-import type { webhooks } from "../generated/openapi.js";
+import type { components } from "../generated/openapi.js";
 
-/** The JSON body the service POSTs for an event of `webhooks` in its OpenAPI document. */
-type PayloadOf<Entry> = Entry extends { post: { requestBody?: { content: { "application/json": infer Body } } } }
-  ? Body
-  : never;
-
-/** Any event the service delivers, narrowed by its `type`. */
-export type WebhookEvent = { [Name in keyof webhooks]: PayloadOf<webhooks[Name]> }[keyof webhooks];
+/** Any event the service delivers (the `webhooks` of its OpenAPI document), narrowed by its `type`. */
+export type WebhookEvent = components["schemas"]["WebhookEvent"];
 
 /** Headers as a fetch `Headers` or a Node `IncomingHttpHeaders`. */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
