@@ -37,9 +37,15 @@ export class Exchange {
     return dataOf(answer);
   }
 
-  /** The bearer header when the client has app credentials (optional-auth routes), else none. */
-  async optionalAuthorization(): Promise<{ Authorization?: string }> {
-    return this.appToken ? { Authorization: `Bearer ${await this.appToken.get()}` } : {};
+  /**
+   * Runs a request of a route where the token is optional: as the app when the client has credentials (with the same
+   * once-on-TOKEN_EXPIRED retry: an expired token is refused there too), else anonymously.
+   */
+  async asAppIfAny<A extends Answer>(
+    send: (headers: { Authorization?: string }) => Promise<A>,
+  ): Promise<NonNullable<A["data"]>> {
+    if (!this.appToken) return dataOf(await send({}));
+    return this.asApp((Authorization) => send({ Authorization }));
   }
 }
 
