@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { IdwalletClient, UserLogin } from "@idwallet/client";
 import { closeAll, listenOn } from "./fastPathPair";
 import { buildTestApp } from "./testApp";
 
@@ -39,6 +40,11 @@ export async function serveTestApp(...args: Parameters<typeof buildTestApp>) {
     /** The requests received to `path` (without query), in order. */
     receivedAt: (method: string, path: string) =>
       received.filter((entry) => entry.method === method && entry.url.split("?")[0] === path),
+    /** Logs `phone` in through `client` (signInWithOtp, the texted code, verifyOtp), as an app's backend does. */
+    loginPhone: async (client: IdwalletClient, phone: string): Promise<UserLogin> => {
+      await client.signInWithOtp({ phone });
+      return client.verifyOtp({ phone, code: built.sms.lastCode() });
+    },
     close: async () => {
       await closeAll([listening]);
       built.close();
