@@ -42,11 +42,7 @@ describe("client package: sendCalls / sendTransaction (Idempotency-Key) and wait
   it("sends the calls in order, values and data as given (0 and 0x when omitted)", async () => {
     const record = await idwallet.sendCalls({
       ...asUser(),
-      calls: [
-        { to: TARGET, value: 10n },
-        { to: TARGET, value: "0x0a", data: "0xabcdef" },
-        { to: TARGET },
-      ],
+      calls: [{ to: TARGET, value: 10n }, { to: TARGET, value: "0x0a", data: "0xabcdef" }, { to: TARGET }],
     });
     expect(record).to.include({ status: "queued", userId: "tel:14155552671", chain: "localhost" });
     const stored = await (await service.repositories).transactions.find(record.id);
@@ -153,7 +149,9 @@ describe("client package: sendCalls / sendTransaction (Idempotency-Key) and wait
 
   it("returns a request already final after one look", async () => {
     const record = await queued();
-    await (await service.repositories).transactions.settle(record.id, {
+    await (
+      await service.repositories
+    ).transactions.settle(record.id, {
       status: "failed",
       error: { code: "REVERTED", message: "reverted" },
     });
