@@ -7,6 +7,7 @@ import {
   id,
   recoverAddress,
 } from "ethers";
+import { hashMessage, hashTypedData } from "viem";
 import { type IdwalletClient, type UserLogin, createIdwalletClient } from "@idwallet/client";
 import { kernelReplaySafeHash } from "../../gateway/identity/kernelMessage";
 import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
@@ -58,10 +59,10 @@ describe("client package: signMessage / signTypedData send the EIP-191 / EIP-712
   const signerOf = (signed: { accountAddress: string; erc1271Signature: string }, hash: string) =>
     recoverAddress(kernelReplaySafeHash(signed.accountAddress, hash), signed.erc1271Signature);
 
-  it("signs a text message by its EIP-191 hash (as ethers computes it)", async () => {
+  it("signs a text message by its EIP-191 hash (viem's hashMessage, and ethers agrees)", async () => {
     const message = "Sign in to example.com\nNonce: 42";
     const signed = await idwallet.signMessage({ ...signer(), message });
-    expect(signed.hash).to.equal(ethersHashMessage(message));
+    expect(signed.hash).to.equal(hashMessage(message)).and.equal(ethersHashMessage(message));
     expect(signed).to.include({ userId: "tel:14155552671", deployed: null });
     expect(signerOf(signed, ethersHashMessage(message))).to.equal(computeAddress(WALLET_SIGNER_KEY));
   });
@@ -69,16 +70,18 @@ describe("client package: signMessage / signTypedData send the EIP-191 / EIP-712
   it("signs raw bytes by the EIP-191 hash of the bytes, not of their hex text", async () => {
     const raw = "0xdeadbeef";
     const signed = await idwallet.signMessage({ ...signer(), message: { raw } });
-    expect(signed.hash).to.equal(ethersHashMessage(getBytes(raw)));
+    expect(signed.hash)
+      .to.equal(hashMessage({ raw }))
+      .and.equal(ethersHashMessage(getBytes(raw)));
     expect(signed.hash).to.not.equal(ethersHashMessage(raw));
     expect(signerOf(signed, ethersHashMessage(getBytes(raw)))).to.equal(computeAddress(WALLET_SIGNER_KEY));
   });
 
-  it("signs typed data by its EIP-712 hash (as ethers computes it)", async () => {
+  it("signs typed data by its EIP-712 hash (viem's hashTypedData, and ethers agrees)", async () => {
     const signed = await idwallet.signTypedData({ ...signer(), typedData: MAIL });
     const types = { Person: [...MAIL.types.Person], Mail: [...MAIL.types.Mail] };
     const hash = TypedDataEncoder.hash(MAIL.domain, types, MAIL.message);
-    expect(signed.hash).to.equal(hash);
+    expect(signed.hash).to.equal(hash).and.equal(hashTypedData(MAIL));
     expect(signerOf(signed, hash)).to.equal(computeAddress(WALLET_SIGNER_KEY));
   });
 
