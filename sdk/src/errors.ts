@@ -30,7 +30,7 @@ export class IdwalletError extends Error {
   }
 }
 
-/** Thrown when a wait for a request to end outlasts its bound; `last` is the request as last seen. */
+/** Thrown when a wait for a request to end outlasts its bound; `last` is the request as last seen (if it was). */
 export class WaitTimeoutError<T> extends Error {
   override readonly name = "WaitTimeoutError";
   constructor(

@@ -12,14 +12,19 @@ export async function demoAppToken(stack: LocalStack): Promise<string> {
   return ((await auth.json()) as { access_token: string }).access_token;
 }
 
+/** The login code of the last SMS the stack "sent" (its SMS outbox file, one JSON line per message). */
+export function lastSmsCode(stack: LocalStack): string {
+  const message = JSON.parse(readFileSync(stack.config.sms.outboxPath!, "utf8").trim().split("\n").at(-1)!) as {
+    text: string;
+  };
+  return /\b(\d{6})\b/.exec(message.text)![1]!;
+}
+
 /** Logs `phone` in by OTP as a user would: the code is read from the stack's SMS outbox. Returns the user token. */
 export async function phoneLogin(stack: LocalStack, phone: string): Promise<string> {
   const sent = await postJson(`${stack.apiUrl}/functions/v1/signInWithOTP`, { phone });
   if (sent.status !== 200) throw new Error(`signInWithOTP answered ${sent.status}`);
-  const message = JSON.parse(readFileSync(stack.config.sms.outboxPath!, "utf8").trim().split("\n").at(-1)!) as {
-    text: string;
-  };
-  const code = /\b(\d{6})\b/.exec(message.text)![1];
+  const code = lastSmsCode(stack);
   const verified = await postJson(`${stack.apiUrl}/functions/v1/verifyOTP`, { phone, token: code });
   return verified.body.access_token as string;
 }

@@ -41,10 +41,16 @@ export class AppTokenSource {
       body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
     });
     const body: unknown = await response.json().catch(() => undefined);
-    if (!response.ok) throw errorOf(response, body);
-    const { access_token: token, expires_in: expiresIn } = body as { access_token: string; expires_in: number };
+    if (!response.ok || !isTokenAnswer(body)) throw errorOf(response, body);
+    const { access_token: token, expires_in: expiresIn } = body;
     const lifetimeMs = Math.max(0, expiresIn - REFRESH_MARGIN_SECONDS) * 1000;
     this.cached = { token, renewAt: this.now() + lifetimeMs };
     return token;
   }
+}
+
+/** Whether a token endpoint's answer is the RFC 6749 §5.1 one: a token and its lifetime in seconds. */
+function isTokenAnswer(body: unknown): body is { access_token: string; expires_in: number } {
+  const answer = body as { access_token?: unknown; expires_in?: unknown } | undefined;
+  return typeof answer?.access_token === "string" && typeof answer.expires_in === "number";
 }

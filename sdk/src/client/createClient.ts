@@ -18,6 +18,10 @@ export type IdwalletClientOptions = {
 
 /** An app's client of an idwallet service: typed methods for every flow, and `api` for any path of its document. */
 export function createIdwalletClient(options: IdwalletClientOptions) {
+  const resolveBatch = options.resolveBatch ?? DEFAULT_RESOLVE_BATCH;
+  if (!Number.isSafeInteger(resolveBatch) || resolveBatch < 1) {
+    throw new RangeError(`resolveBatch must be a positive whole number, not ${resolveBatch}`);
+  }
   const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const credentials = "getAccessToken" in options || options.clientId !== undefined ? options : undefined;
@@ -26,7 +30,7 @@ export function createIdwalletClient(options: IdwalletClientOptions) {
   return {
     /** The typed HTTP client (openapi-fetch) of every path, for what the methods do not cover. */
     api: exchange.api,
-    ...identityMethods(exchange, options.resolveBatch ?? DEFAULT_RESOLVE_BATCH),
+    ...identityMethods(exchange, resolveBatch),
     ...transactionMethods(exchange),
     ...signingMethods(exchange),
     /** 1-of-n Safe accounts and their payouts. */

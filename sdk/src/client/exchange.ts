@@ -23,6 +23,7 @@ export class Exchange {
     private readonly appToken: AppTokenSource | undefined,
   ) {
     this.api = createFetchClient<paths>({ baseUrl, fetch: (request) => fetcher(request) });
+    this.api.use({ onResponse: ({ response, options }) => refuseNonJson(response, options.parseAs) });
   }
 
   /** Runs a request as the app: with its bearer token, fetched again and the request re-sent once on TOKEN_EXPIRED. */
@@ -37,10 +38,27 @@ export class Exchange {
     return dataOf(answer);
   }
 
-  /** The bearer header when the client has app credentials (optional-auth routes), else none. */
-  async optionalAuthorization(): Promise<{ Authorization?: string }> {
-    return this.appToken ? { Authorization: `Bearer ${await this.appToken.get()}` } : {};
+  /**
+   * Runs a request of a route where the token is optional: as the app when the client has credentials (with the same
+   * once-on-TOKEN_EXPIRED retry: an expired token is refused there too), else anonymously.
+   */
+  async asAppIfAny<A extends Answer>(
+    send: (headers: { Authorization?: string }) => Promise<A>,
+  ): Promise<NonNullable<A["data"]>> {
+    if (!this.appToken) return dataOf(await send({}));
+    return this.asApp((Authorization) => send({ Authorization }));
   }
+}
+
+/**
+ * A success answer that should be JSON but is not (a captive portal's or a proxy's page answered with 200) is no answer
+ * of the service: thrown as UNEXPECTED_RESPONSE rather than left to fail as a parse error.
+ */
+function refuseNonJson(response: Response, parseAs: string): undefined {
+  if (parseAs !== "json" || !response.ok || response.status === 204) return undefined;
+  if (response.headers.get("content-length") === "0") return undefined;
+  if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return undefined;
+  throw errorOf(response, undefined);
 }
 
 /** The data of a successful answer; otherwise the service's problem, thrown as an IdwalletError. */

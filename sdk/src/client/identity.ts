@@ -24,9 +24,10 @@ export function identityMethods(exchange: Exchange, resolveBatch: number) {
       const users: ResolvedUser[] = [];
       for (let start = 0; start < userIds.length; start += resolveBatch) {
         const batch = userIds.slice(start, start + resolveBatch).join(",");
-        const headers = await exchange.optionalAuthorization();
         const body = { userIds: batch, ...(options.accountType ? { accountType: options.accountType } : {}) };
-        users.push(...dataOf(await exchange.api.POST("/v1/resolver", { headers, body })).users);
+        users.push(
+          ...(await exchange.asAppIfAny((headers) => exchange.api.POST("/v1/resolver", { headers, body }))).users,
+        );
       }
       return users;
     },

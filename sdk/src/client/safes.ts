@@ -1,7 +1,6 @@
 import type { components } from "../generated/openapi.js";
 import type { Exchange } from "./exchange.js";
-import { isFinal, newIdempotencyKey, type WaitOptions } from "./transactions.js";
-import { WaitTimeoutError } from "../errors.js";
+import { newIdempotencyKey, pollUntilFinal, type WaitOptions } from "./transactions.js";
 
 type Schemas = components["schemas"];
 /** A Safe request and where it stands. */
@@ -15,8 +14,6 @@ export interface SafeTarget {
   readonly address: `0x${string}`;
   readonly idempotencyKey?: string;
 }
-
-const DEFAULT_WAIT_MS = 120_000;
 
 /** 1-of-n Safe accounts (docs/safe.md): create, list, calls, payouts, and following their requests. */
 export function safeMethods(exchange: Exchange) {
@@ -92,20 +89,7 @@ export function safeMethods(exchange: Exchange) {
     getTransaction: (target: SafeTarget & { txUuid: string }) => getTransaction(target),
 
     /** Follows a Safe request until it is included or failed, bounded and abortable. */
-    async waitForTransaction(target: SafeTarget & { txUuid: string }, options: WaitOptions = {}) {
-      const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])]);
-      let last: SafeTxStatus = await getTransaction(target, false, options.signal);
-      while (!isFinal(last)) {
-        try {
-          last = await getTransaction(target, true, signal);
-        } catch (error) {
-          if (options.signal?.aborted) throw options.signal.reason;
-          if (signal.aborted) throw new WaitTimeoutError(last, timeoutMs);
-          throw error;
-        }
-      }
-      return last;
-    },
+    waitForTransaction: (target: SafeTarget & { txUuid: string }, options: WaitOptions = {}) =>
+      pollUntilFinal((wait, signal) => getTransaction(target, wait, signal), options),
   };
 }

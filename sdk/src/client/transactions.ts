@@ -42,6 +42,28 @@ export const isFinal = (status: { status: string }): boolean => FINAL.has(status
 /** A fresh Idempotency-Key (RFC 4122 random UUID). */
 export const newIdempotencyKey = (): string => globalThis.crypto.randomUUID();
 
+/**
+ * Looks at a request, then long-polls it (`?wait=true`: the service holds each poll) until it is final. One deadline
+ * bounds the whole wait, the first look included; `options.signal` aborts it with its reason.
+ */
+export async function pollUntilFinal<T extends { status: string }>(
+  look: (wait: boolean, signal: AbortSignal) => Promise<T>,
+  options: WaitOptions,
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])]);
+  let last: T | undefined;
+  try {
+    last = await look(false, signal);
+    while (!isFinal(last)) last = await look(true, signal);
+    return last;
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (signal.aborted) throw new WaitTimeoutError(last, timeoutMs);
+    throw error;
+  }
+}
+
 /** Sending calls from a user's wallet, and following them. */
 export function transactionMethods(exchange: Exchange) {
   const getTransaction = (id: string, wait = false, signal?: AbortSignal) =>
@@ -81,23 +103,7 @@ export function transactionMethods(exchange: Exchange) {
     getTransaction: (id: string) => getTransaction(id),
 
     /** Follows a request until it is included or failed (the service holds each poll), bounded and abortable. */
-    async waitForTransaction(id: string, options: WaitOptions = {}): Promise<TxStatus> {
-      const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
-      const deadline = Date.now() + timeoutMs;
-      const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
-      const signal = AbortSignal.any(signals);
-      let last = await getTransaction(id, false, options.signal);
-      while (!isFinal(last)) {
-        if (Date.now() >= deadline) throw new WaitTimeoutError(last, timeoutMs);
-        try {
-          last = await getTransaction(id, true, signal);
-        } catch (error) {
-          if (options.signal?.aborted) throw options.signal.reason;
-          if (signal.aborted) throw new WaitTimeoutError(last, timeoutMs);
-          throw error;
-        }
-      }
-      return last;
-    },
+    waitForTransaction: (id: string, options: WaitOptions = {}): Promise<TxStatus> =>
+      pollUntilFinal((wait, signal) => getTransaction(id, wait, signal), options),
   };
 }
