@@ -2,11 +2,12 @@ import {
   createIdwalletProvider,
   type IdwalletClient,
   type IdwalletProvider,
+  type RequestArguments,
   toIdwalletAccount,
   type UserLogin,
 } from "@idwallet/client";
 import { expect } from "chai";
-import { BrowserProvider, type JsonRpcSigner, parseEther, Wallet } from "ethers";
+import { BrowserProvider, type JsonRpcSigner, parseEther, type TransactionResponse, Wallet } from "ethers";
 import { type Chain, createWalletClient, custom, getAddress, type Hex, isAddressEqual, type PublicClient } from "viem";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { TestNFT__factory, TestToken__factory } from "../../typechain-types";
@@ -48,13 +49,22 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
   let signer: JsonRpcSigner;
   let chain: Chain;
   let publicClient: PublicClient;
+  const asked: string[] = [];
+  /** The methods ethers asked for while `action` ran. */
+  const askedDuring = async (action: () => Promise<unknown>) => {
+    const from = asked.length;
+    await action();
+    return asked.slice(from);
+  };
 
   before(async () => {
     stack = await startTestStack();
     client = demoAppClient(stack);
     login = await clientPhoneLogin(stack, client, "+14155550180");
     provider = createIdwalletProvider({ client, userId: login.userId, auth: login.userToken, chain: "localhost" });
-    signer = await new BrowserProvider(provider).getSigner();
+    // What ethers asks of the provider, in order: the test checks it estimates before it sends.
+    const watched = { request: (args: RequestArguments) => (asked.push(args.method), provider.request(args)) };
+    signer = await new BrowserProvider(watched).getSigner();
     ({ chain, publicClient } = await stackChain(stack, client));
   });
   after(() => stack?.close());
@@ -95,8 +105,15 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
     await fund(stack, address, parseEther("1"));
     const recipient = Wallet.createRandom().address;
     // ethers estimates gas (eth_estimateGas from the wallet, not yet deployed), then eth_sendTransaction.
-    const sent = await signer.sendTransaction({ to: recipient, value: parseEther("0.25") });
-    const receipt = await sent.wait();
+    let sent: TransactionResponse | undefined;
+    const methods = await askedDuring(async () => {
+      sent = await signer.sendTransaction({ to: recipient, value: parseEther("0.25") });
+    });
+    expect(methods.filter((method) => /^eth_(estimateGas|sendTransaction)$/.test(method))).to.deep.equal([
+      "eth_estimateGas",
+      "eth_sendTransaction",
+    ]);
+    const receipt = await sent!.wait();
     expect(receipt?.status).to.equal(1);
     expect(await publicClient.getBalance({ address: recipient as Hex })).to.equal(parseEther("0.25"));
     expect(await publicClient.getCode({ address: address as Hex })).to.not.equal(undefined);
@@ -109,6 +126,18 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
     // The bundle transaction ethers waited on is the one the chain included.
     const onChain = await publicClient.getTransactionReceipt({ hash: minted!.hash as Hex });
     expect(onChain.blockNumber).to.equal(BigInt(minted!.blockNumber));
+
+    // A call that would revert (more tokens than the wallet holds) fails at the estimate: nothing is sent.
+    const overdrawn = await askedDuring(async () => {
+      const refused = await token.transfer(recipient, 1n).then(
+        () => expect.fail("sent a transfer the wallet cannot make"),
+        (error: unknown) => error as { code: string; data: string },
+      );
+      // The node's revert data reaches the app, which decodes it with the contract's interface.
+      expect(refused).to.include({ code: "CALL_EXCEPTION" });
+      expect(token.interface.parseError(refused.data)?.name).to.equal("ERC20InsufficientBalance");
+    });
+    expect(overdrawn).to.include("eth_estimateGas").and.not.include("eth_sendTransaction");
   });
 
   it("once deployed, the signatures are plain EIP-1271 that viem verifies, still only for what was signed", async () => {
@@ -124,6 +153,15 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
     const wallet = createWalletClient({ account: signer.address as Hex, chain, transport: custom(provider) });
     const capabilities = await wallet.getCapabilities({ chainId: chain.id });
     expect(capabilities.atomic).to.deep.equal({ status: "supported" });
+    // The WalletClient's own signing (personal_sign, eth_signTypedData_v4 as viem serializes them) verifies too.
+    const message = "viem asks through the provider";
+    const signature = await wallet.signMessage({ message });
+    expect(await publicClient.verifyMessage({ address: wallet.account.address, message, signature })).to.equal(true);
+    const typed = { ...mail(chain.id, stack.demoTokens.erc20), primaryType: "Mail" as const };
+    const typedSignature = await wallet.signTypedData(typed);
+    expect(
+      await publicClient.verifyTypedData({ ...typed, address: wallet.account.address, signature: typedSignature }),
+    ).to.equal(true);
 
     const [holder, collector] = [Wallet.createRandom().address as Hex, Wallet.createRandom().address as Hex];
     const { id } = await wallet.sendCalls({
@@ -132,7 +170,7 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
         { to: stack.demoTokens.erc721 as Hex, abi: TestNFT__factory.abi, functionName: "mint", args: [collector, 42n] },
       ],
     });
-    const status = await wallet.waitForCallsStatus({ id, timeout: 60_000 });
+    const status = await wallet.waitForCallsStatus({ id, pollingInterval: 200, timeout: 60_000 });
     expect(status).to.include({ status: "success", statusCode: 200, atomic: true });
     expect(status.receipts).to.have.length(1);
     const hash = status.receipts![0]!.transactionHash;

@@ -20,6 +20,7 @@ export function callOf(call: RpcCall): { to: Hex; value: bigint; data: Hex } {
   return { to: call.to, value: weiOf(call.value), data: call.data ?? "0x" };
 }
 
+/** A call's wei from its JSON-RPC quantity (absent: none); anything else is a bad parameter, not an internal error. */
 function weiOf(value: unknown): bigint {
   if (value === undefined || value === null) return 0n;
   try {
