@@ -1,4 +1,4 @@
-import type { Hex } from "viem";
+import type { Hex, LocalAccount } from "viem";
 import { toAccount } from "viem/accounts";
 import type { IdwalletClient } from "../client/createClient.js";
 
@@ -15,7 +15,7 @@ export interface IdwalletAccountOptions {
  * viem's verifyMessage / verifyTypedData accept). A smart wallet has no raw transactions to sign: send through
  * `createIdwalletProvider` (eth_sendTransaction, wallet_sendCalls) instead.
  */
-export async function toIdwalletAccount(options: IdwalletAccountOptions): Promise<ReturnType<typeof toAccount>> {
+export async function toIdwalletAccount(options: IdwalletAccountOptions): Promise<LocalAccount> {
   const { client, userId, chain } = options;
   const [user] = await client.resolve([userId]);
   if (!user) throw new TypeError(`no wallet for ${userId}`);

@@ -4,6 +4,11 @@ import { ProviderRpcError, RPC_ERROR } from "./rpcError.js";
 export const FORWARDED_METHODS = new Set([
   "eth_blockNumber",
   "eth_call",
+  // Forwarded as asked, `from` the wallet (ethers' signer estimates before every eth_sendTransaction): the node runs
+  // the call as the UserOperation will run it, from the wallet's address with its balance, so a call that would
+  // revert or overspend fails here before anything is sent. Nodes skip EIP-3607's sender-has-code check for
+  // estimates and calls, so a deployed wallet is estimated like an undeployed one. The number itself only informs:
+  // the provider drops `gas` from eth_sendTransaction, the service sizes the UserOperation and the operator pays.
   "eth_estimateGas",
   "eth_feeHistory",
   "eth_gasPrice",

@@ -3,7 +3,14 @@ import type { IdwalletClient } from "../client/createClient.js";
 import { IdwalletError } from "../errors.js";
 import { callNode, FORWARDED_METHODS } from "./chainRpc.js";
 import { ProviderRpcError, RPC_ERROR, toRpcError } from "./rpcError.js";
-import { callOf, callsStatus, capabilities, receiptReader, type RpcCall } from "./walletCalls.js";
+import {
+  callOf,
+  callsStatus,
+  capabilities,
+  receiptReader,
+  refuseRequiredCapabilities,
+  type RpcCall,
+} from "./walletCalls.js";
 
 /** One user's wallet on one chain, as an EIP-1193 provider sees it. */
 export interface IdwalletProviderOptions {
@@ -39,7 +46,7 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
   const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
   const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
   const auth = async () => (typeof options.auth === "function" ? options.auth() : options.auth);
-  let setup: Promise<{ address: Hex; chainId: number; rpcUrl: string | undefined }> | undefined;
+  let setup: Promise<{ address: Hex; chainId: number; rpcUrl: string | undefined; entryPoint?: Hex }> | undefined;
   const wallet = () =>
     (setup ??= (async () => {
       const [[user], networks] = await Promise.all([client.resolve([userId]), client.networks()]);
@@ -49,6 +56,7 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
         address: user.accountAddress as Hex,
         chainId: network.chainId,
         rpcUrl: options.rpcUrl ?? network.rpcUrl,
+        entryPoint: network.contractAddresses?.entryPoint as Hex | undefined,
       };
     })().catch((error: unknown) => {
       setup = undefined;
@@ -126,19 +134,22 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
     if (!Array.isArray(request.calls) || request.calls.length === 0) {
       throw new ProviderRpcError(RPC_ERROR.invalidParams, "wallet_sendCalls needs at least one call");
     }
+    refuseRequiredCapabilities({ capabilities: request.capabilities, calls: request.calls });
     return { id: (await send(request.calls)).id };
   }
 
+  // Only this account's batches on this chain: the app's token reads every request of the app, its other users' too.
   async function getCallsStatus(id: unknown) {
-    const { address, chainId, rpcUrl } = await wallet();
+    const { address, chainId, rpcUrl, entryPoint } = await wallet();
     const record = await client.getTransaction(String(id)).catch((error: unknown) => {
-      if (error instanceof IdwalletError && error.code === "NOT_FOUND") return undefined;
+      // Any 404: of no request, or (an id such as `..`) of no route.
+      if (error instanceof IdwalletError && error.status === 404) return undefined;
       throw error;
     });
-    if (!record || record.sender.toLowerCase() !== address.toLowerCase()) {
+    if (!record || record.sender.toLowerCase() !== address.toLowerCase() || record.chain !== chain) {
       throw new ProviderRpcError(RPC_ERROR.unknownBundleId, `no batch ${String(id)} of this account`);
     }
-    return callsStatus(record, chainId, receiptReader(fetcher, rpcUrl));
+    return callsStatus(record, chainId, receiptReader(fetcher, rpcUrl), entryPoint);
   }
 
   const provider: IdwalletProvider = {

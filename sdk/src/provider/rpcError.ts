@@ -10,6 +10,7 @@ export const RPC_ERROR = {
   internal: -32603,
   transactionRejected: -32003,
   limitExceeded: -32005,
+  unsupportedCapability: 5700,
   unsupportedChainId: 5710,
   unknownBundleId: 5730,
 } as const;

@@ -1,5 +1,4 @@
-import { type Hex, numberToHex } from "viem";
-import type { IdwalletClient } from "../client/createClient.js";
+import { type Hex, numberToHex, toEventSelector } from "viem";
 import type { TxStatus } from "../client/transactions.js";
 import { callNode } from "./chainRpc.js";
 import { ProviderRpcError, RPC_ERROR } from "./rpcError.js";
@@ -9,6 +8,7 @@ export interface RpcCall {
   readonly to?: Hex;
   readonly data?: Hex;
   readonly value?: Hex;
+  readonly capabilities?: object;
 }
 
 /** EIP-5792 `wallet_getCallsStatus` status codes. */
@@ -17,14 +17,45 @@ const CALLS_STATUS = { pending: 100, confirmed: 200, offchainFailure: 400, rever
 /** The one call of a request, checked: a target is required (the service deploys no contracts). */
 export function callOf(call: RpcCall): { to: Hex; value: bigint; data: Hex } {
   if (typeof call?.to !== "string") throw new ProviderRpcError(RPC_ERROR.invalidParams, "each call needs `to`");
-  return { to: call.to, value: call.value === undefined ? 0n : BigInt(call.value), data: call.data ?? "0x" };
+  return { to: call.to, value: weiOf(call.value), data: call.data ?? "0x" };
+}
+
+/** A call's wei from its JSON-RPC quantity (absent: none); anything else is a bad parameter, not an internal error. */
+function weiOf(value: unknown): bigint {
+  if (value === undefined || value === null) return 0n;
+  try {
+    return BigInt(value as string);
+  } catch {
+    throw new ProviderRpcError(RPC_ERROR.invalidParams, `value ${String(value)} is not a quantity`);
+  }
+}
+
+/**
+ * EIP-5792: a request naming a capability the wallet does not support is refused (5700) unless the app marked it
+ * `optional: true`, at the top level or on a call. An idwallet takes no capability in a request: a batch is always
+ * atomic (which also meets `atomicRequired`) and its gas always the operator's, so an app's own paymaster service,
+ * say, cannot be honoured and must not be silently ignored.
+ */
+export function refuseRequiredCapabilities(request: {
+  capabilities?: unknown;
+  calls: readonly { capabilities?: unknown }[];
+}) {
+  for (const requested of [request.capabilities, ...request.calls.map((call) => call.capabilities)]) {
+    if (typeof requested !== "object" || requested === null) continue;
+    for (const [name, value] of Object.entries(requested)) {
+      if ((value as { optional?: unknown } | null)?.optional !== true) {
+        throw new ProviderRpcError(RPC_ERROR.unsupportedCapability, `capability ${name} is not supported`);
+      }
+    }
+  }
 }
 
 /** EIP-5792 status of a request: the batch is one UserOperation, so it is atomic and has at most one receipt. */
 export async function callsStatus(
   request: TxStatus,
   chainId: number,
-  readReceipt: (hash: Hex) => Promise<Record<string, unknown> | null>,
+  readReceipt: (hash: Hex) => Promise<BundleReceipt | null>,
+  entryPoint?: Hex,
 ) {
   const status =
     request.status === "failed"
@@ -45,8 +76,8 @@ export async function callsStatus(
     receipts: receipt
       ? [
           {
-            // The bundle's receipt, its status the UserOperation's own (a bundle succeeds while an operation reverts).
-            logs: receipt.logs,
+            logs: operationLogs(receipt, request.userOpHash as Hex | null, entryPoint),
+            // The UserOperation's own status: a bundle succeeds while an operation in it reverts.
             status: request.success ? "0x1" : "0x0",
             blockHash: receipt.blockHash,
             blockNumber: receipt.blockNumber,
@@ -58,10 +89,49 @@ export async function callsStatus(
   };
 }
 
+/** The fields of an eth_getTransactionReceipt answer the status reads. */
+export interface BundleReceipt {
+  readonly to: Hex | null;
+  readonly logs: readonly { address: Hex; topics: readonly Hex[] }[];
+  readonly blockHash: Hex;
+  readonly blockNumber: Hex;
+  readonly gasUsed: Hex;
+  readonly transactionHash: Hex;
+}
+
+const USER_OPERATION_EVENT = toEventSelector(
+  "UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)",
+);
+const BEFORE_EXECUTION = toEventSelector("BeforeExecution()");
+
+/**
+ * The logs of one UserOperation in its bundle's receipt. EIP-5792 wants only the logs of the calls sent, not those of
+ * the other operations (other users', other apps') the bundle carried: an operation's logs are those the EntryPoint's
+ * execution phase emitted after BeforeExecution or the previous operation's UserOperationEvent, up to its own (the
+ * split ERC-4337 bundlers make for eth_getUserOperationReceipt). Only the EntryPoint's own events mark the split, so
+ * a contract emitting a look-alike event cannot move it (`entryPoint`: the service's published one, else the bundle
+ * transaction's target). No logs when the operation's event is not found.
+ */
+export function operationLogs(receipt: BundleReceipt, userOpHash: Hex | null, entryPoint = receipt.to) {
+  const marks = (log: BundleReceipt["logs"][number], topic: Hex) =>
+    log.address.toLowerCase() === entryPoint?.toLowerCase() && log.topics[0] === topic;
+  let start = -1;
+  for (const [index, log] of receipt.logs.entries()) {
+    if (marks(log, BEFORE_EXECUTION)) start = index;
+    else if (marks(log, USER_OPERATION_EVENT)) {
+      if (userOpHash !== null && log.topics[1]?.toLowerCase() === userOpHash.toLowerCase()) {
+        return receipt.logs.slice(start + 1, index);
+      }
+      start = index;
+    }
+  }
+  return [];
+}
+
 /** Reads a bundle's receipt from the chain's node, when the provider has one. */
 export function receiptReader(fetcher: typeof fetch, rpcUrl: string | undefined) {
   return async (hash: Hex) =>
-    rpcUrl ? ((await callNode(fetcher, rpcUrl, "eth_getTransactionReceipt", [hash])) as Record<string, unknown>) : null;
+    rpcUrl ? ((await callNode(fetcher, rpcUrl, "eth_getTransactionReceipt", [hash])) as BundleReceipt | null) : null;
 }
 
 /** EIP-5792 capabilities of every idwallet: atomic batches (one UserOperation) and gas the operator sponsors. */
@@ -74,6 +144,3 @@ export function capabilities(chainId: number) {
     },
   };
 }
-
-/** Sends a batch of calls for the provider's user and answers the request's record. */
-export type SendCalls = (calls: ReturnType<typeof callOf>[]) => ReturnType<IdwalletClient["sendCalls"]>;
