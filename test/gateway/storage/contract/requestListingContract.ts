@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { DatabaseSchema } from "../../../../gateway/storage/schema";
+import { type RawBuilder, sql } from "kysely";
+import type { Database } from "../../../../gateway/storage/database";
 import { newTransactionRow } from "../../../../gateway/storage/sql/transactionRows";
 import { listingStatement, safeScope, walletScope } from "../../../../gateway/storage/sql/requestListing";
 import { isPostgres } from "../../../../gateway/storage/sql/dialect/dialectOf";
@@ -235,7 +235,7 @@ export function requestListingContract(dialect: string, open: OpenTestDatabase):
  * the planner's statistics of them: what a listing's plan is chosen for (a few rows are read faster without an index,
  * and an app's requests must outnumber a page's bound of LIST_SCAN_ROWS for the bounded read to use it).
  */
-async function fillRequests(db: Kysely<DatabaseSchema>, appId: string): Promise<void> {
+async function fillRequests(db: Database["db"], appId: string): Promise<void> {
   const { rows } = await sql<{ id: string }>`select id from apps`.execute(db);
   const apps = rows.map((row) => row.id);
   const requests = Array.from({ length: 8000 }, (_, i) => {
@@ -268,7 +268,7 @@ async function fillRequests(db: Kysely<DatabaseSchema>, appId: string): Promise<
 }
 
 /** The plan the database chooses for a listing's statement, as text. */
-async function explain(db: Kysely<DatabaseSchema>, statement: RawBuilder<unknown>): Promise<string> {
+async function explain(db: Database["db"], statement: RawBuilder<unknown>): Promise<string> {
   const { rows } = await (isPostgres(db) ? sql`explain ${statement}` : sql`explain query plan ${statement}`).execute(
     db,
   );
