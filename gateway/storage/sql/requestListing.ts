@@ -51,7 +51,17 @@ export function listingStatement(scope: ListingScope, window: TxListWindow): Raw
     limit ${window.limit + 1}`;
 }
 
-const equals = ([column, value]: readonly [ListedColumn, string]) => sql`${sql.ref(column)} = ${value}`;
+const ACCOUNT_TYPES: ReadonlySet<string> = new Set(["kernel", "base", "safe"]);
+
+/**
+ * `column = value`, the value a parameter; but the account type is written into the statement: a partial index (the
+ * Safe listing's, migration 022) is only used where the statement itself says it reads that index's rows.
+ */
+function equals([column, value]: readonly [ListedColumn, string]) {
+  if (column !== "account_type") return sql`${sql.ref(column)} = ${value}`;
+  if (!ACCOUNT_TYPES.has(value)) throw new Error(`not an account type: ${value}`);
+  return sql`account_type = ${sql.lit(value)}`;
+}
 
 /** One read of a listing: the requests kept, at most `window.limit`, and the last one read if it read `scan`. */
 export async function readListing(

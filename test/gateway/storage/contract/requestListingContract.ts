@@ -215,10 +215,10 @@ export function requestListingContract(dialect: string, open: OpenTestDatabase):
       const cases = [
         ["the app's", wallet(), "transactions_app_listing", true],
         ["a user id's", wallet("acme:u8"), "transactions_user_listing", true],
-        ["a Safe's", safe(), "transactions_account_listing", true],
+        ["a Safe's", safe(), "transactions_safe_listing", true],
         ["the app's, of a chain and status", wallet(undefined, "other", "failed"), "transactions_app_listing", false],
         ["a user id's, of a status", wallet("acme:u8", undefined, "failed"), "transactions_user_listing", false],
-        ["a Safe's, of a status", safe("failed"), "transactions_account_listing", false],
+        ["a Safe's, of a status", safe("failed"), "transactions_safe_listing", false],
       ] as const;
       for (const [name, statement, index, unsorted] of cases) {
         const plan = await explain(database.db, statement);
