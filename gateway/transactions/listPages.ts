@@ -25,7 +25,8 @@ export async function readPage<R extends TxListPosition>(
   read: (window: TxListWindow) => Promise<TxListRead<R>>,
 ): Promise<ListedPage<R>> {
   const after = page.cursor === undefined ? undefined : cursors.read(scope, page.cursor);
-  const { records, next } = pageOf(await read({ after, limit: page.limit + 1, scan: LIST_SCAN_ROWS }), page.limit);
+  const window = { after, limit: page.limit + 1, scan: Math.max(LIST_SCAN_ROWS, page.limit + 1) };
+  const { records, next } = pageOf(await read(window), page.limit);
   return { records, nextCursor: next ? cursors.issue(scope, next) : null };
 }
 

@@ -123,7 +123,7 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
   {
     name: "GET /v1/kernel/tx",
     method: "get",
-    path: (s) => `/v1/kernel/tx?userId=${PROVIDER.name}:alice&limit=100`,
+    path: () => `/v1/kernel/tx?userId=${PROVIDER.name}:alice&limit=100`,
     // Another app lists its own requests (none): checked not to show the first app's, even by their user's id.
     otherApp: [200],
   },
