@@ -196,6 +196,7 @@ export function createExpressApp(
         policy,
         l1DataGas: services.transactions.l1DataGas,
         onAccepted: (chain) => deps.txWorkers.wake(chain),
+        cursors: services.transactions.cursors,
       },
     }),
   );

@@ -7,6 +7,7 @@ import type { TransactionsDeps } from "./accept/transactions";
 import { createL1DataReservation } from "./userop/l1DataReservation";
 import { type AdmitAnonymous, anonymousAdmission } from "./http/anonymousLimit";
 import { createProcessLimits } from "./limits/processLimits";
+import { createListCursors } from "./transactions/listCursor";
 
 /**
  * The services' parts the routes share, built once per app: the express routes and the fast paths in front of them
@@ -73,6 +74,8 @@ export function appServices(deps: AppDeps): AppServices {
       proof,
       policy,
       onAccepted: (chain) => deps.txWorkers.wake(chain),
+      // Every process of a deployment has the token secret: a cursor one gave out is read by any other.
+      cursors: createListCursors(config.auth.tokenSecret),
     },
   };
 }

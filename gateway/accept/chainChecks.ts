@@ -10,6 +10,13 @@ function chainNamed(name: string, capabilities: ChainCapabilitiesTable): ChainCa
   return chain;
 }
 
+/**
+ * A chain of the registry, served here or not: a listing's filter (requests on a chain no longer served stay listed);
+ * 400 UNKNOWN_CHAIN for a name the registry does not have, which no request can carry.
+ */
+export const knownChain = (name: string, capabilities: ChainCapabilitiesTable): ChainInfo =>
+  chainNamed(name, capabilities).chain;
+
 const notAvailable = (detail: string) => new ApiError(400, "CHAIN_NOT_AVAILABLE", "Chain not available", detail);
 const notServed = (name: string) => notAvailable(`${name} is not served by this deployment`);
 

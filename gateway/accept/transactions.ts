@@ -6,6 +6,7 @@ import { formatUserId } from "../identity/userId";
 import { type AccountType, deriveWalletAddress } from "../identity/walletAddress";
 import type { App } from "../auth/app";
 import type { TransactionsRepository } from "../transactions/transactionsRepository";
+import type { ListCursors } from "../transactions/listCursor";
 import { type TxCall, type WalletTxRecord, isWalletRecord } from "../transactions/txRecord";
 import { type RequestBounds, checkRequestBounds } from "../userop/requestBounds";
 import { checkCallRules } from "../policy/callPolicy";
@@ -41,6 +42,8 @@ export interface TransactionsDeps extends AcceptanceDeps {
   readonly l1DataGas: L1DataReservation;
   readonly findApp: (appId: string) => Promise<App | undefined>;
   readonly proof: UserProofDeps;
+  /** The cursors of GET /v1/kernel/tx's pages. */
+  readonly cursors: ListCursors;
 }
 
 /**

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EXAMPLE } from "../openapi/examples";
 import { problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
+import { LIST_SCAN_ROWS } from "../transactions/txListing";
 import {
   CreateSafeBody,
   CustomSafeTxBody,
@@ -11,6 +12,8 @@ import {
   ListSafesBody,
   SafeAccountResponse,
   SafeListResponse,
+  SafeTxListQuery,
+  SafeTxListResponse,
   TransferBody,
 } from "./safes.schema";
 import { SafeTxStatusResponse } from "../transactions/txViews.schema";
@@ -235,6 +238,35 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       401: problems[401],
       403: problem`${"SAFE_NOT_OWNED"}`,
       404: problem`${"NOT_FOUND"}`,
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/{chain}/account/{address}/txs",
+    operationId: "listSafeTransactions",
+    tags: [TAG],
+    summary: "List a Safe's requests, newest first, page by page",
+    description:
+      "Only the app that created the Safe may (403 SAFE_NOT_OWNED otherwise): its deployment, custom calls and " +
+      "payouts. `status` filters them. Follow `nextCursor` until it is null: a page reads at most " +
+      `${LIST_SCAN_ROWS} requests, so with a status filter a page may hold fewer than \`limit\`, even none, before ` +
+      "the last.",
+    security,
+    request: { params: safeParams, query: SafeTxListQuery },
+    responses: {
+      200: {
+        description: "A page of the Safe's requests",
+        content: {
+          "application/json": { schema: SafeTxListResponse, example: { items: [included], nextCursor: null } },
+        },
+      },
+      400: problem`${"INVALID_REQUEST"} (a parameter out of range, or unknown; an address that is none),
+        ${"INVALID_CURSOR"} (not a nextCursor this listing gave out, with the same filter, to this app),
+        ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"} (not a Safe chain)`,
+      401: problems[401],
+      403: problem`${"SAFE_NOT_OWNED"}`,
+      404: problem`${"NOT_FOUND"}: no Safe at this address was created through this service`,
+      503: problem`${"SAFE_NOT_CONFIGURED"}`,
     },
   });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Address, Hex } from "../chains/evmSchemas";
-import { SafeTxStatusValue } from "../transactions/txViews.schema";
-import { WeiAmount } from "./transactions.schema";
+import { SafeTxStatusResponse, SafeTxStatusValue } from "../transactions/txViews.schema";
+import { ListPageQuery, WeiAmount, listPage } from "./transactions.schema";
 
 /** Most transfers one disperse or disperseNFT request carries (one Safe transaction, one block's gas). */
 export const MAX_PAYOUT_TRANSFERS = 200;
@@ -106,3 +106,9 @@ export const SafeAccountResponse = z
 export const SafeListResponse = z
   .object({ accounts: z.array(SafeAccountResponse), nextCursor: z.string().nullable() })
   .meta({ id: "SafeList" });
+
+/** GET /v1/{chain}/account/{address}/txs query: the status filter optional; an unknown parameter is refused. */
+export const SafeTxListQuery = z.strictObject(ListPageQuery);
+
+/** GET /v1/{chain}/account/{address}/txs answer. */
+export const SafeTxListResponse = listPage(SafeTxStatusResponse).meta({ id: "SafeTxList" });

@@ -5,6 +5,7 @@ import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../safe/accept/safeActions";
 import { listSafes } from "../safe/accept/safeListing";
+import { listSafeTransactions } from "../safe/accept/safeTxListing";
 import { type SafesDeps, createSafe, findSafeTransaction, submitSafeTransaction } from "../safe/accept/safes";
 import { safeView } from "../safe/accept/safeViews";
 import { safeTransactionView } from "../transactions/txViews";
@@ -16,6 +17,7 @@ import {
   DisperseNftBody,
   ListSafesBody,
   SafePathParams,
+  SafeTxListQuery,
   TransferBody,
 } from "./safes.schema";
 import { IdempotencyKey, TxStatusQuery } from "./transactions.schema";
@@ -43,8 +45,8 @@ const ACTIONS: { path: string; parse: (body: unknown) => SafeActionRequest }[] =
 
 /**
  * The Safe-account interface (spec §4.10) under /v1/{chain}: create a 1-of-n Safe, list this app's Safes, send
- * custom calls and payouts from one of them, and follow each request by its txUuid. Bearer token required; an
- * app acts only on Safes it created.
+ * custom calls and payouts from one of them, follow each request by its txUuid, and list a Safe's requests. Bearer
+ * token required; an app acts only on Safes it created.
  */
 export function safesRouter(deps: {
   tokens: AppTokens;
@@ -109,6 +111,13 @@ export function safesRouter(deps: {
       record = await waitForFinal(record, deps.safes.transactions, wait);
     }
     res.json(safeTransactionView(record));
+  });
+
+  router.get("/v1/:chain/account/:address/txs", auth, async (req, res) => {
+    const { chain, address } = SafePathParams.parse(req.params);
+    const query = SafeTxListQuery.parse(req.query);
+    const page = await listSafeTransactions(chain, address, query, principal(res), deps.safes);
+    res.json({ items: page.records.map(safeTransactionView), nextCursor: page.nextCursor });
   });
   return router;
 }

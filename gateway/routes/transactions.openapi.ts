@@ -3,8 +3,16 @@ import { z } from "zod";
 import { EXAMPLE } from "../openapi/examples";
 import { problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
-import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
+import { LIST_SCAN_ROWS } from "../transactions/txListing";
 import { TxStatusResponse } from "../transactions/txViews.schema";
+import {
+  BaseTxRequestBody,
+  IdempotencyKey,
+  KernelTxRequestBody,
+  TxListQuery,
+  TxListResponse,
+  TxStatusQuery,
+} from "./transactions.schema";
 
 const TAG: ApiTag = "Transactions";
 
@@ -71,6 +79,11 @@ const statusProblems = {
   401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"}`,
   404: problem`${"NOT_FOUND"}`,
 };
+const listProblems = {
+  400: problem`${"INVALID_REQUEST"} (a parameter out of range, or unknown), ${"INVALID_USER_ID"}, ${"UNKNOWN_CHAIN"},
+    ${"INVALID_CURSOR"} (not a nextCursor this listing gave out, with the same filters, to this app)`,
+  401: statusProblems[401],
+};
 const idempotencyHeader = z.object({
   "Idempotency-Key": IdempotencyKey.meta({
     description: "Retries with the same key return the first request's record (scoped to the app)",
@@ -112,6 +125,27 @@ export function registerTransactionPaths(registry: OpenAPIRegistry, bearer: stri
     security,
     request: { params: z.object({ id: z.string() }), query: TxStatusQuery },
     responses: { 200: { description: "The request's state", content: txStatus(included) }, ...statusProblems },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/kernel/tx",
+    operationId: "listKernelTransactions",
+    tags: [TAG],
+    summary: "List this app's Kernel transaction requests, newest first, page by page",
+    description:
+      "Only the app's own requests (never another app's, whatever the filters or the cursor), Kernel wallets only " +
+      "(base-wallet requests are read by id). Filters are optional: `userId` in any spelling of it, `chain`, " +
+      `\`status\`. Follow \`nextCursor\` until it is null: a page reads at most ${LIST_SCAN_ROWS} requests, so with a ` +
+      "chain or status filter a page may hold fewer than `limit`, even none, before the last.",
+    security,
+    request: { query: TxListQuery },
+    responses: {
+      200: {
+        description: "A page of requests",
+        content: { "application/json": { schema: TxListResponse, example: { items: [included], nextCursor: null } } },
+      },
+      ...listProblems,
+    },
   });
   registry.registerPath({
     method: "post",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Address, Hex } from "../chains/evmSchemas";
+import { TxStatusResponse } from "../transactions/txViews.schema";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 /** A static bound above any TX_MAX_CALLS, so an oversized array is refused before its entries are parsed. */
@@ -57,3 +58,63 @@ export const TxStatusQuery = z.object({
     description: "true: hold the request until the transaction is final or the wait limit passes",
   }),
 });
+
+/** Default and largest page of the request listings (GET /v1/kernel/tx, GET /v1/{chain}/account/{address}/txs). */
+export const TX_LIST_PAGE = { default: 20, max: 100 } as const;
+
+const PAGE_SIZE = `an integer from 1 to ${TX_LIST_PAGE.max}`;
+
+/** The parameters every request listing takes: its page size, the cursor of the page before, a status. */
+export const ListPageQuery = {
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, PAGE_SIZE)
+    .transform(Number)
+    .pipe(z.number().int().min(1, PAGE_SIZE).max(TX_LIST_PAGE.max, PAGE_SIZE))
+    .default(TX_LIST_PAGE.default)
+    // The query's text is parsed to a number: documented as the integer it is, not the string it arrives as.
+    .meta({
+      type: "integer",
+      minimum: 1,
+      maximum: TX_LIST_PAGE.max,
+      default: TX_LIST_PAGE.default,
+      description: "Requests a page holds at most",
+    }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .meta({ description: "`nextCursor` of the page before, with the same filters; omitted for the first page" }),
+  status: TxStatusResponse.shape.status.optional().meta({ description: "Only requests in this state" }),
+};
+
+/** GET /v1/kernel/tx query: every filter optional; an unknown parameter is refused rather than ignored. */
+export const TxListQuery = z.strictObject({
+  userId: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .meta({ description: "Only this user id's requests, in any spelling of it", example: "tel:14155552671" }),
+  chain: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "Only requests on this chain", example: "localhost" }),
+  ...ListPageQuery,
+});
+
+/** A page of a request listing: newest first, and the cursor of the next page. */
+export const listPage = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item).meta({ description: "Newest first (requests of one millisecond by id)" }),
+    nextCursor: z.string().nullable().meta({
+      description:
+        "null: no more. A page may hold fewer than `limit`, even none, and still have a nextCursor: follow it until null",
+    }),
+  });
+
+/** GET /v1/kernel/tx answer. */
+export const TxListResponse = listPage(TxStatusResponse).meta({ id: "TxList" });

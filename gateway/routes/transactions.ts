@@ -3,9 +3,16 @@ import { ACCOUNT_TYPES, type AccountType } from "../identity/walletAddress";
 import { type Route, defineRoute } from "../http/route";
 import { waitForFinal } from "../accept/requestAcceptance";
 import { type TransactionsDeps, findTransaction, submitTransaction } from "../accept/transactions";
+import { listTransactions } from "../accept/transactionListing";
 import { transactionView } from "../transactions/txViews";
 import { registerTransactionPaths } from "./transactions.openapi";
-import { BaseTxRequestBody, IdempotencyKey, KernelTxRequestBody, TxStatusQuery } from "./transactions.schema";
+import {
+  BaseTxRequestBody,
+  IdempotencyKey,
+  KernelTxRequestBody,
+  TxListQuery,
+  TxStatusQuery,
+} from "./transactions.schema";
 
 /** Where each account type's requests are posted; a request's status is at `<path>/<id>`. */
 export const TX_PATH = { kernel: "/v1/kernel/tx", base: "/v1/base/tx" } as const;
@@ -70,14 +77,31 @@ const STATUS_PROBLEMS: readonly ErrorCode[] = [
   "APP_DISABLED",
   "NOT_FOUND",
 ];
+const LIST_PROBLEMS: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
+  "INVALID_USER_ID",
+  "UNKNOWN_CHAIN",
+  "INVALID_CURSOR",
+  "MISSING_TOKEN",
+  "INVALID_TOKEN",
+  "TOKEN_EXPIRED",
+  "TOKEN_REVOKED",
+  "APP_DISABLED",
+];
 
 /**
  * POST /v1/kernel/tx (spec §4.3), GET /v1/kernel/tx/{id}, and the deprecated POST /v1/base/tx (spec §4.9) with
  * GET /v1/base/tx/{id}: bearer token and user proof; the request is committed before the answer, or, past its
- * deadline, never. The Kernel routes, the hot ones, are also on the node:http fast path.
+ * deadline, never. The Kernel routes, the hot ones, are also on the node:http fast path. GET /v1/kernel/tx lists the
+ * app's Kernel requests (express only: a listing is not a hot path).
  */
 export const transactionRoutes = (deps: TransactionRoutesDeps): Route[] =>
-  ACCOUNT_TYPES.flatMap((type) => [acceptRoute(type, deps), statusRoute(type, deps)]);
+  ACCOUNT_TYPES.flatMap((type) => [
+    acceptRoute(type, deps),
+    statusRoute(type, deps),
+    // The deprecated base wallet gets no listing: its requests stay readable by id, and no new route is added to it.
+    ...(type === "kernel" ? [listRoute(type, deps)] : []),
+  ]);
 
 /** What both routes of an account type share: the bearer token, the document, the fast path or the deprecation. */
 const routeBasics = (type: AccountType) =>
@@ -122,5 +146,23 @@ const statusRoute = (type: AccountType, deps: TransactionRoutesDeps): Route =>
       if (query.wait !== "true") return { status: 200, body: transactionView(record) };
       const final = await waitForFinal(record, repository, { timeoutMs: deps.waitTimeoutMs, signal: closed() });
       return { status: 200, body: transactionView(final) };
+    },
+  });
+
+/**
+ * GET <path>: the app's own requests through wallets of this type, newest first, a page at a time; a user id, a chain
+ * and a status filter them, each optional.
+ */
+const listRoute = (type: AccountType, deps: TransactionRoutesDeps): Route =>
+  defineRoute({
+    auth: "required",
+    openapi: registerTransactionPaths,
+    method: "GET",
+    path: TX_PATH[type],
+    query: TxListQuery,
+    problems: LIST_PROBLEMS,
+    handle: async ({ query, principal }) => {
+      const page = await listTransactions(type, query, principal!, deps.transactions);
+      return { status: 200, body: { items: page.records.map(transactionView), nextCursor: page.nextCursor } };
     },
   });

@@ -3,7 +3,8 @@ import type { SpendLimit } from "./spendLimits";
 import type { Bundle, NewBundle } from "./bundle";
 import type { BuiltOp, BuiltUserOp } from "./builtOp";
 import type { TxOutcome } from "./txOutcome";
-import type { NewTx, TxRecord, TxStatus } from "./txRecord";
+import type { NewTx, TxRecord, TxStatus, WalletTxRecord } from "./txRecord";
+import type { TxListRead, WalletTxListQuery } from "./txListing";
 
 /**
  * Transaction requests and bundles (design §1.4: accepted means durable). Each write that changes a request's state
@@ -18,6 +19,11 @@ export interface TransactionsRepository {
    */
   create(tx: NewTx, limits?: readonly SpendLimit[]): Promise<{ record: TxRecord; created: boolean }>;
   find(id: string): Promise<TxRecord | undefined>;
+  /**
+   * An app's wallet requests of one account type (GET /v1/kernel/tx), newest first, after `query.after`, those its
+   * filters keep, at most `query.limit`, reading at most `query.scan` of them.
+   */
+  listWalletRequests(query: WalletTxListQuery): Promise<TxListRead<WalletTxRecord>>;
   /**
    * This repository as a transaction worker holding a lease uses it: each of its writes (submitting, recording,
    * replacing and settling bundles and requests) first checks `fence` in its transaction and, if the lease has

@@ -277,6 +277,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
         expect(res.body.accounts.map((a: { address: string }) => a.address)).to.not.include(safe);
       }
       if (route.name === "POST /v1/webhooks") expect(after.webhooks.other).to.include(res.body.id);
+      if (route.name === "GET /v1/kernel/tx") expect(res.body).to.deep.equal({ items: [], nextCursor: null });
       if (route.name === "GET /v1/webhooks") {
         expect(before.webhooks.first).to.include(service.seeded.webhookId);
         expect(res.body.endpoints.map((e: { id: string }) => e.id)).to.deep.equal(before.webhooks.other);
@@ -284,7 +285,7 @@ describe("robustness: security matrix of the protected routes, constant-time sec
       cells++;
     }
     // A Safe that no app created here: 404 even for a valid token.
-    const nobody = PROTECTED_ROUTES.find((r) => r.name.startsWith("GET /v1/{chain}/account"))!;
+    const nobody = PROTECTED_ROUTES.find((r) => r.name === "GET /v1/{chain}/account/{address}/tx/{txUuid}")!;
     const res = await request(service.app)
       .get(`/v1/${CHAIN}/account/0x00000000000000000000000000000000000000b0/tx/${service.seeded.safeTxId}`)
       .set("Authorization", `Bearer ${bearer.valid}`);

@@ -9,6 +9,7 @@ import { SafeExistsError, type SafesRepository } from "../model/safesRepository"
 import { type SafeRecord } from "../model/safeRecord";
 import { type SafeAction, type SafeTxRecord, isSafeRecord } from "../../transactions/txRecord";
 import type { TransactionsRepository } from "../../transactions/transactionsRepository";
+import type { ListCursors } from "../../transactions/listCursor";
 import type { RequestDeadline } from "../../accept/requestDeadline";
 import { safeChain } from "../../accept/chainChecks";
 import { type L1DataReservation, SAFE_RELAY_EXTRA_BYTES } from "../../userop/l1DataReservation";
@@ -33,6 +34,8 @@ export interface SafesDeps extends AcceptanceDeps {
   readonly findApp: (appId: string) => Promise<App | undefined>;
   /** The L1 data fee, in gas, a relay may cost on its chain (OP-stack chains): reserved with its gas. */
   readonly l1DataGas: L1DataReservation;
+  /** The cursors of a Safe's request listing's pages. */
+  readonly cursors: ListCursors;
 }
 
 /**
@@ -124,7 +127,12 @@ const relayL1DataGas = (chain: string, data: string, deps: SafesDeps): Promise<b
   deps.l1DataGas(deps.capabilities.get(chain)!.chain, dataLength(data) + SAFE_RELAY_EXTRA_BYTES);
 
 /** The Safe at `address` on `chain`, if this app created it: 404 if unknown, 403 if another app's. */
-async function ownSafe(chain: string, address: string, principal: AppPrincipal, deps: SafesDeps): Promise<SafeRecord> {
+export async function ownSafe(
+  chain: string,
+  address: string,
+  principal: AppPrincipal,
+  deps: SafesDeps,
+): Promise<SafeRecord> {
   const safe = await deps.safes.find(chain, getAddress(address));
   if (!safe) throw new NotFoundError(`No Safe at ${address} on ${chain} was created through this service`);
   if (safe.appId !== principal.appId) {

@@ -21,6 +21,7 @@ import * as m018 from "./018_webhooks";
 import * as m019 from "./019_wallet_queue_index";
 import * as m020 from "./020_audit_mark_tag";
 import * as m021 from "./021_app_safe_config_grant";
+import * as m022 from "./022_request_listing_indexes";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "019_wallet_queue_index": m019,
   "020_audit_mark_tag": m020,
   "021_app_safe_config_grant": m021,
+  "022_request_listing_indexes": m022,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

@@ -14,6 +14,7 @@ import type { SpendLimit } from "../../transactions/spendLimits";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import type { GroupCommit } from "./groupCommit";
 import { lockRows } from "./dialect/rowLocks";
+import { listSafeRequests } from "./requestListing";
 
 const StoredOwners = z.array(z.string()).min(1);
 
@@ -95,6 +96,8 @@ export class SqlSafesRepository implements SafesRepository {
       .executeTakeFirst();
     return row && toSafe(row);
   }
+
+  readonly listRequests: SafesRepository["listRequests"] = (query) => listSafeRequests(this.db, query);
 
   async ownedBy(chain: string, owner: string): Promise<SafeRecord[]> {
     const rows = await this.db

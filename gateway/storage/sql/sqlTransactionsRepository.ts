@@ -12,6 +12,8 @@ import type { OutboxSignal } from "./outboxSignal";
 import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
 import { appSpendSince } from "./spendUsage";
 import { settlementColumns } from "./settlementColumns";
+import { listWalletRequests } from "./requestListing";
+import { countByStatus, revertedGasByChain } from "./queueGauges";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
@@ -80,6 +82,9 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     const row = await this.db.selectFrom("transactions").selectAll().where("id", "=", id).executeTakeFirst();
     return row && toRecord(row);
   }
+
+  readonly listWalletRequests: TransactionsRepository["listWalletRequests"] = (query) =>
+    listWalletRequests(this.db, query);
 
   async due(chain: string, now: Date, limit: number, exceptSenders?: ReadonlySet<string>): Promise<TxRecord[]> {
     // Left out in the query, so only the rows taken are read and parsed.
@@ -212,23 +217,12 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     return this.db.transaction().execute((trx) => appSpendSince(trx, since));
   }
 
-  async revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]> {
-    const rows = await this.db
-      .selectFrom("bundles")
-      .select(["chain", sql<number>`sum(reverted_gas)`.as("gas")])
-      .where("reverted_gas", "is not", null)
-      .groupBy("chain")
-      .execute();
-    return rows.map((row) => ({ chain: row.chain, gas: BigInt(row.gas) }));
+  revertedGasByChain(): Promise<{ chain: string; gas: bigint }[]> {
+    return revertedGasByChain(this.db);
   }
 
-  async countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
-    const rows = await this.db
-      .selectFrom("transactions")
-      .select(["chain", "status", (eb) => eb.fn.countAll<number>().as("count")])
-      .groupBy(["chain", "status"])
-      .execute();
-    return rows.map((row) => ({ chain: row.chain, status: row.status, count: Number(row.count) }));
+  countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
+    return countByStatus(this.db);
   }
 
   private async submitOp(

@@ -43,6 +43,7 @@ describe("routes declared once: their document, problem codes and mounting", () 
       "POST /v1/resolver",
       "POST /v1/kernel/tx",
       "GET /v1/kernel/tx/{id}",
+      "GET /v1/kernel/tx",
       "POST /v1/base/tx",
       "GET /v1/base/tx/{id}",
     ]);

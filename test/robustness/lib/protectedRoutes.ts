@@ -121,6 +121,13 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
     otherApp: [404, "NOT_FOUND"],
   },
   {
+    name: "GET /v1/kernel/tx",
+    method: "get",
+    path: () => `/v1/kernel/tx?userId=${PROVIDER.name}:alice&limit=100`,
+    // Another app lists its own requests (none): checked not to show the first app's, even by their user's id.
+    otherApp: [200],
+  },
+  {
     name: "POST /v1/base/tx",
     method: "post",
     path: () => "/v1/base/tx",
@@ -182,6 +189,12 @@ export const PROTECTED_ROUTES: readonly ProtectedRoute[] = [
     name: "GET /v1/{chain}/account/{address}/tx/{txUuid}",
     method: "get",
     path: (s) => `/v1/${CHAIN}/account/${s.safe}/tx/${s.safeTxId}`,
+    otherApp: [403, "SAFE_NOT_OWNED"],
+  },
+  {
+    name: "GET /v1/{chain}/account/{address}/txs",
+    method: "get",
+    path: (s) => `/v1/${CHAIN}/account/${s.safe}/txs`,
     otherApp: [403, "SAFE_NOT_OWNED"],
   },
   {

@@ -82,6 +82,17 @@ const phoneLike = fc.oneof(
   fc.stringMatching(/^\+?1?[0-9]{0,14}$/),
   anyText(30),
 );
+/** A listing's query values: page sizes in and out of range, statuses, cursors of every shape. */
+const pageSizeLike = fc.oneof(
+  fc.integer({ min: -5, max: 300 }).map(String),
+  fc.constantFrom("", "1.5", "1e2", "0x10", " 5", "020", "٣"),
+);
+const statusLike = fc.constantFrom("queued", "submitted", "included", "failed", "QUEUED", "pending", "");
+const cursorLike = fc.oneof(
+  anyText(80),
+  fc.tuple(fc.base64String({ maxLength: 120 }), fc.base64String({ maxLength: 30 })).map(([a, b]) => `${a}.${b}`),
+);
+const listPageQuery = { limit: pageSizeLike, status: statusLike, cursor: cursorLike };
 const limitLike = fc.oneof(fc.integer({ min: -5, max: 300 }), fc.constantFrom(1.5, 1e309, "10", null));
 const calls = fc.integer({ min: 0, max: 18 }).chain((n) =>
   fc.record({
@@ -308,6 +319,16 @@ export const ROUTES: readonly Route[] = [
     rules: {},
   },
   {
+    name: "GET /v1/kernel/tx",
+    method: "GET",
+    template: "/v1/kernel/tx",
+    params: () => ({}),
+    auth: "bearer",
+    query: fc.record({ ...listPageQuery, userId: userIdLike, chain: chainLike }, { requiredKeys: [] }),
+    bodyLimit: MB,
+    rules: {},
+  },
+  {
     name: "POST /v1/base/tx",
     method: "POST",
     template: "/v1/base/tx",
@@ -435,6 +456,16 @@ export const ROUTES: readonly Route[] = [
     params: ({ seeded }) => ({ chain: CHAIN, address: seeded.safe, txUuid: seeded.safeTxId }),
     auth: "bearer",
     query: fc.record({ wait: fc.constantFrom("true", "false", "") }, { requiredKeys: [] }),
+    bodyLimit: MB,
+    rules: SAFE_RULES,
+  },
+  {
+    name: "GET /v1/{chain}/account/{address}/txs",
+    method: "GET",
+    template: "/v1/{chain}/account/{address}/txs",
+    params: ({ seeded }) => ({ chain: CHAIN, address: seeded.safe }),
+    auth: "bearer",
+    query: fc.record(listPageQuery, { requiredKeys: [] }),
     bodyLimit: MB,
     rules: SAFE_RULES,
   },
