@@ -4,6 +4,7 @@ export type { IdwalletApi } from "./client/exchange.js";
 export type { ResolvedUser, UserLogin } from "./client/identity.js";
 export type { Call, TxStatus, WaitOptions, WalletRequest } from "./client/transactions.js";
 export { isFinal } from "./client/transactions.js";
+export type { SafeTransactionListQuery, TransactionListQuery } from "./client/listings.js";
 export type { SignResult, SignerRequest } from "./client/signing.js";
 export type { SafeAccount, SafeTarget, SafeTxStatus } from "./client/safes.js";
 export { IdwalletError, WaitTimeoutError, UNEXPECTED_RESPONSE, type Problem, type ProblemCode } from "./errors.js";

@@ -1,5 +1,6 @@
 import { AppTokenSource, type AppCredentials } from "./appToken.js";
 import { Exchange } from "./exchange.js";
+import { safeListingMethods, transactionListingMethods } from "./listings.js";
 import { DEFAULT_RESOLVE_BATCH, identityMethods } from "./identity.js";
 import { safeMethods } from "./safes.js";
 import { signingMethods } from "./signing.js";
@@ -32,9 +33,10 @@ export function createIdwalletClient(options: IdwalletClientOptions) {
     api: exchange.api,
     ...identityMethods(exchange, resolveBatch),
     ...transactionMethods(exchange),
+    ...transactionListingMethods(exchange),
     ...signingMethods(exchange),
     /** 1-of-n Safe accounts and their payouts. */
-    safes: safeMethods(exchange),
+    safes: { ...safeMethods(exchange), ...safeListingMethods(exchange) },
     /** The app's webhook endpoints. */
     webhooks: webhookEndpointMethods(exchange),
   };

@@ -126,7 +126,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List this app's Kernel transaction requests, newest first, page by page
+     * @description Only the app's own requests (never another app's, whatever the filters or the cursor), Kernel wallets only (base-wallet requests are read by id). Filters are optional: `userId` in any spelling of it, `chain`, `status`. Follow `nextCursor` until it is null: a page reads at most 1000 requests, so with a chain or status filter a page may hold fewer than `limit`, even none, before the last.
+     */
+    get: operations["listKernelTransactions"];
     put?: never;
     /**
      * Send calls from a user's wallet (asynchronous, durable)
@@ -326,6 +330,26 @@ export interface paths {
     };
     /** Where a Safe request stands */
     get: operations["getSafeTransaction"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/{chain}/account/{address}/txs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a Safe's requests, newest first, page by page
+     * @description Only the app that created the Safe may (403 SAFE_NOT_OWNED otherwise): its deployment, custom calls and payouts. `status` filters them. Follow `nextCursor` until it is null: a page reads at most 1000 requests, so with a status filter a page may hold fewer than `limit`, even none, before the last.
+     */
+    get: operations["listSafeTransactions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1153,6 +1177,12 @@ export interface components {
       /** @description The user proof (see Authentication); blank only in test mode */
       auth: string;
     };
+    TxList: {
+      /** @description Newest first (requests of one millisecond by id) */
+      items: components["schemas"]["TxStatus"][];
+      /** @description null: no more. A page may hold fewer than `limit`, even none, and still have a nextCursor: follow it until null */
+      nextCursor: string | null;
+    };
     BaseTxRequest: {
       /** @example tel:14155552671 */
       userId: string;
@@ -1258,6 +1288,12 @@ export interface components {
          */
         amount?: string;
       }[];
+    };
+    SafeTxList: {
+      /** @description Newest first (requests of one millisecond by id) */
+      items: components["schemas"]["SafeTxStatus"][];
+      /** @description null: no more. A page may hold fewer than `limit`, even none, and still have a nextCursor: follow it until null */
+      nextCursor: string | null;
     };
     CreatedWebhook: {
       /** @example ep_5b1f0c9e2d7a4c3b8e6f1a2d3c4b5a69 */
@@ -1920,6 +1956,76 @@ export interface operations {
       };
       /** @description MAINTENANCE, SIGNER_NOT_CONFIGURED */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  listKernelTransactions: {
+    parameters: {
+      query?: {
+        /** @description Only this user id's requests, in any spelling of it */
+        userId?: string;
+        /** @description Only requests on this chain */
+        chain?: string;
+        /** @description Requests a page holds at most */
+        limit?: number;
+        /** @description `nextCursor` of the page before, with the same filters; omitted for the first page */
+        cursor?: string;
+        /** @description Only requests in this state */
+        status?: "queued" | "submitted" | "included" | "failed";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of requests */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ea79f62a-4352-4ec0-9186-d67878176f8f",
+           *           "status": "included",
+           *           "userId": "tel:14155552671",
+           *           "chain": "localhost",
+           *           "sender": "0x3d8a9cF516b62BB0D3e17E2f291b5f2F4D050FD8",
+           *           "userOpHash": "0x8e2f4c6a1b3d5f7092a4c6e8f0b2d4f6a8c0e2f4b6d8f0a2c4e6b8d0f2a4c6e8",
+           *           "transactionHash": "0x5b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+           *           "blockNumber": 1842,
+           *           "success": true,
+           *           "error": null,
+           *           "createdAt": "2026-11-22T12:00:00.000Z",
+           *           "updatedAt": "2026-11-22T12:00:14.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          "application/json": components["schemas"]["TxList"];
+        };
+      };
+      /** @description INVALID_REQUEST (a parameter out of range, or unknown), INVALID_USER_ID, UNKNOWN_CHAIN, INVALID_CURSOR (not a nextCursor this listing gave out, with the same filters, to this app) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -3219,6 +3325,102 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  listSafeTransactions: {
+    parameters: {
+      query?: {
+        /** @description Requests a page holds at most */
+        limit?: number;
+        /** @description `nextCursor` of the page before, with the same filters; omitted for the first page */
+        cursor?: string;
+        /** @description Only requests in this state */
+        status?: "queued" | "submitted" | "included" | "failed";
+      };
+      header?: never;
+      path: {
+        chain: string;
+        /** @description The Safe's address */
+        address: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the Safe's requests */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "txUuid": "3f43562c-42b1-43a6-a34d-a1c3b2eeea5b",
+           *           "action": "transfer",
+           *           "status": "included",
+           *           "chain": "localhost",
+           *           "safe": "0x7Ab3280A1C1c00dac0dEcE690fD921890d5d209E",
+           *           "safeTxHash": "0x1f6d3b5a7c9e0f2a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a",
+           *           "transactionHash": "0x5b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c",
+           *           "blockNumber": 1843,
+           *           "error": null,
+           *           "createdAt": "2026-11-22T12:00:00.000Z",
+           *           "updatedAt": "2026-11-22T12:00:14.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          "application/json": components["schemas"]["SafeTxList"];
+        };
+      };
+      /** @description INVALID_REQUEST (a parameter out of range, or unknown; an address that is none), INVALID_CURSOR (not a nextCursor this listing gave out, with the same filter, to this app), UNKNOWN_CHAIN, CHAIN_NOT_AVAILABLE (not a Safe chain) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SAFE_NOT_OWNED */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description NOT_FOUND: no Safe at this address was created through this service */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description SAFE_NOT_CONFIGURED */
+      503: {
         headers: {
           [name: string]: unknown;
         };
