@@ -1,3 +1,5 @@
+import { JsonRpcProvider } from "ethers";
+import type { ChainClient } from "../../gateway/chains/clients";
 import type { IncomingHttpHeaders } from "node:http";
 import type { IdwalletClient, UserLogin } from "@idwallet/client";
 import { closeAll, listenOn } from "./fastPathPair";
@@ -54,3 +56,10 @@ export async function serveTestApp(...args: Parameters<typeof buildTestApp>) {
 
 /** A test app as serveTestApp serves it. */
 export type ServedTestApp = Awaited<ReturnType<typeof serveTestApp>>;
+
+/** A local chain client that is never called (its RPC port is closed): accepting a request touches no chain. */
+export const idleChain = (): ChainClient => ({
+  name: "localhost",
+  chainId: 31337,
+  provider: new JsonRpcProvider("http://127.0.0.1:9", 31337, { staticNetwork: true }),
+});

@@ -1,10 +1,8 @@
 import { expect } from "chai";
-import { JsonRpcProvider } from "ethers";
 import type { ServerResponse } from "node:http";
 import { type IdwalletClient, IdwalletError, UNEXPECTED_RESPONSE, createIdwalletClient } from "@idwallet/client";
-import type { ChainClient } from "../../gateway/chains/clients";
 import { closeAll, listenOn } from "../helpers/fastPathPair";
-import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
+import { type ServedTestApp, idleChain, serveTestApp } from "../helpers/servedTestApp";
 
 const PHONE = "+14155552671";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
@@ -21,12 +19,6 @@ const badGateway = (res: ServerResponse) => {
   res.writeHead(502, { "Content-Type": "text/html", "X-Request-Id": "proxy-request-7" });
   res.end("<html><body><h1>502 Bad Gateway</h1></body></html>");
 };
-
-const idleChain = (): ChainClient => ({
-  name: "localhost",
-  chainId: 31337,
-  provider: new JsonRpcProvider("http://127.0.0.1:9", 31337, { staticNetwork: true }),
-});
 
 describe("client package: every refusal is one IdwalletError (status, the service's code, requestId, the problem)", () => {
   let service: ServedTestApp;

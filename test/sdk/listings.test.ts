@@ -1,17 +1,8 @@
 import { expect } from "chai";
-import { JsonRpcProvider } from "ethers";
 import { type IdwalletClient, type UserLogin, createIdwalletClient } from "@idwallet/client";
-import type { ChainClient } from "../../gateway/chains/clients";
-import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
+import { type ServedTestApp, idleChain, serveTestApp } from "../helpers/servedTestApp";
 
 const TARGET = "0x000000000000000000000000000000000000dEaD";
-
-/** A chain client that is never called: accepting a request touches no chain. */
-const idleChain = (): ChainClient => ({
-  name: "localhost",
-  chainId: 31337,
-  provider: new JsonRpcProvider("http://127.0.0.1:9", 31337, { staticNetwork: true }),
-});
 
 describe("client package: listTransactions / allTransactions (the app's own requests, page by page)", () => {
   let service: ServedTestApp;

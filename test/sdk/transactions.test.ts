@@ -1,22 +1,13 @@
 import { expect } from "chai";
-import { JsonRpcProvider } from "ethers";
 import { type IdwalletClient, type UserLogin, WaitTimeoutError, createIdwalletClient } from "@idwallet/client";
-import type { ChainClient } from "../../gateway/chains/clients";
 import { closeAll, listenOn } from "../helpers/fastPathPair";
-import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
+import { type ServedTestApp, idleChain, serveTestApp } from "../helpers/servedTestApp";
 
 const PHONE = "+14155552671";
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** How long the service holds a `?wait=true` poll: far longer than the waits these tests allow the client. */
 const SERVICE_WAIT_MS = 5000;
-
-/** A chain client that is never called: accepting a request touches no chain. */
-const idleChain = (): ChainClient => ({
-  name: "localhost",
-  chainId: 31337,
-  provider: new JsonRpcProvider("http://127.0.0.1:9", 31337, { staticNetwork: true }),
-});
 
 const elapsedSince = (started: number) => Date.now() - started;
 
