@@ -42,20 +42,30 @@ if (!network) throw new Error(`the idwallet service has no configured chain with
 const chain = network.name;
 
 /**
- * Logged-in users by session id: the user token (the user's proof for each request) stays on this server.
- * @type {Map<string, { userId: string, userToken: string, address: `0x${string}` }>}
+ * Logged-in users by session id: the user token (the user's proof for each request) stays on this server, and the
+ * session ends when the token does (`expiresAt`, ms).
+ * @type {Map<string, { userId: string, userToken: string, address: `0x${string}`, expiresAt: number }>}
  */
 const sessions = new Map();
+// Sessions nobody comes back for are dropped too, so the map holds only live logins.
+setInterval(() => {
+  for (const [sessionId, session] of sessions) if (session.expiresAt <= Date.now()) sessions.delete(sessionId);
+}, 60_000).unref();
 
 /** @param {import("node:http").IncomingMessage} req @returns {Promise<Record<string, unknown>>} */
 async function jsonBody(req) {
-  let text = "";
+  // Bytes first, decoded once: a character split across two chunks would otherwise be decoded as two U+FFFD, and a
+  // message signed other than sent.
+  /** @type {Buffer[]} */
+  const chunks = [];
+  let size = 0;
   for await (const chunk of req) {
-    text += chunk;
-    if (text.length > MAX_BODY_BYTES) throw new HttpError(413, "body too large");
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, "body too large");
+    chunks.push(chunk);
   }
   try {
-    const body = JSON.parse(text);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     if (typeof body === "object" && body !== null && !Array.isArray(body)) return body;
   } catch {
     // answered below
@@ -72,9 +82,11 @@ function text(body, field) {
 
 /** The session named by `Authorization: Bearer <session id>`. @param {import("node:http").IncomingMessage} req */
 function sessionOf(req) {
-  const session = sessions.get((req.headers.authorization ?? "").replace(/^Bearer /, ""));
-  if (!session) throw new HttpError(401, "log in first (POST /login/start, then /login/verify)");
-  return session;
+  const sessionId = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+  const session = sessions.get(sessionId);
+  if (session && session.expiresAt <= Date.now()) sessions.delete(sessionId);
+  else if (session) return session;
+  throw new HttpError(401, "log in first (POST /login/start, then /login/verify)");
 }
 
 /** @type {Record<string, (req: import("node:http").IncomingMessage) => Promise<unknown>>} */
@@ -93,7 +105,8 @@ const routes = {
     if (!wallet) throw new Error(`no wallet for ${login.userId}`);
     const address = /** @type {`0x${string}`} */ (wallet.accountAddress);
     const sessionId = randomUUID();
-    sessions.set(sessionId, { userId: login.userId, userToken: login.userToken, address });
+    const expiresAt = Date.now() + login.expiresIn * 1000;
+    sessions.set(sessionId, { userId: login.userId, userToken: login.userToken, address, expiresAt });
     return { sessionId, userId: login.userId, address };
   },
 

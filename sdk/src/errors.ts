@@ -21,8 +21,8 @@ export class IdwalletError extends Error {
   /** The whole problem, with any extension fields (`errors`, `calls`, `rule`, `retryAfter`, …). */
   readonly problem: Problem | undefined;
 
-  constructor(status: number, problem: Problem | undefined, requestId?: string) {
-    super(problem ? `${problem.code}: ${problem.detail ?? problem.title}` : `HTTP ${status}: not a problem answer`);
+  constructor(status: number, problem: Problem | undefined, requestId?: string, why = "not a problem answer") {
+    super(problem ? `${problem.code}: ${problem.detail ?? problem.title}` : `HTTP ${status}: ${why}`);
     this.status = status;
     this.code = problem?.code ?? UNEXPECTED_RESPONSE;
     this.requestId = problem?.requestId ?? requestId;
@@ -39,6 +39,14 @@ export class WaitTimeoutError<T> extends Error {
   ) {
     super(`still not final after ${timeoutMs} ms`);
   }
+}
+
+/**
+ * A success answer that does not answer what was asked (another request's record, another hash's signature, fewer
+ * users than ids): a proxy's or cache's mix-up, or a service not to be trusted. Thrown, never used.
+ */
+export function unexpectedAnswer(why: string): IdwalletError {
+  return new IdwalletError(200, undefined, undefined, why);
 }
 
 /** Whether a parsed error body is one of the service's problems. */

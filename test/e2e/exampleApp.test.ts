@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { type ChildProcess, spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import path from "node:path";
 import readline from "node:readline";
 import { JsonRpcProvider, Wallet, id } from "ethers";
@@ -52,6 +53,23 @@ describe("the phone-wallet example (e2e: examples/phone-wallet run as a process,
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
+  /** POSTs `body` as the session in two writes, split at byte `at`: two packets, as a slow network delivers them. */
+  const postInTwo = (route: string, body: Buffer, at: number) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const req = httpRequest(`${example.url}${route}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${session.sessionId}` },
+      });
+      req.on("error", reject);
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      });
+      req.flushHeaders();
+      req.write(body.subarray(0, at));
+      setTimeout(() => req.end(body.subarray(at)), 100);
+    });
   const verifyOnChain = (address: string, message: string, signature: string) =>
     createPublicClient({ transport: http(stack.rpcUrl) }).verifyMessage({
       address: address as `0x${string}`,
@@ -109,6 +127,15 @@ describe("the phone-wallet example (e2e: examples/phone-wallet run as a process,
     expect(body.signature as string).to.match(ERC6492_SUFFIX);
     expect(await verifyOnChain(session.address, message, body.signature as string)).to.equal(true);
     expect(await verifyOnChain(session.address, "another message", body.signature as string)).to.equal(false);
+  });
+
+  it("a message whose character arrives split across two packets is signed as sent, not as two U+FFFD", async () => {
+    const message = "Pay the café ☕ 3 coffees, nonce 3";
+    const body = Buffer.from(JSON.stringify({ message }));
+    const { status, body: answer } = await postInTwo("/sign", body, body.indexOf(Buffer.from("☕")) + 1);
+    expect(status).to.equal(200);
+    expect(answer.valid).to.equal(true);
+    expect(await verifyOnChain(session.address, message, answer.signature as string)).to.equal(true);
   });
 
   it("sends a gasless batch of two calls, included on chain: the mint, then the transfer it paid for", async () => {

@@ -109,6 +109,24 @@ describe("client package: verifyWebhook (the service's own signer; Node and fetc
     refusal(() => verifyWebhook(sent.body, { ...sent.headers, "webhook-id": newEventId() }, endpoint.secret));
   });
 
+  it("an outsider replaying a captured delivery inside the five minutes gets it verified again: the receiver drops repeats by webhook-id", () => {
+    const sent = delivery(endpoint.id, [endpoint.secret]);
+    const first = verifyWebhook(sent.body, sent.headers, endpoint.secret);
+    // Stateless by design (as every Standard Webhooks library): docs/client.md tells the receiver to keep the ids.
+    expect(verifyWebhook(sent.body, sent.headers, endpoint.secret)).to.deep.equal(first);
+    expect(sent.headers["webhook-id"]).to.equal(sent.eventId);
+  });
+
+  it("a body with `__proto__` and a duplicate key (signed by a thief of the secret) pollutes no prototype", () => {
+    const body = '{"type":"webhook.test","type":"transaction.included","__proto__":{"polluted":true},"data":{}}';
+    const signed = signedHeaders([endpoint.secret], newEventId(), body, new Date());
+    const event = verifyWebhook(body, signed, endpoint.secret) as unknown as Record<string, unknown>;
+    expect(event.type, "the last duplicate, as JSON.parse reads it").to.equal("transaction.included");
+    expect(Object.getPrototypeOf(event)).to.equal(Object.prototype);
+    expect(Object.hasOwn(event, "__proto__")).to.equal(true);
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+  });
+
   it("a request without the signature headers is refused", () => {
     const sent = delivery(endpoint.id, [endpoint.secret]);
     refusal(() => verifyWebhook(sent.body, {}, endpoint.secret));

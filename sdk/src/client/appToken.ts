@@ -1,4 +1,5 @@
 import { errorOf } from "../errors.js";
+import { NOT_FOLLOWED } from "./exchange.js";
 
 /** How the client authenticates as an app: its credentials, or a function returning a bearer token it holds. */
 export type AppCredentials =
@@ -37,6 +38,8 @@ export class AppTokenSource {
     const { clientId, clientSecret } = this.credentials as { clientId: string; clientSecret: string };
     const response = await this.fetcher(`${this.baseUrl}/v1/auth`, {
       method: "POST",
+      // A 307/308 followed would carry the client secret in the body to wherever Location points.
+      redirect: NOT_FOLLOWED,
       headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
     });

@@ -6,6 +6,9 @@ import type { AppTokenSource } from "./appToken.js";
 /** The typed HTTP client of the service's OpenAPI document (openapi-fetch): every path, typed from the document. */
 export type IdwalletApi = Client<paths>;
 
+/** Fetch's redirect mode for every request to the service: the 3xx itself is the answer (an opaque one in browsers). */
+export const NOT_FOLLOWED = "manual" satisfies RequestRedirect;
+
 /** What openapi-fetch answers for one request. */
 interface Answer {
   data?: unknown;
@@ -22,7 +25,9 @@ export class Exchange {
     fetcher: typeof fetch,
     private readonly appToken: AppTokenSource | undefined,
   ) {
-    this.api = createFetchClient<paths>({ baseUrl, fetch: (request) => fetcher(request) });
+    // A redirect is never followed (NOT_FOLLOWED): fetch would re-send a 307/308's body, the user's `auth` in it, to
+    // any origin the Location names. The service answers none; a 3xx is thrown as UNEXPECTED_RESPONSE.
+    this.api = createFetchClient<paths>({ baseUrl, fetch: (request) => fetcher(request), redirect: NOT_FOLLOWED });
     this.api.use({ onResponse: ({ response, options }) => refuseNonJson(response, options.parseAs) });
   }
 

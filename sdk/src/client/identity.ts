@@ -1,3 +1,4 @@
+import { unexpectedAnswer } from "../errors.js";
 import type { components } from "../generated/openapi.js";
 import { dataOf, type Exchange } from "./exchange.js";
 
@@ -23,11 +24,15 @@ export function identityMethods(exchange: Exchange, resolveBatch: number) {
       if (bad !== undefined) throw new TypeError(`a user id cannot contain a comma: ${JSON.stringify(bad)}`);
       const users: ResolvedUser[] = [];
       for (let start = 0; start < userIds.length; start += resolveBatch) {
-        const batch = userIds.slice(start, start + resolveBatch).join(",");
-        const body = { userIds: batch, ...(options.accountType ? { accountType: options.accountType } : {}) };
-        users.push(
-          ...(await exchange.asAppIfAny((headers) => exchange.api.POST("/v1/resolver", { headers, body }))).users,
-        );
+        const batch = userIds.slice(start, start + resolveBatch);
+        const body = { userIds: batch.join(","), ...(options.accountType ? { accountType: options.accountType } : {}) };
+        const answer = await exchange.asAppIfAny((headers) => exchange.api.POST("/v1/resolver", { headers, body }));
+        // Each answer names its id (as sent, trimmed): a list shorter, longer or in another order would hand one
+        // user's address to another id (a payout to the wrong wallet), so it is refused rather than zipped.
+        if (answer.users.length !== batch.length || answer.users.some((user, i) => user.userId !== batch[i]!.trim())) {
+          throw unexpectedAnswer(`the resolver answered other users than the ${batch.length} ids asked`);
+        }
+        users.push(...answer.users);
       }
       return users;
     },

@@ -1,3 +1,4 @@
+import { unexpectedAnswer } from "../errors.js";
 import type { components } from "../generated/openapi.js";
 import type { Exchange } from "./exchange.js";
 import { newIdempotencyKey, pollUntilFinal, type WaitOptions } from "./transactions.js";
@@ -19,14 +20,19 @@ export interface SafeTarget {
 export function safeMethods(exchange: Exchange) {
   const idempotency = (key?: string) => ({ "Idempotency-Key": key ?? newIdempotencyKey() });
   const path = (target: SafeTarget) => ({ chain: target.chain, address: target.address });
-  const getTransaction = (target: SafeTarget & { txUuid: string }, wait = false, signal?: AbortSignal) =>
-    exchange.asApp((Authorization) =>
+  const getTransaction = async (target: SafeTarget & { txUuid: string }, wait = false, signal?: AbortSignal) => {
+    const record = await exchange.asApp((Authorization) =>
       exchange.api.GET("/v1/{chain}/account/{address}/tx/{txUuid}", {
         headers: { Authorization },
         params: { path: { ...path(target), txUuid: target.txUuid }, query: wait ? { wait: true } : {} },
         signal,
       }),
     );
+    if (record.txUuid?.toLowerCase() !== target.txUuid.toLowerCase()) {
+      throw unexpectedAnswer(`asked for Safe request ${target.txUuid}, answered ${String(record.txUuid)}`);
+    }
+    return record;
+  };
 
   return {
     /** Creates a Safe owned by `signers` and the operator, threshold 1; deployed asynchronously. */

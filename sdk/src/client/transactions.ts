@@ -1,5 +1,5 @@
 import type { components } from "../generated/openapi.js";
-import { WaitTimeoutError } from "../errors.js";
+import { WaitTimeoutError, unexpectedAnswer } from "../errors.js";
 import type { Exchange } from "./exchange.js";
 
 /** A transaction request and where it stands. */
@@ -27,13 +27,17 @@ export interface WalletRequest {
 
 /** How long and how a wait for the end of a request may go. */
 export interface WaitOptions {
-  /** Give up after this many milliseconds (default 120 000), throwing WaitTimeoutError. */
+  /** Give up after this many milliseconds (default 120 000, at most 2^31 - 1), throwing WaitTimeoutError. */
   readonly timeoutMs?: number;
   /** Abort the wait (the request itself goes on). */
   readonly signal?: AbortSignal;
 }
 
 const DEFAULT_WAIT_MS = 120_000;
+/** The longest timer JavaScript keeps: a longer AbortSignal.timeout fires after 1 ms (Node warns, browsers do alike). */
+const MAX_WAIT_MS = 2 ** 31 - 1;
+/** The least time between two held polls: a service that holds none (TX_WAIT_TIMEOUT_MS=0) is not polled flat out. */
+export const MIN_POLL_INTERVAL_MS = 1000;
 const FINAL = new Set<TxStatus["status"]>(["included", "failed"]);
 
 /** Whether a request has ended: included (see `success`) or failed. */
@@ -43,19 +47,27 @@ export const isFinal = (status: { status: string }): boolean => FINAL.has(status
 export const newIdempotencyKey = (): string => globalThis.crypto.randomUUID();
 
 /**
- * Looks at a request, then long-polls it (`?wait=true`: the service holds each poll) until it is final. One deadline
- * bounds the whole wait, the first look included; `options.signal` aborts it with its reason.
+ * Looks at a request, then long-polls it (`?wait=true`: the service holds each poll) until it is final, a poll at
+ * most every MIN_POLL_INTERVAL_MS. One deadline bounds the whole wait, the first look included; `options.signal`
+ * aborts it with its reason.
  */
 export async function pollUntilFinal<T extends { status: string }>(
   look: (wait: boolean, signal: AbortSignal) => Promise<T>,
   options: WaitOptions,
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS) {
+    throw new RangeError(`timeoutMs must be a whole number of milliseconds up to ${MAX_WAIT_MS}, not ${timeoutMs}`);
+  }
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])]);
   let last: T | undefined;
   try {
     last = await look(false, signal);
-    while (!isFinal(last)) last = await look(true, signal);
+    while (!isFinal(last)) {
+      const asked = Date.now();
+      last = await look(true, signal);
+      if (!isFinal(last)) await pause(MIN_POLL_INTERVAL_MS - (Date.now() - asked), signal);
+    }
     return last;
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
@@ -64,16 +76,37 @@ export async function pollUntilFinal<T extends { status: string }>(
   }
 }
 
+/** Resolves after `ms` (at once if not positive); rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}
+
 /** Sending calls from a user's wallet, and following them. */
 export function transactionMethods(exchange: Exchange) {
-  const getTransaction = (id: string, wait = false, signal?: AbortSignal) =>
-    exchange.asApp((Authorization) =>
+  const getTransaction = async (id: string, wait = false, signal?: AbortSignal) => {
+    const record = await exchange.asApp((Authorization) =>
       exchange.api.GET("/v1/kernel/tx/{id}", {
         headers: { Authorization },
         params: { path: { id }, query: wait ? { wait: true } : {} },
         signal,
       }),
     );
+    // Another request's record would be followed, or reported, as this one's.
+    if (record.id?.toLowerCase() !== id.toLowerCase())
+      throw unexpectedAnswer(`asked for request ${id}, answered ${String(record.id)}`);
+    return record;
+  };
 
   /** Sends calls in one UserOperation: all run, in order, or none; gas sponsored. Answers at once (queued). */
   const sendCalls = (request: WalletRequest & { calls: readonly Call[]; delegatecall?: boolean }) =>

@@ -1,5 +1,7 @@
-import { type Hex, hashMessage, hashTypedData, isHex, numberToHex, type TypedDataDefinition } from "viem";
+import { type Hex, isHex, numberToHex, type TypedDataDefinition } from "viem";
 import type { IdwalletClient } from "../client/createClient.js";
+import { strictMessageHash } from "../client/signing.js";
+import { strictTypedDataHash } from "../client/typedData.js";
 import { IdwalletError } from "../errors.js";
 import { callNode, FORWARDED_METHODS } from "./chainRpc.js";
 import { ProviderRpcError, RPC_ERROR, toRpcError } from "./rpcError.js";
@@ -38,6 +40,25 @@ export interface IdwalletProvider {
   request(args: RequestArguments): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): IdwalletProvider;
   removeListener(event: string, listener: (...args: unknown[]) => void): IdwalletProvider;
+}
+
+/** A JSON-RPC chain id (hex or decimal quantity) as a number to compare; anything else is a bad parameter. */
+function chainIdOf(value: unknown): bigint {
+  try {
+    if (typeof value === "string" || typeof value === "number") return BigInt(value);
+  } catch {
+    // refused below
+  }
+  throw new ProviderRpcError(RPC_ERROR.invalidParams, `${String(value)} is not a chain id`);
+}
+
+/** The hash of what a caller asked to sign; input that no hash can be made of, or that hashers read apart, is -32602. */
+function badParamsUnless(hash: () => Hex): Hex {
+  try {
+    return hash();
+  } catch (error) {
+    throw new ProviderRpcError(RPC_ERROR.invalidParams, (error as Error).message);
+  }
 }
 
 /** Makes the EIP-1193 provider of `userId`'s wallet on `chain` (EIP-5792 batches included). */
@@ -83,13 +104,17 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
       case "eth_chainId":
         return numberToHex((await wallet()).chainId);
       case "wallet_switchEthereumChain": {
-        const wanted = (params[0] as { chainId?: string } | undefined)?.chainId;
-        if (wanted !== undefined && BigInt(wanted) === BigInt((await wallet()).chainId)) return null;
+        const wanted = (params[0] as { chainId?: unknown } | undefined)?.chainId;
+        if (wanted !== undefined && chainIdOf(wanted) === BigInt((await wallet()).chainId)) return null;
         throw new ProviderRpcError(RPC_ERROR.unrecognizedChain, `this provider serves only ${chain}`);
       }
       case "eth_sendTransaction": {
-        const tx = (params[0] ?? {}) as RpcCall & { from?: string };
+        const tx = (params[0] ?? {}) as RpcCall & { from?: string; chainId?: unknown };
         await ownAddress(tx.from);
+        // As wallets do: a transaction meant for another chain is refused, not sent on this one.
+        if (tx.chainId !== undefined && chainIdOf(tx.chainId) !== BigInt((await wallet()).chainId)) {
+          throw new ProviderRpcError(RPC_ERROR.invalidParams, `chainId ${String(tx.chainId)} is not ${chain}'s`);
+        }
         const accepted = await send([tx]);
         const ended = await client.waitForTransaction(accepted.id, { timeoutMs: options.waitTimeoutMs });
         if (ended.status !== "included" || !ended.success || !ended.transactionHash) {
@@ -102,17 +127,29 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
         return sendCalls(params[0]);
       case "wallet_getCallsStatus":
         return getCallsStatus(params[0]);
-      case "wallet_getCapabilities":
-        return capabilities((await wallet()).chainId);
+      case "wallet_getCapabilities": {
+        // EIP-5792: only for the account this provider is; only the chains asked for, when a list is given.
+        await ownAddress(params[0]);
+        const { chainId } = await wallet();
+        const asked = params[1];
+        const served = !Array.isArray(asked) || asked.some((id) => chainIdOf(id) === BigInt(chainId));
+        return served ? capabilities(chainId) : {};
+      }
       case "personal_sign": {
         await ownAddress(params[1]);
-        const message = params[0] as string;
-        return sign(hashMessage(isHex(message) ? { raw: message } : message));
+        const message = params[0];
+        if (typeof message !== "string")
+          throw new ProviderRpcError(RPC_ERROR.invalidParams, "the message must be a string");
+        return sign(badParamsUnless(() => strictMessageHash(isHex(message) ? { raw: message } : message)));
       }
       case "eth_signTypedData_v4": {
         await ownAddress(params[0]);
-        const typed = typeof params[1] === "string" ? JSON.parse(params[1]) : params[1];
-        return sign(hashTypedData(typed as TypedDataDefinition));
+        const typed = params[1];
+        return sign(
+          badParamsUnless(() =>
+            strictTypedDataHash((typeof typed === "string" ? JSON.parse(typed) : typed) as TypedDataDefinition),
+          ),
+        );
       }
     }
     if (FORWARDED_METHODS.has(method)) {
@@ -125,10 +162,10 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
 
   // EIP-5792: the batch is one UserOperation, all calls or none; its id is the service's request id.
   async function sendCalls(raw: unknown) {
-    const request = (raw ?? {}) as { from?: string; chainId?: string; calls?: RpcCall[]; capabilities?: object };
+    const request = (raw ?? {}) as { from?: string; chainId?: unknown; calls?: RpcCall[]; capabilities?: object };
     await ownAddress(request.from);
     const { chainId } = await wallet();
-    if (request.chainId !== undefined && BigInt(request.chainId) !== BigInt(chainId)) {
+    if (request.chainId !== undefined && chainIdOf(request.chainId) !== BigInt(chainId)) {
       throw new ProviderRpcError(RPC_ERROR.unsupportedChainId, `this provider serves chain ${chainId} only`);
     }
     if (!Array.isArray(request.calls) || request.calls.length === 0) {
@@ -141,7 +178,11 @@ export function createIdwalletProvider(options: IdwalletProviderOptions): Idwall
   // Only this account's batches on this chain: the app's token reads every request of the app, its other users' too.
   async function getCallsStatus(id: unknown) {
     const { address, chainId, rpcUrl, entryPoint } = await wallet();
-    const record = await client.getTransaction(String(id)).catch((error: unknown) => {
+    // An empty or dot-segment id would name another path of the API (`/v1/kernel/tx/` is the list of every request).
+    if (typeof id !== "string" || id === "" || id === "." || id === "..") {
+      throw new ProviderRpcError(RPC_ERROR.unknownBundleId, `no batch ${String(id)} of this account`);
+    }
+    const record = await client.getTransaction(id).catch((error: unknown) => {
       // Any 404: of no request, or (an id such as `..`) of no route.
       if (error instanceof IdwalletError && error.status === 404) return undefined;
       throw error;

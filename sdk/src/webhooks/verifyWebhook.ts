@@ -25,7 +25,8 @@ function headerValue(headers: WebhookHeaders, name: string): string {
 /**
  * Checks a delivery per Standard Webhooks (HMAC-SHA256 over id, timestamp and the raw body; timestamps within five
  * minutes) with the endpoint's `whsec_…` secret, and answers its event. Pass the body exactly as received, not
- * re-serialized JSON.
+ * re-serialized JSON. It keeps no state: a delivery replayed within the five minutes verifies again, as does each
+ * retry (same `webhook-id`, new timestamp); the receiver drops the ids it has already handled.
  */
 export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEvent {
   const signed = Object.fromEntries(SIGNED_HEADERS.map((name) => [name, headerValue(headers, name)]));
