@@ -216,10 +216,11 @@ const RETIRED: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /**
- * Builds the configuration from an optional JSON file (CONFIG_FILE, same shape as Config) overlaid
- * with environment variables, validated once. Throws ConfigError naming every bad setting.
+ * The configuration as given, before validation: the JSON file CONFIG_FILE (same shape as Config) overlaid with the
+ * environment variables, then with `overrides`. The service (loadConfig) and the admin CLI both read it, so they read
+ * their settings alike. Throws ConfigError for an unreadable file or a renamed or retired setting.
  */
-export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): Config {
+export function configInputOf(env: Env, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [old, now] of RENAMED) {
     // Refused, not ignored: an operator's setting must not silently stop meaning anything.
     if (env[old] !== undefined && env[old] !== "") throw new ConfigError(`${old} is now called ${now}; rename it`);
@@ -234,8 +235,16 @@ export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): C
     if (value === undefined || value === "") continue;
     setPath(raw, keys, kind === "list" ? value.split(",").map((s) => s.trim()) : value);
   }
+  return deepMerge(raw, overrides);
+}
+
+/**
+ * Builds the configuration from configInputOf (CONFIG_FILE overlaid with environment variables and `overrides`),
+ * validated once. Throws ConfigError naming every bad setting.
+ */
+export function loadConfig(env: Env, overrides: Record<string, unknown> = {}): Config {
   // Sections with required settings start empty, so a missing setting is reported by its own name.
-  const merged = deepMerge({ auth: {}, contracts: {} }, deepMerge(raw, overrides));
+  const merged = deepMerge({ auth: {}, contracts: {} }, configInputOf(env, overrides));
   const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
     const lines = result.error.issues.map(

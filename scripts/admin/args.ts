@@ -67,10 +67,11 @@ ${KEYS_USAGE}
 ${WEBHOOKS_USAGE}
 ${DB_USAGE}
 
-Database: --db <path or postgres:// URL>, else $DATABASE_URL (PostgreSQL) or $DATABASE_PATH (SQLite; not both),
-else ${DEFAULT_DATABASE_PATH}.
-HS256 provider secrets and webhook signing secrets are sealed with $SECRETS_KEY, the service's (docs/auth.md, "Provider
-secrets at rest").`;
+Settings: read as the service reads them, the environment over $CONFIG_FILE; with no CONFIG_FILE, the local stack's
+<DATA_DIR or data>/local-stack.config.json if it exists (said on stderr). So SECRETS_KEY (which seals HS256 provider
+secrets and webhook signing secrets, docs/auth.md), AUDIT_LOG_KEY and the WEBHOOK_* rules are the service's.
+Database: --db <path or postgres:// URL>, else DATABASE_URL (PostgreSQL) or DATABASE_PATH (SQLite; not both), else
+<DATA_DIR>/idwallet.sqlite (${DEFAULT_DATABASE_PATH}).`;
 
 /** One admin action, already validated, so running it needs no further checks of the input. */
 export type AdminCommand =
@@ -106,8 +107,14 @@ export type ParsedAdminArgs =
   | { readonly ok: true; readonly dbPath: string; readonly command: AdminCommand }
   | { readonly ok: false; readonly error: string };
 
-/** Reads argv (without node and the script) into a command; `env` supplies DATABASE_URL or DATABASE_PATH. */
-export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedAdminArgs {
+/**
+ * Reads argv (without node and the script) into a command; `settings` supplies the service's database (AdminSettings'
+ * `database`; the default file when not given), which `--db` replaces.
+ */
+export function parseAdminArgs(
+  argv: readonly string[],
+  settings: { readonly database: string } = { database: DEFAULT_DATABASE_PATH },
+): ParsedAdminArgs {
   let parsed;
   try {
     parsed = parseArgs({
@@ -132,7 +139,7 @@ export function parseAdminArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   const { values, positionals } = parsed;
   if (values.help) return { ok: true, dbPath: DEFAULT_DATABASE_PATH, command: { kind: "help" } };
   try {
-    const dbPath = databaseOf(values.db, env);
+    const dbPath = databaseOf(values.db, settings.database);
     const command = toCommand(positionals, values);
     // Options are accepted anywhere on the line, so refuse those the chosen command would silently ignore.
     if (values["test-mode"] !== undefined && command.kind !== "apps create") {

@@ -24,9 +24,9 @@ const jsonLine = (row: AuditRow): string =>
     hash: row.hash,
   });
 
-/** AUDIT_LOG_KEY from the environment (the service's), if set; undefined and an error written if it does not decode. */
-function auditKeyOf(env: NodeJS.ProcessEnv, output: Output): AuditKey | undefined | false {
-  const text = env.AUDIT_LOG_KEY?.trim();
+/** The service's AUDIT_LOG_KEY decoded, if set; false and an error written if it does not decode. */
+function auditKeyOf(setting: string | undefined, output: Output): AuditKey | undefined | false {
+  const text = setting?.trim();
   if (!text) return undefined;
   try {
     return auditKeyFrom(text);
@@ -38,17 +38,17 @@ function auditKeyOf(env: NodeJS.ProcessEnv, output: Output): AuditKey | undefine
 
 /**
  * Runs one audit command over the signature audit log. Resolves false when `verify` found the chain broken (the CLI
- * exits 1), true otherwise. `verify` checks the keyed rows' tags with AUDIT_LOG_KEY from `env`.
+ * exits 1), true otherwise. `verify` checks the keyed rows' tags with `auditLogKey`, the service's AUDIT_LOG_KEY.
  */
 export async function runAuditCommand(
   command: AuditCommand,
   auditLog: AuditLogRepository,
   output: Output,
-  env: NodeJS.ProcessEnv = {},
+  auditLogKey?: string,
 ): Promise<boolean> {
   switch (command.kind) {
     case "verify": {
-      const key = auditKeyOf(env, output);
+      const key = auditKeyOf(auditLogKey, output);
       if (key === false) return false;
       const verdict = await verifyAuditLog(auditLog, key);
       if (!verdict.ok) {

@@ -1,7 +1,8 @@
-import { SecretsSettings } from "../../gateway/config/settingTypes";
+import { ConfigError } from "../../gateway/config/load";
 import { createSecretsKeyring } from "../../gateway/crypto/secretsKeyring";
 import { openDatabase, type Database } from "../../gateway/storage/database";
 import { createRepositories } from "../../gateway/storage/repositories";
+import { type AdminSettings, loadAdminSettings } from "./adminSettings";
 import { parseAdminArgs, USAGE } from "./args";
 import { EXIT, runAdminCommand, type AdminOutput } from "./commands";
 import { runDbCommand } from "./dbCommands";
@@ -14,9 +15,20 @@ export interface AdminCliDeps {
   readonly openDatabase?: (path: string) => Promise<Database>;
 }
 
-/** Parses argv, opens (and migrates) the database, runs the command, and returns the exit code. */
+/**
+ * Reads the service's settings from `deps.env` as the service does (scripts/admin/adminSettings.ts), parses argv, opens
+ * (and migrates) the database, runs the command, and returns the exit code.
+ */
 export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): Promise<number> {
-  const parsed = parseAdminArgs(argv, deps.env);
+  let settings: AdminSettings;
+  try {
+    settings = loadAdminSettings(deps.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    deps.output.err(`Error: ${error.message}`);
+    return EXIT.usage;
+  }
+  const parsed = parseAdminArgs(argv, settings);
   if (!parsed.ok) {
     deps.output.err(`Error: ${parsed.error}\n\n${USAGE}`);
     return EXIT.usage;
@@ -31,22 +43,11 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     return (await runDbCommand(parsed.command.command, parsed.dbPath, open, deps.output)) ? EXIT.ok : EXIT.failed;
   }
   // The service's SECRETS_KEY (and SECRETS_KEY_PREVIOUS), so that what the CLI seals the service opens.
-  const secretsSettings = SecretsSettings.safeParse({
-    key: deps.env.SECRETS_KEY || undefined,
-    previousKey: deps.env.SECRETS_KEY_PREVIOUS || undefined,
-  });
-  if (!secretsSettings.success) {
-    const issue = secretsSettings.error.issues[0]!;
-    deps.output.err(
-      `Error: ${issue.path[0] === "previousKey" ? "SECRETS_KEY_PREVIOUS" : "SECRETS_KEY"}: ${issue.message}`,
-    );
-    return EXIT.usage;
-  }
-  const secrets = createSecretsKeyring(secretsSettings.data);
+  const secrets = createSecretsKeyring(settings.secrets);
   const database = await open(parsed.dbPath);
   try {
     const repositories = createRepositories(database.db, deps.clock, { secrets });
-    return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock, deps.env);
+    return await runAdminCommand(parsed.command, repositories, deps.output, deps.clock, { settings, env: deps.env });
   } finally {
     await database.close();
   }

@@ -11,7 +11,7 @@ import { runDustCommand } from "./dustCommands";
 import { runAuditCommand } from "./auditCommands";
 import { KeysCommandError, runKeysCommand } from "./keysCommands";
 import { WebhookCommandError, runWebhookCommand } from "./webhookCommands";
-import { WebhookSettingsError } from "./webhookEnv";
+import { type AdminSettings, loadAdminSettings } from "./adminSettings";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -64,24 +64,32 @@ const printCredentials = (output: AdminOutput, { app, clientSecret }: AppWithSec
   output.err(SECRET_WARNING);
 };
 
+/** What commands read besides their arguments: the service's settings, and the environment (ADMIN_PRIVATE_KEY). */
+export interface AdminContext {
+  readonly settings: AdminSettings;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
 /** Runs one parsed command against the repositories and returns the process exit code. */
 export async function runAdminCommand(
   command: AdminCommand,
   repos: Repositories,
   output: AdminOutput,
   clock: () => Date = () => new Date(),
-  env: NodeJS.ProcessEnv = {},
+  { settings, env }: AdminContext = { settings: loadAdminSettings({}), env: {} },
 ): Promise<number> {
   try {
     if (command.kind === "keys") {
-      await runKeysCommand(command.command, repos, env, output, clock);
+      await runKeysCommand(command.command, repos, settings, env, output, clock);
       return EXIT.ok;
     }
     if (command.kind === "audit") {
-      return (await runAuditCommand(command.command, repos.auditLog, output, env)) ? EXIT.ok : EXIT.failed;
+      return (await runAuditCommand(command.command, repos.auditLog, output, settings.auditLogKey))
+        ? EXIT.ok
+        : EXIT.failed;
     }
     if (command.kind === "webhooks") {
-      const done = await runWebhookCommand(command.command, repos, env, output, clock, formatTable);
+      const done = await runWebhookCommand(command.command, repos, settings, output, clock, formatTable);
       return done ? EXIT.ok : EXIT.failed;
     }
     // `db` commands open their own databases (scripts/admin/dbCommands.ts); the CLI runs them before this.
@@ -94,8 +102,7 @@ export async function runAdminCommand(
       error instanceof ProviderTakenError ||
       error instanceof DustUsageError ||
       error instanceof PolicyUsageError ||
-      error instanceof SecretsKeyError ||
-      error instanceof WebhookSettingsError
+      error instanceof SecretsKeyError
     ) {
       output.err(`Error: ${error.message}`);
       return EXIT.usage;

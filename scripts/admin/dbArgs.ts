@@ -1,7 +1,7 @@
 import { isPostgresConnectionUrl } from "../../gateway/config/databaseSetting";
 import { UsageError } from "./usageError";
 
-/** Where the database lives when neither `--db` nor DATABASE_URL nor DATABASE_PATH says otherwise (relative to the cwd). */
+/** Where the database lives when neither `--db` nor DATABASE_URL, DATABASE_PATH or DATA_DIR says otherwise (relative to the cwd). */
 export const DEFAULT_DATABASE_PATH = "data/idwallet.sqlite";
 
 /** Usage lines of the database commands (part of the admin CLI's usage text). */
@@ -27,17 +27,12 @@ function postgresUrl(text: string, name: string): string {
 }
 
 /**
- * The database the CLI opens: `--db` (a file or a postgres:// URL), else DATABASE_URL or DATABASE_PATH (both set is
- * refused, as the service refuses it), else the default file.
+ * The database the CLI opens: `--db` (a file or a postgres:// URL), else the service's (`settingsDatabase`: DATABASE_URL
+ * or DATABASE_PATH from the environment or the configuration file, else `<DATA_DIR>/idwallet.sqlite`).
  */
-export function databaseOf(db: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (db !== undefined) return /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? postgresUrl(db, "--db") : db;
-  const url = env.DATABASE_URL || undefined;
-  const file = env.DATABASE_PATH || undefined;
-  if (url !== undefined && file !== undefined) {
-    throw new UsageError("DATABASE_URL (PostgreSQL) and DATABASE_PATH (SQLite) are both set: unset one, or use --db");
-  }
-  return url !== undefined ? postgresUrl(url, "DATABASE_URL") : (file ?? DEFAULT_DATABASE_PATH);
+export function databaseOf(db: string | undefined, settingsDatabase: string): string {
+  if (db === undefined) return settingsDatabase;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? postgresUrl(db, "--db") : db;
 }
 
 /** Reads `db <action> …` into a command. */

@@ -1,9 +1,11 @@
-import { JsonRpcProvider, Wallet, getAddress, isAddress } from "ethers";
+import { JsonRpcProvider, Wallet, getAddress } from "ethers";
+import { envNameOf } from "../../gateway/config/load";
 import { strandedBy } from "../../gateway/userop/walletSignerRotation";
 import type { AuditLogRepository } from "../../gateway/custody/audit/auditLogRepository";
 import type { Repositories } from "../../gateway/storage/repositories";
 import type { TransactionsRepository } from "../../gateway/transactions/transactionsRepository";
 import { OwnerAccount__factory } from "../../typechain-types";
+import type { AdminSettings } from "./adminSettings";
 import type { KeysCommand } from "./keysArgs";
 import { rotateSafeOperator } from "./safeOperatorRotation";
 
@@ -18,11 +20,13 @@ export class KeysCommandError extends Error {
   override readonly name = "KeysCommandError";
 }
 
-/** The chain's RPC URL, from the environment the service reads too. */
-function rpcUrlOf(chain: string, env: NodeJS.ProcessEnv): string {
-  const setting = `RPC_URL_${chain.toUpperCase().replace(/-/g, "_")}`;
-  const rpcUrl = env[setting];
-  if (!rpcUrl) throw new KeysCommandError(`${setting} is not set`);
+/** The settings of the service a key command reads: the chains' RPC URLs and the owner account. */
+type KeySettings = Pick<AdminSettings, "chains" | "contracts">;
+
+/** The chain's RPC URL, the service's (RPC_URL_<chain>). */
+function rpcUrlOf(chain: string, settings: KeySettings): string {
+  const rpcUrl = settings.chains[chain]?.rpcUrl;
+  if (!rpcUrl) throw new KeysCommandError(`${envNameOf(["chains", chain, "rpcUrl"])} is not set`);
   return rpcUrl;
 }
 
@@ -30,11 +34,12 @@ function rpcUrlOf(chain: string, env: NodeJS.ProcessEnv): string {
 export async function runKeysCommand(
   command: KeysCommand,
   repos: Pick<Repositories, "transactions" | "safes" | "auditLog">,
-  env: NodeJS.ProcessEnv,
+  settings: KeySettings,
+  env: Readonly<Record<string, string | undefined>>,
   output: Output,
   clock: () => Date,
 ): Promise<void> {
-  const provider = new JsonRpcProvider(rpcUrlOf(command.chain, env), undefined, { staticNetwork: true });
+  const provider = new JsonRpcProvider(rpcUrlOf(command.chain, settings), undefined, { staticNetwork: true });
   try {
     if (command.kind === "rotate-safe-operator") {
       const done = await rotateSafeOperator({ provider, ...repos }, command.chain, command.previous, command.next);
@@ -47,7 +52,7 @@ export async function runKeysCommand(
         output.err(`the operator owns these no more (their owners removed it): ${done.lost.join(", ")}`);
       return;
     }
-    await changeWalletSigner(command, provider, repos, env, output, clock);
+    await changeWalletSigner(command, provider, repos, settings, env, output, clock);
   } finally {
     provider.destroy();
   }
@@ -63,12 +68,13 @@ async function changeWalletSigner(
   command: Extract<KeysCommand, { signer: string }>,
   provider: JsonRpcProvider,
   repos: { transactions: Pick<TransactionsRepository, "built">; auditLog: Pick<AuditLogRepository, "newestOf"> },
-  env: NodeJS.ProcessEnv,
+  settings: KeySettings,
+  env: Readonly<Record<string, string | undefined>>,
   output: Output,
   clock: () => Date,
 ): Promise<void> {
-  const configured = env.CONTRACT_OWNER_ACCOUNT;
-  if (!configured || !isAddress(configured)) throw new KeysCommandError("CONTRACT_OWNER_ACCOUNT is not set");
+  const configured = settings.contracts.ownerAccount;
+  if (configured === undefined) throw new KeysCommandError("CONTRACT_OWNER_ACCOUNT is not set");
   const ownerAccount = getAddress(configured);
   const owner = OwnerAccount__factory.connect(ownerAccount, provider);
   const isSigner = await owner.isSigner(command.signer);

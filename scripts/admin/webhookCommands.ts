@@ -6,7 +6,7 @@ import type { DeliveryAttempt } from "../../gateway/webhooks/webhookDelivery";
 import type { WebhookEndpoint } from "../../gateway/webhooks/webhookEndpoint";
 import { registerEndpoint, rotateEndpointSecret } from "../../gateway/webhooks/webhookEndpoints";
 import type { WebhookCommand } from "./webhookArgs";
-import { webhookSettingsOf } from "./webhookEnv";
+import type { AdminSettings } from "./adminSettings";
 import { sendTestEvent } from "./webhookTestCommand";
 
 /** Where a webhook command writes: results on `out`, refusals and warnings on `err`. */
@@ -84,7 +84,7 @@ async function endpointOf(webhooks: WebhooksRepository, id: string): Promise<Web
 export async function runWebhookCommand(
   command: WebhookCommand,
   repos: Pick<Repositories, "apps" | "webhooks">,
-  env: NodeJS.ProcessEnv,
+  settings: Pick<AdminSettings, "webhooks" | "secrets">,
   output: Output,
   clock: () => Date,
   formatTable: FormatTable,
@@ -93,8 +93,7 @@ export async function runWebhookCommand(
   switch (command.kind) {
     case "add": {
       if ((await repos.apps.findById(command.appId)) === undefined) throw new NotFoundError("app", command.appId);
-      const settings = webhookSettingsOf(env);
-      const { endpoint, secret } = await registerEndpoint(webhooks, settings, {
+      const { endpoint, secret } = await registerEndpoint(webhooks, settings.webhooks, {
         appId: command.appId,
         url: command.url,
         events: command.events,
@@ -120,7 +119,7 @@ export async function runWebhookCommand(
       output.out(`Removed webhook endpoint ${command.endpointId} and every delivery still owed to it`);
       return true;
     case "rotate-secret": {
-      const overlap = command.revokeOld ? 0 : webhookSettingsOf(env).secretOverlapSeconds;
+      const overlap = command.revokeOld ? 0 : settings.webhooks.secretOverlapSeconds;
       const secret = await rotateEndpointSecret(webhooks, command.endpointId, overlap);
       if (secret === undefined) throw new NotFoundError("webhook endpoint", command.endpointId);
       output.out(
@@ -154,9 +153,9 @@ export async function runWebhookCommand(
         );
       }
       // Without the key the secret cannot be opened: the event would be recorded and left for the service.
-      if (!env.SECRETS_KEY)
+      if (settings.secrets.key === undefined)
         throw new WebhookCommandError("webhooks test signs with the endpoint's secret: set SECRETS_KEY");
-      return sendTestEvent(webhooks, webhookSettingsOf(env), endpoint, output, clock);
+      return sendTestEvent(webhooks, settings.webhooks, endpoint, output, clock);
     }
     case "deliveries": {
       await endpointOf(webhooks, command.endpointId);

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { id, parseEther, parseUnits } from "ethers";
 import type { Logger } from "pino";
-import { loadConfig } from "../../gateway/config/load";
+import { configInputOf, loadConfig } from "../../gateway/config/load";
 import { databaseLocation } from "../../gateway/config/databaseSetting";
 import type { StackKey } from "./devCustody";
 import type { Config } from "../../gateway/config/schema";
@@ -17,6 +17,7 @@ import { prepareDemoDust } from "./demoDust";
 import { type DevCustody, prepareDevCustody } from "./devCustody";
 import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
+import { writeLocalStackConfig } from "./localStackConfig";
 import { installMulticall3 } from "./multicall3";
 
 /** Where the local stack listens and keeps its data. */
@@ -93,7 +94,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const feedDeployment = await new TestPriceFeed__factory().getDeployTransaction(8, parseUnits("3000", 8));
     const ethUsdFeed = await deployDeterministic(admin, feedDeployment.data, DUST_SALT);
     const secrets = loadDevSecrets(options.dataDir);
-    const config = loadConfig(options.env ?? {}, {
+    const settings = {
       host: options.host,
       port: options.apiPort,
       dataDir: options.dataDir,
@@ -124,7 +125,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         resolver: deployment.contracts.ensResolver,
         signerKeys: raw ? [raw.ccipSigner] : [],
       },
-    });
+    };
+    const config = loadConfig(options.env ?? {}, settings);
+    // What the service was given, for the admin CLI run beside it to read (the same secrets key and webhook rules).
+    writeLocalStackConfig(options.dataDir, configInputOf(options.env ?? {}, settings));
     const demoApp = await prepareDemoApp(config);
     await prepareDemoDust(databaseLocation(config), "localhost", {
       erc20: demoTokens.erc20,

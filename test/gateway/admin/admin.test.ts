@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { loadAdminSettings } from "../../../scripts/admin/adminSettings";
 import { DEFAULT_DATABASE_PATH, parseAdminArgs, USAGE, type AdminCommand } from "../../../scripts/admin/args";
 import { runAdminCli } from "../../../scripts/admin/cli";
 import { EXIT, formatTable, runAdminCommand, type AdminOutput } from "../../../scripts/admin/commands";
@@ -20,7 +21,7 @@ const secretIn = (text: string): string => /client secret: (\S+)/.exec(text)?.[1
 
 describe("admin CLI: arguments", () => {
   const ok = (argv: string[]): AdminCommand => {
-    const parsed = parseAdminArgs(argv, {});
+    const parsed = parseAdminArgs(argv);
     if (!parsed.ok) throw new Error(`expected ${argv.join(" ")} to parse: ${parsed.error}`);
     return parsed.command;
   };
@@ -66,21 +67,22 @@ describe("admin CLI: arguments", () => {
   ];
   for (const [argv, error] of bad) {
     it(`refuses "${argv.join(" ")}"`, () => {
-      const parsed = parseAdminArgs(argv, {});
+      const parsed = parseAdminArgs(argv);
       expect(parsed.ok).to.equal(false);
       if (!parsed.ok) expect(parsed.error).to.match(error);
     });
   }
 
-  it("takes the database from --db, else DATABASE_PATH, else the default", () => {
+  it("takes the database from --db, else DATABASE_PATH, else the service's file under DATA_DIR", () => {
     const dbOf = (argv: string[], env: NodeJS.ProcessEnv) => {
-      const parsed = parseAdminArgs(argv, env);
+      const parsed = parseAdminArgs(argv, loadAdminSettings(env));
       return parsed.ok ? parsed.dbPath : parsed.error;
     };
     expect(dbOf(["--db", "x.sqlite", "apps", "list"], { DATABASE_PATH: "env.sqlite" })).to.equal("x.sqlite");
     expect(dbOf(["apps", "list"], { DATABASE_PATH: "env.sqlite" })).to.equal("env.sqlite");
     expect(dbOf(["apps", "list"], { DATABASE_PATH: "" })).to.equal(DEFAULT_DATABASE_PATH);
     expect(dbOf(["apps", "list"], {})).to.equal("data/idwallet.sqlite");
+    expect(dbOf(["apps", "list"], { DATA_DIR: "elsewhere" })).to.equal(path.join("elsewhere", "idwallet.sqlite"));
   });
 });
 
@@ -195,7 +197,7 @@ describe("admin CLI: commands", () => {
   it("apps policy sets an app's budget, rate and allowlists from the command line, shows them, and drops them again", async () => {
     const { app } = await store.repos.apps.create({ name: "Spender" });
     const line = (...argv: string[]) => {
-      const parsed = parseAdminArgs(["apps", "policy", app.id, ...argv], {});
+      const parsed = parseAdminArgs(["apps", "policy", app.id, ...argv]);
       if (!parsed.ok) throw new Error(parsed.error);
       return run(parsed.command);
     };
@@ -236,7 +238,7 @@ describe("admin CLI: commands", () => {
     expect(await line("--reset")).to.equal(EXIT.ok);
     expect((await store.repos.apps.findById(app.id))!.policy).to.deep.equal({});
     expect(await run({ kind: "apps policy", id: "app_missing", changes: undefined })).to.equal(EXIT.notFound);
-    expect(parseAdminArgs(["apps", "list", "--rate", "5/s"], {})).to.deep.include({ ok: false });
+    expect(parseAdminArgs(["apps", "list", "--rate", "5/s"])).to.deep.include({ ok: false });
   });
 
   it("an unknown app id exits 1 with a message and changes nothing", async () => {

@@ -32,7 +32,7 @@ function rawRow(db: BetterSqlite3.Database, seq: number): AuditRow {
 }
 
 describe("admin CLI: audit arguments", () => {
-  const parse = (line: string) => parseAdminArgs(line.split(" "), {});
+  const parse = (line: string) => parseAdminArgs(line.split(" "));
 
   it("parses audit verify and audit export [--after <seq>], and lists them in the usage", () => {
     expect(parse("audit verify")).to.deep.include({ command: { kind: "audit", command: { kind: "verify" } } });

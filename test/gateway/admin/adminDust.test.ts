@@ -25,7 +25,7 @@ describe("admin CLI: dust token lists, prices and orders", () => {
 
   /** Parses and runs one command line against the store; returns the exit code and what it wrote. */
   const run = async (line: string) => {
-    const parsed = parseAdminArgs(line.split(" "), {});
+    const parsed = parseAdminArgs(line.split(" "));
     if (!parsed.ok) return { code: EXIT.usage, out: "", err: parsed.error };
     const output = captureOutput();
     const code = await runAdminCommand(parsed.command, store.repos, output, store.clock.now);

@@ -235,7 +235,7 @@ describe("admin CLI: webhooks", () => {
   });
 
   it("parses events and limits, and refuses what a webhook command would ignore", () => {
-    const parse = (line: string) => parseAdminArgs(line.split(" "), {});
+    const parse = (line: string) => parseAdminArgs(line.split(" "));
     expect(parse("webhooks add app_1 https://x.example/ --events safe.failed,transaction.included")).to.deep.include({
       ok: true,
       command: {
