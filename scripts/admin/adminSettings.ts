@@ -24,9 +24,9 @@ const AdminSettingsSchema = z
     chains: service.chains,
     contracts: z.object({ ownerAccount: Address.optional() }).prefault({}),
   })
-  // The service's rule and wording (config/schema.ts), with the CLI's way out.
+  // The service's rule (config/schema.ts), with the CLI's way out.
   .refine((s) => s.databaseUrl === undefined || s.databasePath === undefined, {
-    message: "DATABASE_URL (PostgreSQL) and DATABASE_PATH (SQLite) are both set: unset one, or use --db",
+    message: "DATABASE_PATH (SQLite) is set too: unset one, or use --db",
     path: ["databaseUrl"],
   });
 
@@ -50,13 +50,14 @@ export function withLocalStackConfig(env: Env): { env: Env; found?: string } {
 
 /**
  * Reads the admin CLI's settings exactly as the service reads its own (configInputOf: CONFIG_FILE overlaid with the
- * environment). Throws ConfigError naming each bad setting by its variable, as the service's start-up does.
+ * environment). Throws ConfigError naming each bad setting by its variable, a line each, as the service's start-up
+ * does.
  */
 export function loadAdminSettings(env: Env): AdminSettings {
   const parsed = AdminSettingsSchema.safeParse(configInputOf(env));
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${envNameOf(issue.path)}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+    // One line a bad setting, named by its variable: `SECRETS_KEY: 32 random bytes: …`.
+    throw new ConfigError(parsed.error.issues.map((issue) => `${envNameOf(issue.path)}: ${issue.message}`).join("\n"));
   }
   const settings = parsed.data;
   const database = settings.databaseUrl ?? settings.databasePath ?? path.join(settings.dataDir, "idwallet.sqlite");

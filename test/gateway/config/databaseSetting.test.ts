@@ -76,7 +76,7 @@ describe("DATABASE_URL and DATABASE_PATH", () => {
     expect(dbOf(["--db", "x.sqlite", "apps", "list"], { DATABASE_URL: URL_WITH_PASSWORD })).to.equal("x.sqlite");
     expect(dbOf(["--db", URL_WITH_PASSWORD, "apps", "list"], {})).to.equal(URL_WITH_PASSWORD);
     expect(dbOf(["apps", "list"], { DATABASE_URL: URL_WITH_PASSWORD, DATABASE_PATH: "x.sqlite" })).to.include(
-      "DATABASE_URL: DATABASE_URL (PostgreSQL) and DATABASE_PATH (SQLite) are both set: unset one, or use --db",
+      "DATABASE_URL: DATABASE_PATH (SQLite) is set too: unset one, or use --db",
     );
     const badUrl = dbOf(["apps", "list"], { DATABASE_URL: "mysql://root:s3cret-pw@db/x" });
     expect(badUrl).to.include("DATABASE_URL: a postgres:// URL with a host");
