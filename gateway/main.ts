@@ -5,8 +5,8 @@ import { readEnvFile } from "./config/envFile";
 import { startService } from "./cluster";
 
 async function main(): Promise<void> {
-  // The working directory's .env, as Hardhat reads it for npm start and deploy; the environment wins.
-  readEnvFile(".env", process.env, cluster.isPrimary);
+  // ENV_FILE, or the working directory's .env, as Hardhat reads it for npm start and deploy; the environment wins.
+  readEnvFile(process.env, cluster.isPrimary);
   const config = loadConfig(process.env);
   const server = await startService(config);
   const stop = () => {

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readEnvFile } from "../../../gateway/config/envFile";
+import { ConfigError } from "../../../gateway/config/load";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 
@@ -16,27 +17,38 @@ function envDirectory(text: string): { dir: string; file: string } {
 }
 
 describe(".env for npm run serve", () => {
-  it("reads the file's settings, the environment winning (a variable set, even empty, keeps its value)", () => {
+  it("reads ENV_FILE's settings, the environment winning (a variable set, even empty, keeps its value)", () => {
     const { file } = envDirectory(
       'PORT=4000\nLOG_LEVEL=debug\n# a comment\nHOST=0.0.0.0\nMAINTENANCE_MESSAGE="back soon"\n',
     );
-    const env: NodeJS.ProcessEnv = { LOG_LEVEL: "warn", HOST: "" };
-    expect(readEnvFile(file, env, true)).to.have.members(["PORT", "MAINTENANCE_MESSAGE"]);
-    expect(env).to.deep.equal({ PORT: "4000", LOG_LEVEL: "warn", HOST: "", MAINTENANCE_MESSAGE: "back soon" });
+    const env: NodeJS.ProcessEnv = { ENV_FILE: file, LOG_LEVEL: "warn", HOST: "" };
+    expect(readEnvFile(env, true)).to.have.members(["PORT", "MAINTENANCE_MESSAGE"]);
+    expect(env).to.deep.equal({
+      ENV_FILE: file,
+      PORT: "4000",
+      LOG_LEVEL: "warn",
+      HOST: "",
+      MAINTENANCE_MESSAGE: "back soon",
+    });
   });
 
-  it("without the file, reads nothing", () => {
-    const env: NodeJS.ProcessEnv = {};
-    expect(readEnvFile(path.join(tmpdir(), "no-such-dir", ".env"), env, true)).to.deep.equal([]);
-    expect(env).to.deep.equal({});
+  it("ENV_FILE empty reads none; ENV_FILE naming a file that is not there stops the start, naming it", () => {
+    const env: NodeJS.ProcessEnv = { ENV_FILE: "" };
+    expect(readEnvFile(env, true)).to.deep.equal([]);
+    expect(env).to.deep.equal({ ENV_FILE: "" });
+    const missing = path.join(tmpdir(), "no-such-dir", "prod.env");
+    expect(() => readEnvFile({ ENV_FILE: missing }, true))
+      .to.throw(ConfigError)
+      .with.property("message")
+      .that.matches(new RegExp(`^ENV_FILE ${missing}: ENOENT`));
   });
 
   it("a cluster worker re-reading .env would take back the keys its primary dropped: a worker reads none", () => {
     const { file } = envDirectory(
       "WALLET_SIGNER_KEY=0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d\n",
     );
-    const workerEnv: NodeJS.ProcessEnv = {};
-    expect(readEnvFile(file, workerEnv, false)).to.deep.equal([]);
+    const workerEnv: NodeJS.ProcessEnv = { ENV_FILE: file };
+    expect(readEnvFile(workerEnv, false)).to.deep.equal([]);
     expect(workerEnv).to.not.have.property("WALLET_SIGNER_KEY");
   });
 

@@ -118,6 +118,7 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
       RELAYER_SIGNER_KEY: KEY,
       SPONSOR_SIGNER_KEY: OTHER,
       PATH: process.env.PATH ?? "",
+      ENV_FILE: "",
     };
     const main = path.join(__dirname, "..", "..", "..", "gateway", "main.ts");
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
