@@ -1,8 +1,12 @@
 /** Entry point of the service: the only place that reads the environment and listens. */
+import cluster from "node:cluster";
 import { ConfigError, loadConfig } from "./config/load";
+import { readEnvFile } from "./config/envFile";
 import { startService } from "./cluster";
 
 async function main(): Promise<void> {
+  // ENV_FILE, or the working directory's .env, as Hardhat reads it for npm start and deploy; the environment wins.
+  readEnvFile(process.env, cluster.isPrimary);
   const config = loadConfig(process.env);
   const server = await startService(config);
   const stop = () => {

@@ -136,7 +136,7 @@ export async function startUserOpsService(
       CONTRACT_ENS_RESOLVER: c.ensResolver,
       WALLET_SIGNER_KEY: chain.keys.walletSigner,
       SPONSOR_SIGNER_KEY: chain.keys.sponsorSigner,
-      RELAYER_KEY: chain.keys.relayer,
+      RELAYER_SIGNER_KEY: chain.keys.relayer,
       ...env,
     };
     server = await startServerChild(

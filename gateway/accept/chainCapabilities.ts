@@ -21,7 +21,10 @@ export interface ChainCapabilities {
   readonly configured: boolean;
   /** The API serves it: spec §4.7 marks it live, and the service has its RPC client. */
   readonly served: boolean;
-  /** /v1/resolver's addresses are wallets here: idwallet's contracts are deployed (the same addresses everywhere). */
+  /**
+   * /v1/resolver's addresses are wallets here: idwallet's contracts are deployed (the same addresses everywhere), by
+   * the project (the registry says so) or by this deployment's operator (it serves the chain, which needs them).
+   */
   readonly resolve: boolean;
   /** A signature may name it (served): the client the wallet's deployment is read through. */
   readonly sign: ChainClient | undefined;
@@ -66,7 +69,7 @@ export function chainCapabilities(
         chain,
         configured: connection !== undefined,
         served,
-        resolve: chain.contracts === "deployed",
+        resolve: chain.contracts === "deployed" || served,
         sign: served ? client : undefined,
         userOperations:
           served && workerChains.has(chain.name)

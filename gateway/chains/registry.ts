@@ -37,7 +37,12 @@ const chain = (
   fees: Fees = L2_GAS_ONLY,
 ): ChainInfo => Object.freeze({ name, chainId, type, contracts, api, safe, ...fees });
 
-/** Every network of spec §4.7 and §4.10, plus the local development chain. */
+/**
+ * Every network of spec §4.7 and §4.10, then today's testnets, then the local development chain. The spec's testnets
+ * (Goerli and Mumbai based) are shut down; their rows stay, as the spec names them. Today's testnets (short names and
+ * chain ids from the ethereum-lists/chains registry) carry no contracts of the project: an operator deploys them
+ * (`npm run deploy -- --network <name>`) and serves the chain by setting its RPC_URL_<NAME>.
+ */
 export const CHAINS: readonly ChainInfo[] = Object.freeze([
   chain("matic", 137, "production", "deployed", "live", true),
   chain("arb1", 42161, "production", "deployed", "live", true),
@@ -55,6 +60,14 @@ export const CHAINS: readonly ChainInfo[] = Object.freeze([
   chain("linea-testnet", 59140, "testnet", "deployed", "live"),
   chain("zora-goerli", 999, "testnet", "deployed", "planned", false, OP_STACK),
   chain("gor", 5, "testnet", "deployed", "none", true),
+  chain("sep", 11155111, "testnet", "in-construction", "live", true),
+  chain("basesep", 84532, "testnet", "in-construction", "live", false, OP_STACK),
+  chain("opsep", 11155420, "testnet", "in-construction", "live", false, OP_STACK),
+  chain("arb-sep", 421614, "testnet", "in-construction", "live"),
+  chain("linea-sepolia", 59141, "testnet", "in-construction", "live"),
+  chain("polygonamoy", 80002, "testnet", "in-construction", "live", true),
+  chain("zsep", 999999999, "testnet", "in-construction", "live", false, OP_STACK),
+  chain("bnbt", 97, "testnet", "in-construction", "live"),
   chain("localhost", 31337, "local", "deployed", "live", true),
 ]);
 

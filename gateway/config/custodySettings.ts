@@ -44,17 +44,17 @@ export type CustodySettings = z.infer<typeof CustodySettings>;
 export const CUSTODY_KEYS = [
   { key: "walletSigner", reference: "WALLET_SIGNER", raw: "WALLET_SIGNER_KEY", rawPath: ["walletSignerKey"] },
   { key: "sponsorSigner", reference: "SPONSOR_SIGNER", raw: "SPONSOR_SIGNER_KEY", rawPath: ["sponsorSignerKey"] },
-  { key: "relayer", reference: "RELAYER_SIGNER", raw: "RELAYER_KEY", rawPath: ["relayerKey"] },
+  { key: "relayer", reference: "RELAYER_SIGNER", raw: "RELAYER_SIGNER_KEY", rawPath: ["relayerKey"] },
   {
     key: "safeOperator",
     reference: "SAFE_OPERATOR_SIGNER",
-    raw: "SAFE_OPERATOR_KEY",
+    raw: "SAFE_OPERATOR_SIGNER_KEY",
     rawPath: ["safe", "operatorKey"],
   },
   {
     key: "previousSafeOperator",
     reference: "SAFE_OPERATOR_PREVIOUS_SIGNER",
-    raw: "SAFE_OPERATOR_PREVIOUS_KEY",
+    raw: "SAFE_OPERATOR_PREVIOUS_SIGNER_KEY",
     rawPath: ["safe", "previousOperatorKey"],
   },
   { key: "ccipSigner", reference: "CCIP_SIGNER", raw: "CCIP_SIGNER_KEYS", rawPath: ["ens", "signerKeys"] },

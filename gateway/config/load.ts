@@ -85,9 +85,9 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],
   ["WALLET_SIGNER_KEY", ["walletSignerKey"]],
   ["SPONSOR_SIGNER_KEY", ["sponsorSignerKey"]],
-  ["RELAYER_KEY", ["relayerKey"]],
-  ["SAFE_OPERATOR_KEY", ["safe", "operatorKey"]],
-  ["SAFE_OPERATOR_PREVIOUS_KEY", ["safe", "previousOperatorKey"]],
+  ["RELAYER_SIGNER_KEY", ["relayerKey"]],
+  ["SAFE_OPERATOR_SIGNER_KEY", ["safe", "operatorKey"]],
+  ["SAFE_OPERATOR_PREVIOUS_SIGNER_KEY", ["safe", "previousOperatorKey"]],
   ["WALLET_SIGNER", ["custody", "walletSigner"]],
   ["SPONSOR_SIGNER", ["custody", "sponsorSigner"]],
   ["RELAYER_SIGNER", ["custody", "relayer"]],
@@ -164,6 +164,9 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   }),
 ];
 
+/** Every environment variable the service reads (each chain's own included): what docs and tests may name. */
+export const SETTING_NAMES: readonly string[] = ENV_PATHS.map(([name]) => name);
+
 /** The variable that sets `issuePath`, or the longest one that sets a prefix of it (list items). */
 export const envNameOf = (issuePath: readonly PropertyKey[]): string => {
   for (let length = issuePath.length; length > 0; length--) {
@@ -205,8 +208,16 @@ function readConfigFile(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Settings renamed since an earlier release: the old name and the new one. */
-const RENAMED: ReadonlyArray<readonly [string, string]> = [["CONTRACT_OFFCHAIN_RESOLVER", "CONTRACT_ENS_RESOLVER"]];
+/**
+ * Settings renamed since an earlier release: the old name and the new one. A raw key is named after its key's
+ * reference setting (`<REFERENCE>_KEY`), so each key has one name in the docs.
+ */
+const RENAMED: ReadonlyArray<readonly [string, string]> = [
+  ["CONTRACT_OFFCHAIN_RESOLVER", "CONTRACT_ENS_RESOLVER"],
+  ["RELAYER_KEY", "RELAYER_SIGNER_KEY"],
+  ["SAFE_OPERATOR_KEY", "SAFE_OPERATOR_SIGNER_KEY"],
+  ["SAFE_OPERATOR_PREVIOUS_KEY", "SAFE_OPERATOR_PREVIOUS_SIGNER_KEY"],
+];
 /** Settings that no longer exist, and what took their place. */
 const RETIRED: ReadonlyArray<readonly [string, string]> = [
   [

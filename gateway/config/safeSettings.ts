@@ -37,8 +37,8 @@ export function safeUnavailableReason(
 ): string | undefined {
   if (!chainByName(chain)?.safe) return `${chain} is not a Safe chain`;
   if (!config.chains[chain]) return `${chain} has no ${envNameOf(["chains", chain, "rpcUrl"])}`;
-  if (!keys.safeOperator) return "SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_KEY) is not set";
-  if (!keys.relayer) return "RELAYER_SIGNER (or RELAYER_KEY) is not set";
+  if (!keys.safeOperator) return "SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_SIGNER_KEY) is not set";
+  if (!keys.relayer) return "RELAYER_SIGNER (or RELAYER_SIGNER_KEY) is not set";
   const merged = mergedContracts(config, chain);
   const missing = FIELDS.filter((field) => !merged[field]);
   if (missing.length === 0) return undefined;

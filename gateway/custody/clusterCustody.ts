@@ -76,9 +76,9 @@ export function remoteCustody(
   const inConfig = [
     config.walletSignerKey && "WALLET_SIGNER_KEY",
     config.sponsorSignerKey && "SPONSOR_SIGNER_KEY",
-    config.relayerKey && "RELAYER_KEY",
-    config.safe.operatorKey && "SAFE_OPERATOR_KEY",
-    config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_KEY",
+    config.relayerKey && "RELAYER_SIGNER_KEY",
+    config.safe.operatorKey && "SAFE_OPERATOR_SIGNER_KEY",
+    config.safe.previousOperatorKey && "SAFE_OPERATOR_PREVIOUS_SIGNER_KEY",
     config.auditLogKey && "AUDIT_LOG_KEY",
     ...(["walletSigner", "sponsorSigner", "relayer", "safeOperator", "previousSafeOperator"] as const).map(
       (key) => config.custody[key] !== undefined && key,

@@ -98,7 +98,7 @@ export const ERROR_CODES = [
   { code: "INTERNAL", status: 500, when: "anything unexpected; no internals are returned, the log has them" },
   { code: "UNKNOWN_CHAIN", status: 400, when: "a chain not in the registry" },
   { code: "CHAIN_NOT_AVAILABLE", status: 400, when: "a chain not served by this deployment" },
-  { code: "SIGNER_NOT_CONFIGURED", status: 503, when: "no `WALLET_SIGNER_KEY`" },
+  { code: "SIGNER_NOT_CONFIGURED", status: 503, when: "no `WALLET_SIGNER` key" },
   {
     code: "ARRAY_LENGTH_MISMATCH",
     status: 400,

@@ -23,7 +23,7 @@ export interface WorkerContext {
   readonly logger: Logger;
   /** An app as stored now: its grants decide whether a stored Safe request may still be signed. */
   readonly findApp: (appId: string) => Promise<App | undefined>;
-  /** The operator's owner key of the Safes created here (SAFE_OPERATOR_KEY), if set. */
+  /** The operator's owner key of the Safes created here (SAFE_OPERATOR_SIGNER), if set. */
   readonly safeOperator?: KeySigner;
   /** While the operator rotates: the key being replaced, which signs for the Safes it still owns. */
   readonly previousSafeOperator?: KeySigner;

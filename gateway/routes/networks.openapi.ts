@@ -27,15 +27,16 @@ export function registerNetworksPaths(registry: OpenAPIRegistry): void {
     operationId: "listNetworks",
     security: [{}],
     tags: [TAG],
-    summary: "Supported chains and contract addresses",
+    summary: "The chains served here, the chains known and contract addresses",
     responses: {
       200: {
-        description: "Every chain of the registry",
+        description: "The chains this deployment serves, and every chain of the registry",
         content: {
           "application/json": {
             schema: NetworksResponse,
             // Two of the registry's chains: a production one this deployment has no RPC for, and the local one.
             example: {
+              served: ["localhost"],
               networks: [
                 {
                   name: "matic",
@@ -45,6 +46,7 @@ export function registerNetworksPaths(registry: OpenAPIRegistry): void {
                   api: "live",
                   safe: true,
                   configured: false,
+                  served: false,
                   contractAddresses,
                   safeContracts,
                 },
@@ -56,6 +58,7 @@ export function registerNetworksPaths(registry: OpenAPIRegistry): void {
                   api: "live",
                   safe: true,
                   configured: true,
+                  served: true,
                   rpcUrl: "http://127.0.0.1:8545",
                   contractAddresses,
                   safeContracts,

@@ -13,15 +13,27 @@ const SafeContracts = z
 /** GET /v1/networks answer. */
 export const NetworksResponse = z
   .object({
+    served: z.array(z.string()).meta({
+      description: "Short names of the chains this deployment serves (configured, and the registry's API status live)",
+      example: ["localhost"],
+    }),
     networks: z.array(
       z.object({
         name: z.string().meta({ description: "ERC-3770 short name", example: "matic" }),
         chainId: z.number().int(),
         type: z.enum(["production", "testnet", "local"]),
-        contracts: z.enum(["deployed", "in-construction"]),
-        api: z.enum(["live", "planned", "none"]),
+        contracts: z.enum(["deployed", "in-construction"]).meta({
+          description: "The registry's status of idwallet's contracts on the chain (spec §4.7), not this deployment's",
+        }),
+        api: z.enum(["live", "planned", "none"]).meta({
+          description: "The registry's API status of the chain (spec §4.7), not this deployment's: see served",
+        }),
         safe: z.boolean().meta({ description: "Safe-account interface served on this chain" }),
         configured: z.boolean().meta({ description: "This deployment has an RPC connection to the chain" }),
+        served: z.boolean().meta({
+          description:
+            "This deployment serves the chain: configured (its RPC answered the chain id at start-up) and api live",
+        }),
         rpcUrl: z.string().optional().meta({ description: "Only for the local development chain" }),
         contractAddresses: z.record(z.string(), z.string()).nullable(),
         safeContracts: SafeContracts.nullable().meta({

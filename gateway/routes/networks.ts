@@ -2,7 +2,10 @@ import { Router } from "express";
 import type { ChainCapabilitiesTable } from "../accept/chainCapabilities";
 import type { Config } from "../config/schema";
 
-/** GET /v1/networks: every chain of the registry with its status and idwallet's and Safe's contract addresses. */
+/**
+ * GET /v1/networks: the chains this deployment serves, then every chain of the registry with its status (the
+ * registry's and this deployment's) and idwallet's and Safe's contract addresses.
+ */
 export function networksRouter(deps: {
   config: Config;
   capabilities: ChainCapabilitiesTable;
@@ -12,7 +15,7 @@ export function networksRouter(deps: {
   const { contracts, chains } = deps.config;
   // The addresses every chain shares; the wallet code wallets were moved to is the operator's setting, not one of them.
   const { walletImplementations: _moved, ...addresses } = contracts;
-  const networks = [...deps.capabilities.values()].map(({ chain, configured, resolve, safeContracts }) => {
+  const networks = [...deps.capabilities.values()].map(({ chain, configured, served, resolve, safeContracts }) => {
     const connection = chains[chain.name];
     return {
       name: chain.name,
@@ -22,6 +25,8 @@ export function networksRouter(deps: {
       api: chain.api,
       safe: chain.safe,
       configured,
+      // The registry's `api` is the chain's status in the spec, not here: this says whether this deployment serves it.
+      served,
       // The development chain's RPC is public by nature; production RPC URLs may embed API keys.
       ...(chain.type === "local" && connection ? { rpcUrl: connection.rpcUrl } : {}),
       // Deterministic deployment: the same addresses on every chain where the contracts are deployed.
@@ -32,6 +37,7 @@ export function networksRouter(deps: {
   const { ens } = deps.config;
   // Where names under the domain resolve: the registry of the ENS chain, the resolver, this gateway.
   const body = {
+    served: networks.filter((network) => network.served).map((network) => network.name),
     networks,
     ens: {
       domain: ens.domain,

@@ -96,8 +96,8 @@ describe("Every custody key in an HSM (e2e: SoftHSM2 through PKCS#11, the servic
     for (const raw of [
       "WALLET_SIGNER_KEY",
       "SPONSOR_SIGNER_KEY",
-      "RELAYER_KEY",
-      "SAFE_OPERATOR_KEY",
+      "RELAYER_SIGNER_KEY",
+      "SAFE_OPERATOR_SIGNER_KEY",
       "CCIP_SIGNER_KEYS",
     ])
       expect(names).to.not.include(raw);

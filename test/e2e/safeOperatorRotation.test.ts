@@ -94,7 +94,10 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
     await first.kill();
 
     // The service now holds the new operator key and, while the Safes are swapped, the old one.
-    const second = await start({ SAFE_OPERATOR_KEY: NEW_OPERATOR, SAFE_OPERATOR_PREVIOUS_KEY: OLD_OPERATOR });
+    const second = await start({
+      SAFE_OPERATOR_SIGNER_KEY: NEW_OPERATOR,
+      SAFE_OPERATOR_PREVIOUS_SIGNER_KEY: OLD_OPERATOR,
+    });
     await payout(second, safes[0]!); // signed by the old key, which still owns the Safe
     expect(await rotate()).to.include("0 Safe(s) now owned by");
     // Queued swaps are sent by the relayer like any request; a payout accepted meanwhile is not lost either.
@@ -119,7 +122,7 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
 
     // Without the old key at all, payouts are signed by the new one; a new Safe gets the new operator.
     await second.kill();
-    const third = await start({ SAFE_OPERATOR_KEY: NEW_OPERATOR });
+    const third = await start({ SAFE_OPERATOR_SIGNER_KEY: NEW_OPERATOR });
     await payout(third, safes[1]!);
     const created = await api(third, "POST", "/v1/localhost/account", { signers: [Wallet.createRandom().address] });
     expect(await final(third, String(created.address), created.txUuid)).to.include({ status: "included" });

@@ -33,6 +33,7 @@ async function startService(env: Readonly<Record<string, string>> = {}): Promise
   const child = spawn(process.execPath, ["-r", "sucrase/register/ts", "gateway/main.ts"], {
     env: {
       PATH: process.env.PATH ?? "",
+      ENV_FILE: "",
       WORKERS: "2",
       PORT: "0",
       DATA_DIR: dataDir,

@@ -41,7 +41,15 @@ export async function startServiceProcess(
     ["-r", "sucrase/register/ts", path.join(ROOT, "gateway", "main.ts")],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), TEST_DEPLOYMENT: "true", ...env },
+      // ENV_FILE "": exactly `env`, whatever .env a developer keeps at the root.
+      env: {
+        PATH: process.env.PATH ?? "",
+        ENV_FILE: "",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        TEST_DEPLOYMENT: "true",
+        ...env,
+      },
       stdio: options.onLine ? ["ignore", "pipe", "inherit"] : "inherit",
     },
   );

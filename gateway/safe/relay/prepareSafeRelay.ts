@@ -57,7 +57,7 @@ export async function prepareSafeRelay(
     return { outcome: retryLater(context, tx, SAFE_NOT_DEPLOYED) };
   }
   if (!context.safeOperator)
-    return { outcome: failed({ code: "SAFE_NOT_CONFIGURED", message: "no SAFE_OPERATOR_KEY" }) };
+    return { outcome: failed({ code: "SAFE_NOT_CONFIGURED", message: "no SAFE_OPERATOR_SIGNER" }) };
   const operator = await operatorKeyOf(context, tx.sender);
   if (!operator) return { outcome: failed(OPERATOR_NOT_OWNER) };
   const nonce = await safeNonce(context, tx.sender);

@@ -89,7 +89,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Supported chains and contract addresses */
+    /** The chains served here, the chains known and contract addresses */
     get: operations["listNetworks"];
     put?: never;
     post?: never;
@@ -1080,6 +1080,13 @@ export interface components {
       accountType?: "kernel" | "base";
     };
     NetworksResponse: {
+      /**
+       * @description Short names of the chains this deployment serves (configured, and the registry's API status live)
+       * @example [
+       *       "localhost"
+       *     ]
+       */
+      served: string[];
       networks: {
         /**
          * @description ERC-3770 short name
@@ -1089,14 +1096,22 @@ export interface components {
         chainId: number;
         /** @enum {string} */
         type: "production" | "testnet" | "local";
-        /** @enum {string} */
+        /**
+         * @description The registry's status of idwallet's contracts on the chain (spec §4.7), not this deployment's
+         * @enum {string}
+         */
         contracts: "deployed" | "in-construction";
-        /** @enum {string} */
+        /**
+         * @description The registry's API status of the chain (spec §4.7), not this deployment's: see served
+         * @enum {string}
+         */
         api: "live" | "planned" | "none";
         /** @description Safe-account interface served on this chain */
         safe: boolean;
         /** @description This deployment has an RPC connection to the chain */
         configured: boolean;
+        /** @description This deployment serves the chain: configured (its RPC answered the chain id at start-up) and api live */
+        served: boolean;
         /** @description Only for the local development chain */
         rpcUrl?: string;
         contractAddresses: {
@@ -1813,7 +1828,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Every chain of the registry */
+      /** @description The chains this deployment serves, and every chain of the registry */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1821,6 +1836,9 @@ export interface operations {
         content: {
           /**
            * @example {
+           *       "served": [
+           *         "localhost"
+           *       ],
            *       "networks": [
            *         {
            *           "name": "matic",
@@ -1830,6 +1848,7 @@ export interface operations {
            *           "api": "live",
            *           "safe": true,
            *           "configured": false,
+           *           "served": false,
            *           "contractAddresses": {
            *             "ownerAccount": "0x3a1Da83C53C515eD0C080a168CD496a614E6a3b0",
            *             "kernelFactory": "0xceC3C4092E836F57feF220c11e29690fB504a671",
@@ -1850,6 +1869,7 @@ export interface operations {
            *           "api": "live",
            *           "safe": true,
            *           "configured": true,
+           *           "served": true,
            *           "rpcUrl": "http://127.0.0.1:8545",
            *           "contractAddresses": {
            *             "ownerAccount": "0x3a1Da83C53C515eD0C080a168CD496a614E6a3b0",

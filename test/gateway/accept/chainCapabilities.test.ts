@@ -24,8 +24,8 @@ const ENV = {
   BUNDLER_URL_ARB1: "http://bundler.test",
   RPC_URL_ETH: "http://eth.test",
   RPC_URL_LINEA: "http://linea.test",
-  SAFE_OPERATOR_KEY: OPERATOR_KEY,
-  RELAYER_KEY: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  SAFE_OPERATOR_SIGNER_KEY: OPERATOR_KEY,
+  RELAYER_SIGNER_KEY: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
   CONTRACT_SAFE_SINGLETON: SAFE_CONTRACTS.singleton,
   CONTRACT_SAFE_PROXY_FACTORY: SAFE_CONTRACTS.proxyFactory,
   CONTRACT_SAFE_FALLBACK_HANDLER: SAFE_CONTRACTS.fallbackHandler,
@@ -112,7 +112,7 @@ describe("chain capabilities: what each chain can do, decided once", () => {
   });
 
   it("without the operator key no chain serves Safes, though the contracts are still reported", () => {
-    const bareConfig = loadConfig({ ...ENV, SAFE_OPERATOR_KEY: "" });
+    const bareConfig = loadConfig({ ...ENV, SAFE_OPERATOR_SIGNER_KEY: "" });
     const bare = chainCapabilities(
       bareConfig,
       clientsOf(configured),

@@ -116,6 +116,9 @@ describe("OP-stack L1 data fee: operations and budgets count it where the chain 
       "oeth",
       "ogor",
       "zora-goerli",
+      "basesep",
+      "opsep",
+      "zsep",
     ]);
   });
 

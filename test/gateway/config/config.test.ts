@@ -169,7 +169,7 @@ describe("loadConfig", () => {
     const config = loadConfig({
       ...REQUIRED,
       ...SAFE_ENV,
-      SAFE_OPERATOR_KEY: OPERATOR_KEY,
+      SAFE_OPERATOR_SIGNER_KEY: OPERATOR_KEY,
       CONTRACT_SAFE_FALLBACK_HANDLER_ARB1: override.toLowerCase(),
     });
     expect(config.safe.operatorKey).to.equal(OPERATOR_KEY);
@@ -190,12 +190,12 @@ describe("loadConfig", () => {
     const message = configError({
       ...REQUIRED,
       ...SAFE_ENV,
-      SAFE_OPERATOR_KEY: "0x1234",
+      SAFE_OPERATOR_SIGNER_KEY: "0x1234",
       CONTRACT_SAFE_PROXY_FACTORY: "0x8e9d7590aa7c979c7f07158c03571fa3676c420",
       CONTRACT_SAFE_SINGLETON_LINEA_TESTNET: "0x3018905e1574bf4f0ac025302ec7887b3d5fef8f",
       CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATICMUM: "multisend",
     });
-    expect(message).to.include("SAFE_OPERATOR_KEY: a private key: 0x and 64 hex digits");
+    expect(message).to.include("SAFE_OPERATOR_SIGNER_KEY: a private key: 0x and 64 hex digits");
     expect(message).to.include("CONTRACT_SAFE_PROXY_FACTORY: an EVM address: 0x and 40 hex digits");
     expect(message).to.include("CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATICMUM: an EVM address");
     // linea-testnet serves no Safe accounts: it has no Safe settings, and its variable is ignored.

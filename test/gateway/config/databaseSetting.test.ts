@@ -91,6 +91,7 @@ describe("DATABASE_URL and DATABASE_PATH", () => {
       {
         env: {
           PATH: process.env.PATH,
+          ENV_FILE: "",
           ...REQUIRED,
           DATABASE_URL: "postgres://idwallet:s3cret-pw@127.0.0.1:1/idwallet",
         },

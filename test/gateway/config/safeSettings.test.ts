@@ -15,8 +15,8 @@ const REQUIRED = {
 const SERVED = {
   ...REQUIRED,
   RPC_URL_MATIC: "http://matic.test",
-  SAFE_OPERATOR_KEY: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
-  RELAYER_KEY: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  SAFE_OPERATOR_SIGNER_KEY: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  RELAYER_SIGNER_KEY: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
   CONTRACT_SAFE_SINGLETON: "0x3018905E1574bf4F0aC025302eC7887B3d5FEf8F",
   CONTRACT_SAFE_PROXY_FACTORY: "0x8E9D7590AA7c979C7f07158C03571Fa3676C420e",
   CONTRACT_SAFE_FALLBACK_HANDLER: "0xC2BAB1eE3725aF1Aa350DA6Be9186720E2Bb94e4",
@@ -38,8 +38,10 @@ describe("safeUnavailableReason", () => {
     expect(reason({}, "nowhere")).to.equal("nowhere is not a Safe chain");
     expect(reason({ RPC_URL_ARB1: "http://arb1.test" }, "arb1")).to.equal(undefined);
     expect(reason({}, "maticmum")).to.equal("maticmum has no RPC_URL_MATICMUM");
-    expect(reason({ SAFE_OPERATOR_KEY: "" })).to.equal("SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_KEY) is not set");
-    expect(reason({ RELAYER_KEY: "" })).to.equal("RELAYER_SIGNER (or RELAYER_KEY) is not set");
+    expect(reason({ SAFE_OPERATOR_SIGNER_KEY: "" })).to.equal(
+      "SAFE_OPERATOR_SIGNER (or SAFE_OPERATOR_SIGNER_KEY) is not set",
+    );
+    expect(reason({ RELAYER_SIGNER_KEY: "" })).to.equal("RELAYER_SIGNER (or RELAYER_SIGNER_KEY) is not set");
     expect(reason({ CONTRACT_SAFE_PROXY_FACTORY: "", CONTRACT_SAFE_MULTISEND_CALL_ONLY: "" })).to.equal(
       "matic has no Safe contract address: set CONTRACT_SAFE_PROXY_FACTORY or CONTRACT_SAFE_PROXY_FACTORY_MATIC, " +
         "CONTRACT_SAFE_MULTISEND_CALL_ONLY or CONTRACT_SAFE_MULTISEND_CALL_ONLY_MATIC",

@@ -80,7 +80,7 @@ describe("custody in a cluster: HTTP workers hold no transaction key", () => {
     const { env, primary } = workerAndPrimary([]);
     expect(Object.keys(env)).to.deep.equal([CUSTODY_ADDRESSES_ENV]);
     expect(JSON.parse(env[CUSTODY_ADDRESSES_ENV]!)).to.deep.equal({ walletSigner: primary.address });
-    expect(TRANSACTION_KEY_ENV).to.include.members(["WALLET_SIGNER_KEY", "SAFE_OPERATOR_SIGNER", "RELAYER_KEY"]);
+    expect(TRANSACTION_KEY_ENV).to.include.members(["WALLET_SIGNER_KEY", "SAFE_OPERATOR_SIGNER", "RELAYER_SIGNER_KEY"]);
     expect(TRANSACTION_KEY_ENV).not.to.include("CCIP_SIGNER_KEYS");
     expect(CUSTODY_ONLY_ENV).to.include.members([...TRANSACTION_KEY_ENV, "AUDIT_LOG_KEY"]);
   });

@@ -19,8 +19,10 @@ const refusal = configRefusal;
 
 describe("custody key settings", () => {
   it("refuses raw keys on a deployment that serves a real chain, naming them, unless RAW_KEYS_ALLOWED", () => {
-    const message = refusal({ ...PRODUCTION, WALLET_SIGNER_KEY: KEY, RELAYER_KEY: OTHER });
-    expect(message).to.include("WALLET_SIGNER_KEY: raw keys in the environment (WALLET_SIGNER_KEY, RELAYER_KEY)");
+    const message = refusal({ ...PRODUCTION, WALLET_SIGNER_KEY: KEY, RELAYER_SIGNER_KEY: OTHER });
+    expect(message).to.include(
+      "WALLET_SIGNER_KEY: raw keys in the environment (WALLET_SIGNER_KEY, RELAYER_SIGNER_KEY)",
+    );
     expect(message).not.to.include(KEY.slice(2, 12));
     expect(refusal({ ...PRODUCTION, WALLET_SIGNER_KEY: KEY, RAW_KEYS_ALLOWED: "true" })).to.equal(undefined);
     expect(refusal({ ...PRODUCTION, WALLET_SIGNER_KEY: KEY, TEST_DEPLOYMENT: "true" })).to.equal(undefined);
@@ -102,10 +104,15 @@ describe("custody key settings", () => {
   it("warns at start-up for each raw key a real deployment runs with, and logs every signature before returning it", async () => {
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
-    const config = loadConfig({ ...PRODUCTION, WALLET_SIGNER_KEY: KEY, RELAYER_KEY: OTHER, RAW_KEYS_ALLOWED: "true" });
+    const config = loadConfig({
+      ...PRODUCTION,
+      WALLET_SIGNER_KEY: KEY,
+      RELAYER_SIGNER_KEY: OTHER,
+      RAW_KEYS_ALLOWED: "true",
+    });
     const records: SignatureRecord[] = [];
     const keys = await loadServiceKeys(config, { record: async (entry) => void records.push(entry) }, logger);
-    expect(lines.map((line) => JSON.parse(line).setting)).to.deep.equal(["WALLET_SIGNER_KEY", "RELAYER_KEY"]);
+    expect(lines.map((line) => JSON.parse(line).setting)).to.deep.equal(["WALLET_SIGNER_KEY", "RELAYER_SIGNER_KEY"]);
     expect(Object.keys(keys.signers)).to.deep.equal(["walletSigner", "relayer"]);
     const digest = new Uint8Array(32).fill(7);
     const signature = await keys.signers.walletSigner!.sign(digest, {

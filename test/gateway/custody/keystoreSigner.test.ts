@@ -40,7 +40,7 @@ describe("custody: keystore and raw-key signers", () => {
     writeFileSync(file, text, { mode: 0o600 });
     return file;
   };
-  const load = (value: string): Promise<CustodySigner> => loadSigner(parseSignerReference("RELAYER_KEY", value));
+  const load = (value: string): Promise<CustodySigner> => loadSigner(parseSignerReference("RELAYER_SIGNER_KEY", value));
   const refusal = async (value: string): Promise<string> => {
     const error = await load(value).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(CustodyError);
@@ -92,7 +92,7 @@ describe("custody: keystore and raw-key signers", () => {
     const signer = await load(PRIVATE_KEY);
     const reference = createDigestSigner(PRIVATE_KEY);
     expect(signer.address).to.equal(reference.address);
-    expect(signer.description).to.equal("env:RELAYER_KEY (a raw key, for development only)");
+    expect(signer.description).to.equal("env:RELAYER_SIGNER_KEY (a raw key, for development only)");
     for (let i = 0; i < 20; i++) {
       const digest = randomBytes(32);
       expect(await signer.sign(digest)).to.equal(reference.sign(digest));

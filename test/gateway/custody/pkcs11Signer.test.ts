@@ -153,7 +153,7 @@ describe("custody: PKCS#11 signer on a SoftHSM2 token", function () {
   after(() => tokens?.remove());
 
   const reference = (token: string, object: string, query = `pin-value=${PIN}`) =>
-    parseSignerReference("RELAYER_KEY", `pkcs11:token=${token};object=${object}?${query}`, {
+    parseSignerReference("RELAYER_SIGNER_KEY", `pkcs11:token=${token};object=${object}?${query}`, {
       pkcs11Module: SOFTHSM2_MODULE,
     });
 

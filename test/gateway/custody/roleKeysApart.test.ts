@@ -41,16 +41,20 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("an operator configures one key for the relayer and the wallet signer: start-up refuses, naming both roles", async () => {
-    const refused = await startRefusal(dir, { WALLET_SIGNER_KEY: KEY, RELAYER_KEY: KEY, SPONSOR_SIGNER_KEY: OTHER });
+    const refused = await startRefusal(dir, {
+      WALLET_SIGNER_KEY: KEY,
+      RELAYER_SIGNER_KEY: KEY,
+      SPONSOR_SIGNER_KEY: OTHER,
+    });
     expect(refused).to.be.instanceOf(Error);
     expect(refused!.message).to.equal(
       `custody: WALLET_SIGNER and RELAYER_SIGNER are one key (${computeAddress(KEY)}); give each role a key of its ` +
         "own, so that a stolen key gives only what its role can (docs/keys-and-custody.md)",
     );
     // A key per role starts.
-    expect(await startRefusal(dir, { WALLET_SIGNER_KEY: KEY, RELAYER_KEY: OTHER, SPONSOR_SIGNER_KEY: THIRD })).to.equal(
-      undefined,
-    );
+    expect(
+      await startRefusal(dir, { WALLET_SIGNER_KEY: KEY, RELAYER_SIGNER_KEY: OTHER, SPONSOR_SIGNER_KEY: THIRD }),
+    ).to.equal(undefined);
   });
 
   it("an operator points two keystore references of different files at one key (sponsor signer and Safe operator): start-up refuses, naming both", async () => {
@@ -78,9 +82,9 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
   });
 
   it("a rotation's previous Safe operator is the Safe operator's role: it may be the same key, not another role's", async () => {
-    const operator = { SAFE_OPERATOR_KEY: OTHER, RELAYER_KEY: THIRD };
-    expect(await startRefusal(dir, { ...operator, SAFE_OPERATOR_PREVIOUS_KEY: OTHER })).to.equal(undefined);
-    const refused = await startRefusal(dir, { ...operator, SAFE_OPERATOR_PREVIOUS_KEY: THIRD });
+    const operator = { SAFE_OPERATOR_SIGNER_KEY: OTHER, RELAYER_SIGNER_KEY: THIRD };
+    expect(await startRefusal(dir, { ...operator, SAFE_OPERATOR_PREVIOUS_SIGNER_KEY: OTHER })).to.equal(undefined);
+    const refused = await startRefusal(dir, { ...operator, SAFE_OPERATOR_PREVIOUS_SIGNER_KEY: THIRD });
     expect(refused?.message).to.match(
       new RegExp(
         `^custody: RELAYER_SIGNER and SAFE_OPERATOR_PREVIOUS_SIGNER are one key \\(${computeAddress(THIRD)}\\)`,
@@ -97,7 +101,7 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
 
     it("starts with one key in several roles: nothing real is at stake there", async () => {
       expect(
-        await startRefusal(dir, { RPC_URL_LOCALHOST: chain.rpcUrl, WALLET_SIGNER_KEY: KEY, RELAYER_KEY: KEY }),
+        await startRefusal(dir, { RPC_URL_LOCALHOST: chain.rpcUrl, WALLET_SIGNER_KEY: KEY, RELAYER_SIGNER_KEY: KEY }),
       ).to.equal(undefined);
     });
   });
@@ -111,9 +115,10 @@ describe("custody: each role has a key of its own (one stolen hot key gives one 
       WORKERS: "2",
       DATABASE_PATH: path.join(dir, "cluster.sqlite"),
       WALLET_SIGNER_KEY: KEY,
-      RELAYER_KEY: KEY,
+      RELAYER_SIGNER_KEY: KEY,
       SPONSOR_SIGNER_KEY: OTHER,
       PATH: process.env.PATH ?? "",
+      ENV_FILE: "",
     };
     const main = path.join(__dirname, "..", "..", "..", "gateway", "main.ts");
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {

@@ -9,9 +9,9 @@ import {
 const MODULE = "/opt/hsm/libvendor.so";
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
-/** RELAYER_KEY=`value`, with PKCS11_MODULE set unless told otherwise. */
+/** RELAYER_SIGNER_KEY=`value`, with PKCS11_MODULE set unless told otherwise. */
 const parse = (value: string, options: SignerReferenceOptions = { pkcs11Module: MODULE }): SignerReference =>
-  parseSignerReference("RELAYER_KEY", value, options);
+  parseSignerReference("RELAYER_SIGNER_KEY", value, options);
 
 /** The CustodyError message parsing `value` throws (fails the test if it parses). */
 function refusal(value: string, options?: SignerReferenceOptions): string {
@@ -33,7 +33,7 @@ describe("custody: signer references", () => {
         ),
       ).to.deep.equal({
         kind: "pkcs11",
-        setting: "RELAYER_KEY",
+        setting: "RELAYER_SIGNER_KEY",
         token: "idwallet",
         object: "relayer",
         modulePath: "/usr/lib/softhsm/libsofthsm2.so",
@@ -66,55 +66,58 @@ describe("custody: signer references", () => {
     });
 
     const refused: ReadonlyArray<readonly [string, string, SignerReferenceOptions?]> = [
-      ["pkcs11:object=relayer?pin-value=1", "RELAYER_KEY: the PKCS#11 URI needs token=<token label>"],
-      ["pkcs11:token=idwallet?pin-value=1", "RELAYER_KEY: the PKCS#11 URI needs object=<key label>"],
-      ["pkcs11:token=;object=o?pin-value=1", "RELAYER_KEY: the PKCS#11 URI's token label is empty"],
-      ["pkcs11:token=t;object=?pin-value=1", "RELAYER_KEY: the PKCS#11 URI's object label is empty"],
-      ["pkcs11:token=t;object=o", "RELAYER_KEY: the PKCS#11 URI needs pin-source=file:<path> or pin-value=<PIN>"],
+      ["pkcs11:object=relayer?pin-value=1", "RELAYER_SIGNER_KEY: the PKCS#11 URI needs token=<token label>"],
+      ["pkcs11:token=idwallet?pin-value=1", "RELAYER_SIGNER_KEY: the PKCS#11 URI needs object=<key label>"],
+      ["pkcs11:token=;object=o?pin-value=1", "RELAYER_SIGNER_KEY: the PKCS#11 URI's token label is empty"],
+      ["pkcs11:token=t;object=?pin-value=1", "RELAYER_SIGNER_KEY: the PKCS#11 URI's object label is empty"],
+      [
+        "pkcs11:token=t;object=o",
+        "RELAYER_SIGNER_KEY: the PKCS#11 URI needs pin-source=file:<path> or pin-value=<PIN>",
+      ],
       [
         "pkcs11:token=t;object=o?pin-value=1",
-        "RELAYER_KEY: no PKCS#11 module: add module-path=<path> to the URI or set PKCS11_MODULE",
+        "RELAYER_SIGNER_KEY: no PKCS#11 module: add module-path=<path> to the URI or set PKCS11_MODULE",
         {},
       ],
       [
         "pkcs11:token=t;object=o?pin-value=1&pin-source=file:/p",
-        "RELAYER_KEY: the PKCS#11 URI has both pin-source and pin-value",
+        "RELAYER_SIGNER_KEY: the PKCS#11 URI has both pin-source and pin-value",
       ],
       [
         "pkcs11:token=t;object=o?pin-source=|/usr/bin/getpin",
-        "RELAYER_KEY: pin-source must be a file: URI (pin-source=file:<path>)",
+        "RELAYER_SIGNER_KEY: pin-source must be a file: URI (pin-source=file:<path>)",
       ],
       [
         "pkcs11:token=t;object=o?pin-source=file://host/p",
-        "RELAYER_KEY: pin-source must be a file: URI (pin-source=file:<path>)",
+        "RELAYER_SIGNER_KEY: pin-source must be a file: URI (pin-source=file:<path>)",
       ],
       [
         "pkcs11:token=t;token=u;object=o?pin-value=1",
-        'RELAYER_KEY: not a valid PKCS#11 URI: the attribute "token" is repeated',
+        'RELAYER_SIGNER_KEY: not a valid PKCS#11 URI: the attribute "token" is repeated',
       ],
       [
         "pkcs11:token=t;;object=o?pin-value=1",
-        'RELAYER_KEY: not a valid PKCS#11 URI: an empty path attribute (doubled ";")',
+        'RELAYER_SIGNER_KEY: not a valid PKCS#11 URI: an empty path attribute (doubled ";")',
       ],
       [
         "pkcs11:token=t;object?pin-value=1",
-        'RELAYER_KEY: not a valid PKCS#11 URI: the path attribute "object" has no value (object=…)',
+        'RELAYER_SIGNER_KEY: not a valid PKCS#11 URI: the path attribute "object" has no value (object=…)',
       ],
       [
         "pkcs11:token=t%ZZ;object=o?pin-value=1",
-        'RELAYER_KEY: not a valid PKCS#11 URI: the attribute "token" has an invalid percent-encoding',
+        'RELAYER_SIGNER_KEY: not a valid PKCS#11 URI: the attribute "token" has an invalid percent-encoding',
       ],
       [
         "pkcs11:token=t;object=o;id=%01?pin-value=1",
-        'RELAYER_KEY: the PKCS#11 URI attribute "id" is not supported (use token and object)',
+        'RELAYER_SIGNER_KEY: the PKCS#11 URI attribute "id" is not supported (use token and object)',
       ],
       [
         "pkcs11:token=t;object=o?module-name=softhsm2&pin-value=1",
-        'RELAYER_KEY: the PKCS#11 URI attribute "module-name" is not supported (use module-path, pin-source or pin-value)',
+        'RELAYER_SIGNER_KEY: the PKCS#11 URI attribute "module-name" is not supported (use module-path, pin-source or pin-value)',
       ],
       [
         "pkcs11:token=t;object=o;type=cert?pin-value=1",
-        "RELAYER_KEY: the PKCS#11 URI names a cert object; a signer needs type=private",
+        "RELAYER_SIGNER_KEY: the PKCS#11 URI names a cert object; a signer needs type=private",
       ],
     ];
     for (const [value, message, options] of refused) {
@@ -134,11 +137,11 @@ describe("custody: signer references", () => {
         "pkcs11:token=t;object=o;pin-value=4711;s3cretTail?module-path=/m",
       ]) {
         const message = refusal(value)!;
-        expect(message, value).to.match(/^RELAYER_KEY: /);
+        expect(message, value).to.match(/^RELAYER_SIGNER_KEY: /);
         expect(message, value).to.not.include("s3cret").and.not.include("4711");
       }
       expect(refusal("pkcs11:token=t;object=o?pin-value=4711&s3cretTail")).to.equal(
-        "RELAYER_KEY: not a valid PKCS#11 URI: a query attribute has no value (a & or ; in a value is written %26 or %3B)",
+        "RELAYER_SIGNER_KEY: not a valid PKCS#11 URI: a query attribute has no value (a & or ; in a value is written %26 or %3B)",
       );
     });
   });
@@ -147,7 +150,7 @@ describe("custody: signer references", () => {
     it("reads the keystore path and its password file", () => {
       expect(parse("keystore:/etc/idwallet/relayer.json?password-file=/run/secrets/relayer")).to.deep.equal({
         kind: "keystore",
-        setting: "RELAYER_KEY",
+        setting: "RELAYER_SIGNER_KEY",
         path: "/etc/idwallet/relayer.json",
         passwordFile: "/run/secrets/relayer",
         description: "keystore:/etc/idwallet/relayer.json",
@@ -162,23 +165,23 @@ describe("custody: signer references", () => {
     });
 
     const refused: ReadonlyArray<readonly [string, string]> = [
-      ["keystore:/k.json", "RELAYER_KEY: the keystore reference needs ?password-file=<path>"],
-      ["keystore:/k.json?password-file=", "RELAYER_KEY: the keystore reference needs ?password-file=<path>"],
+      ["keystore:/k.json", "RELAYER_SIGNER_KEY: the keystore reference needs ?password-file=<path>"],
+      ["keystore:/k.json?password-file=", "RELAYER_SIGNER_KEY: the keystore reference needs ?password-file=<path>"],
       [
         "keystore:?password-file=/p",
-        "RELAYER_KEY: the keystore reference needs a path (keystore:<path>?password-file=<path>)",
+        "RELAYER_SIGNER_KEY: the keystore reference needs a path (keystore:<path>?password-file=<path>)",
       ],
       [
         "keystore:/k.json?password=hunter2",
-        'RELAYER_KEY: the keystore reference\'s attribute "password" is not supported (use password-file=<path>)',
+        'RELAYER_SIGNER_KEY: the keystore reference\'s attribute "password" is not supported (use password-file=<path>)',
       ],
       [
         "keystore:/k.json?password-file=/a&password-file=/b",
-        'RELAYER_KEY: the keystore reference repeats "password-file"',
+        'RELAYER_SIGNER_KEY: the keystore reference repeats "password-file"',
       ],
       [
         "keystore:/k%G0.json?password-file=/p",
-        "RELAYER_KEY: the keystore reference's path has an invalid percent-encoding",
+        "RELAYER_SIGNER_KEY: the keystore reference's path has an invalid percent-encoding",
       ],
     ];
     for (const [value, message] of refused) {
@@ -191,22 +194,22 @@ describe("custody: signer references", () => {
       const reference = parse(KEY.toUpperCase().replace("0X", "0x"));
       expect(reference).to.deep.equal({
         kind: "env",
-        setting: "RELAYER_KEY",
+        setting: "RELAYER_SIGNER_KEY",
         privateKey: KEY,
         developmentOnly: true,
-        description: "env:RELAYER_KEY (a raw key, for development only)",
+        description: "env:RELAYER_SIGNER_KEY (a raw key, for development only)",
       });
     });
 
     it("refuses a key out of the curve's range", () => {
-      expect(refusal(`0x${"ff".repeat(32)}`)).to.equal("RELAYER_KEY: the private key is out of range");
-      expect(refusal(`0x${"00".repeat(32)}`)).to.equal("RELAYER_KEY: the private key is out of range");
+      expect(refusal(`0x${"ff".repeat(32)}`)).to.equal("RELAYER_SIGNER_KEY: the private key is out of range");
+      expect(refusal(`0x${"00".repeat(32)}`)).to.equal("RELAYER_SIGNER_KEY: the private key is out of range");
     });
 
     it("refuses a key of the wrong length without quoting it", () => {
       const message = refusal(KEY.slice(0, -1));
       expect(message).to.equal(
-        "RELAYER_KEY: neither a signer reference (pkcs11:…, keystore:…) nor a 0x-prefixed 32-byte private key",
+        "RELAYER_SIGNER_KEY: neither a signer reference (pkcs11:…, keystore:…) nor a 0x-prefixed 32-byte private key",
       );
       expect(message).to.not.include(KEY.slice(2, 12));
     });
@@ -214,7 +217,7 @@ describe("custody: signer references", () => {
 
   it("refuses an unknown scheme, naming it", () => {
     expect(refusal("vault:secret/relayer")).to.equal(
-      'RELAYER_KEY: unknown signer scheme "vault:" (use pkcs11:, keystore: or a 0x private key)',
+      'RELAYER_SIGNER_KEY: unknown signer scheme "vault:" (use pkcs11:, keystore: or a 0x private key)',
     );
   });
 });

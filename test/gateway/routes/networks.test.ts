@@ -3,6 +3,7 @@ import { Wallet } from "ethers";
 import request from "supertest";
 import golden from "../../vectors/addresses.json";
 import { CHAINS } from "../../../gateway/chains/registry";
+import { createChainClients } from "../../../gateway/chains/clients";
 import { NetworksResponse } from "../../../gateway/routes/networks.schema";
 import { TEST_OWNER_ACCOUNT, buildTestApp } from "../../helpers/testApp";
 
@@ -21,6 +22,7 @@ describe("GET /v1/networks", () => {
       api: "live",
       safe: true,
       configured: false,
+      served: false,
       contractAddresses: {
         ownerAccount: TEST_OWNER_ACCOUNT,
         kernelFactory: golden.kernelFactory,
@@ -41,6 +43,60 @@ describe("GET /v1/networks", () => {
     expect(res.body.safeOperator).to.equal(null);
     // Production RPC URLs may carry API keys: never shown.
     expect(byName.matic).to.not.have.property("rpcUrl");
+  });
+
+  it("the local stack serves localhost only: no other chain of the registry is claimed served, whatever its spec status", async () => {
+    const { app, close } = buildTestApp(
+      { chains: { localhost: { rpcUrl: "http://127.0.0.1:8545" } } },
+      { chains: createChainClients },
+    );
+    const res = await request(app).get("/v1/networks").expect(200);
+    close();
+    expect(() => NetworksResponse.parse(res.body)).to.not.throw();
+    expect(res.body.served).to.deep.equal(["localhost"]);
+    const entries = res.body.networks as { name: string; configured: boolean; served: boolean; api: string }[];
+    expect(entries.filter((n) => n.served).map((n) => n.name)).to.deep.equal(["localhost"]);
+    // The spec's "live" rows keep their registry status, but none of them says this deployment serves it.
+    expect(entries.filter((n) => n.api === "live" && !n.configured).every((n) => !n.served)).to.equal(true);
+    expect(Object.keys(res.body)[0]).to.equal("served");
+  });
+
+  it("lists today's testnets beside the spec's, with ERC-3770 short names and chain ids, contracts not yet deployed", async () => {
+    const { app, close } = buildTestApp();
+    const res = await request(app).get("/v1/networks").expect(200);
+    close();
+    const byName = Object.fromEntries(res.body.networks.map((n: { name: string }) => [n.name, n]));
+    const today = {
+      sep: 11155111,
+      basesep: 84532,
+      opsep: 11155420,
+      "arb-sep": 421614,
+      "linea-sepolia": 59141,
+      polygonamoy: 80002,
+    };
+    for (const [name, chainId] of Object.entries(today)) {
+      expect(byName[name], name).to.include({ chainId, type: "testnet", contracts: "in-construction", served: false });
+      expect(byName[name].contractAddresses, name).to.equal(null);
+    }
+    // Every row of the spec stays, under its spec name.
+    for (const name of ["maticmum", "ogor", "arb-goerli", "chi", "linea-testnet", "zora-goerli", "gor"]) {
+      expect(byName[name], name).to.include({ type: "testnet", contracts: "deployed" });
+    }
+  });
+
+  it("an operator who deployed to Sepolia and configured it is served there, with the contract addresses", async () => {
+    const { app, close } = buildTestApp(
+      { chains: { sep: { rpcUrl: "https://sepolia.example" } } },
+      { chains: createChainClients },
+    );
+    const res = await request(app).get("/v1/networks").expect(200);
+    close();
+    expect(res.body.served).to.deep.equal(["sep"]);
+    const sep = res.body.networks.find((n: { name: string }) => n.name === "sep");
+    expect(sep).to.include({ configured: true, served: true, contracts: "in-construction" });
+    expect(sep.contractAddresses).to.include({ kernelFactory: golden.kernelFactory });
+    // A testnet's RPC URL may carry an API key too: only the local chain's is shown.
+    expect(sep).to.not.have.property("rpcUrl");
   });
 
   it("shows each Safe chain's Safe contracts, a chain's own addresses winning, and the operator's address", async () => {

@@ -1,0 +1,59 @@
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { CUSTODY_KEYS } from "../../../gateway/config/custodySettings";
+import { ConfigError, SETTING_NAMES, loadConfig } from "../../../gateway/config/load";
+
+const ROOT = path.join(__dirname, "..", "..", "..");
+const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+/** The start-up refusal of `env`'s settings. */
+const refusal = (env: Record<string, string>): string => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("the configuration was accepted");
+};
+
+describe("one name per setting", () => {
+  it("an operator's old key setting stops the start, naming the new one, rather than being silently ignored", () => {
+    const renamed = {
+      RELAYER_KEY: "RELAYER_SIGNER_KEY",
+      SAFE_OPERATOR_KEY: "SAFE_OPERATOR_SIGNER_KEY",
+      SAFE_OPERATOR_PREVIOUS_KEY: "SAFE_OPERATOR_PREVIOUS_SIGNER_KEY",
+    };
+    for (const [old, now] of Object.entries(renamed)) {
+      expect(refusal({ [old]: KEY })).to.equal(`${old} is now called ${now}; rename it`);
+      expect(SETTING_NAMES).to.include(now).and.not.include(old);
+    }
+  });
+
+  it("each key's raw setting is its reference setting's name with _KEY (the CCIP signer's list: _KEYS)", () => {
+    for (const { reference, raw } of CUSTODY_KEYS) {
+      expect(raw).to.equal(reference === "CCIP_SIGNER" ? `${reference}_KEYS` : `${reference}_KEY`);
+      expect(SETTING_NAMES).to.include.members([reference, raw]);
+    }
+  });
+
+  it("every setting of the operations table and of .env.example's assignments is one the service reads", () => {
+    const table = readFileSync(path.join(ROOT, "docs", "operations.md"), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("| `"))
+      .flatMap((line) => [...line.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    expect(table.length).to.be.greaterThan(100);
+    expect(table.filter((name) => !SETTING_NAMES.includes(name))).to.deep.equal([]);
+    // .env.example's settings, but those of the sections for a script (`npm run deploy`, …): the service reads each.
+    let section = "";
+    const notRead: string[] = [];
+    for (const line of readFileSync(path.join(ROOT, ".env.example"), "utf8").split("\n")) {
+      section = /^# ---- (.*?) -+$/.exec(line)?.[1] ?? section;
+      const name = /^(?:# )?([A-Z][A-Z0-9_]+)=/.exec(line)?.[1];
+      if (name && !section.includes("npm run") && !SETTING_NAMES.includes(name)) notRead.push(name);
+    }
+    // The admin CLI's own (`npm run admin -- keys …`), never the service's.
+    expect(notRead).to.deep.equal(["ADMIN_PRIVATE_KEY"]);
+  });
+});
