@@ -22,6 +22,14 @@ function fieldText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** A served request's line (`request completed`) as `POST /v1/kernel/tx → 202 in 57.1 ms`; undefined for others. */
+function requestSummary(record: Record<string, unknown>): string | undefined {
+  const req = record.req as { method?: unknown; path?: unknown } | undefined;
+  const res = record.res as { statusCode?: unknown } | undefined;
+  if (record.msg !== "request completed" || typeof req !== "object" || typeof res !== "object") return undefined;
+  return `${String(req.method)} ${String(req.path)} → ${String(res.statusCode)} in ${String(record.responseTime)} ms`;
+}
+
 /**
  * One pino JSON line as a person reads it: `12:04:31 INFO  message  key=value …`, an error's stack on the lines
  * after. A line that is not a JSON object is returned as it is.
@@ -38,10 +46,11 @@ export function readableLogLine(line: string): string {
   const at = new Date(typeof record.time === "number" ? record.time : Date.now());
   const clock = `${twoDigits(at.getHours())}:${twoDigits(at.getMinutes())}:${twoDigits(at.getSeconds())}`;
   const level = (typeof record.level === "number" && LEVEL_NAMES[record.level]) || String(record.level);
+  const request = requestSummary(record);
   const fields = Object.entries(record)
-    .filter(([key]) => !DROPPED.has(key))
+    .filter(([key]) => !DROPPED.has(key) && !(request && ["req", "res", "responseTime"].includes(key)))
     .map(([key, value]) => `${key}=${fieldText(value)}`);
-  const message = typeof record.msg === "string" ? record.msg : "";
+  const message = request ?? (typeof record.msg === "string" ? record.msg : "");
   let text = `${clock} ${level.padEnd(5)} ${message}${fields.length > 0 ? `  ${fields.join(" ")}` : ""}`;
   const err = record.err as { stack?: unknown; message?: unknown } | undefined;
   const detail = typeof err?.stack === "string" ? err.stack : typeof err?.message === "string" ? err.message : "";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -158,6 +158,19 @@ describe("Local stack across restarts (e2e: the chain and the data directory sta
     chain.destroy();
     expect(startArguments(["--fresh"]).env).to.deep.equal({ FRESH: "1" });
     expect(() => startArguments(["--frsh"])).to.throw(/unknown argument "--frsh"/);
+    // A request of this run, for the next test's run to find recorded against an unsaved chain.
+    const token = await demoAppToken(stack);
+    expect((await postJson(`${stack.apiUrl}/v1/kernel/tx`, demoTransaction(stack), token)).status).to.equal(202);
+  });
+
+  it("a run that ended without saving its chain (killed) is not restored: its records are cleared with it", async () => {
+    // What a killed run leaves: the record marked unsaved at its start, and the state an earlier stop saved.
+    const record = JSON.parse(readFileSync(files.record, "utf8")) as Json;
+    writeFileSync(files.record, JSON.stringify({ ...record, saved: false }));
+    stack = await startTestStack(dataDir, { chainNode: "anvil" });
+    expect(stack.chainHistory.restored).to.equal(false);
+    expect(stack.chainHistory.newChainReason).to.match(/did not stop cleanly/);
+    expect(stack.chainHistory.cleared).to.include({ transactions: 1 });
   });
 
   it("a port already taken fails at once, before anything is deployed, naming the setting to change", async () => {
@@ -203,5 +216,8 @@ describe("Local stack across restarts (e2e: the chain and the data directory sta
     const failed = JSON.stringify({ level: 50, msg: "boom", err: { message: "x", stack: "Error: x\n    at y" } });
     expect(readableLogLine(failed).split("\n").slice(1)).to.deep.equal(["    Error: x", "        at y"]);
     expect(readableLogLine("not json")).to.equal("not json");
+    const served = { level: 30, msg: "request completed", reqId: "r1", responseTime: 5.2 };
+    const request = { ...served, req: { id: "r1", method: "GET", path: "/health" }, res: { statusCode: 200 } };
+    expect(readableLogLine(JSON.stringify(request))).to.match(/INFO {2}GET \/health → 200 in 5\.2 ms {2}reqId=r1$/);
   });
 });
