@@ -26,7 +26,7 @@ function chainNotice(stack: LocalStack): string | undefined {
   if (restored) return `Chain restored from ${where}: the Safes, wallets and transactions of the last run are on it.`;
   const counts = Object.entries(cleared ?? {})
     .filter(([, n]) => n > 0)
-    .map(([kind, n]) => `${n} ${kind}`);
+    .map(([kind, n]) => `${kind}: ${n}`);
   if (counts.length === 0) return undefined;
   return `A new chain, so the old chain's records are cleared from ${where} (${counts.join(", ")}): ${newChainReason}.`;
 }

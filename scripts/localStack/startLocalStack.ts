@@ -104,8 +104,8 @@ async function clearLocalChainRecords(location: string): Promise<ClearedChainRec
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   await checkStackPorts(options.host, stackPorts(options.apiPort, options.rpcPort, options.env ?? {}));
-  const logger =
-    options.logger ?? localStackLogger(options.env?.LOG_LEVEL || "info", logFormat(options.env?.LOG_FORMAT));
+  // Read now, so a bad value stops the start before anything is deployed.
+  const format = logFormat(options.env?.LOG_FORMAT);
   const localChain = await startLocalChain({
     host: options.host,
     port: options.rpcPort,
@@ -181,7 +181,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       erc20: demoTokens.erc20,
       ethUsdFeed: ethUsdFeed.address,
     });
-    server = await startServer(config, { logger });
+    server = await startServer(config, { logger: options.logger ?? localStackLogger(config.logLevel, format) });
     const running = server;
     const opened = custody;
     // The gateway's URL is known only now that the API listens.
