@@ -2,52 +2,75 @@
  * `npm start`: the one-command local stack. Chain on 127.0.0.1:8545, API on 127.0.0.1:3000, data under
  * data/; override with HOST, DEV_RPC_PORT, PORT, DATA_DIR; DATABASE_URL puts the database on PostgreSQL. IDWALLET_HSM=1
  * keeps the dev keys in a SoftHSM2 token under the data directory (made once) and has the service sign through
- * PKCS#11. CHAIN_NODE=anvil runs the chain on anvil (its own process) instead of Hardhat's in-process node. Ctrl-C
- * stops everything.
+ * PKCS#11. CHAIN_NODE=anvil runs the chain on anvil (its own process, saved in the data directory across restarts)
+ * instead of Hardhat's in-process node (new on every start, the old chain's records cleared). FRESH=1 (what
+ * `npm start -- --fresh` sets) starts a new chain either way. LOG_FORMAT=json logs pino's JSON lines instead of
+ * readable ones. Ctrl-C stops everything.
  */
 import { chainNodeKind } from "./localStack/chainNode";
-import { startLocalStack } from "./localStack/startLocalStack";
+import { type LocalStack, startLocalStack } from "./localStack/startLocalStack";
 import { banner } from "./localStack/banner";
+import { listenSettings } from "./localStack/portCheck";
 
-/** IDWALLET_HSM: 1 or true for HSM mode; unset, empty, 0 or false for raw keys. */
-function hsmMode(value: string | undefined): boolean {
+/** A switch setting (IDWALLET_HSM, FRESH): 1 or true is on; unset, empty, 0 or false is off. */
+function switchSetting(name: string, value: string | undefined): boolean {
   if (value === undefined || ["", "0", "false"].includes(value)) return false;
   if (["1", "true"].includes(value)) return true;
-  throw new Error(`IDWALLET_HSM must be 1 or 0, not "${value}"`);
+  throw new Error(`${name} must be 1 or 0, not "${value}"`);
+}
+
+/** What the start did with the data directory's chain, when there is something to say (printed in the banner). */
+function chainNotice(stack: LocalStack): string | undefined {
+  const { restored, newChainReason, cleared } = stack.chainHistory;
+  const where = stack.config.dataDir;
+  if (restored) return `Chain restored from ${where}: the Safes, wallets and transactions of the last run are on it.`;
+  const counts = Object.entries(cleared ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind}: ${n}`);
+  if (counts.length === 0) return undefined;
+  return `A new chain, so the old chain's records are cleared from ${where} (${counts.join(", ")}): ${newChainReason}.`;
 }
 
 async function main(): Promise<void> {
   const env = process.env;
-  const stack = await startLocalStack({
-    host: env.HOST ?? "127.0.0.1",
-    rpcPort: Number(env.DEV_RPC_PORT ?? 8545),
-    apiPort: Number(env.PORT ?? 3000),
-    dataDir: env.DATA_DIR ?? "data",
-    hsm: hsmMode(env.IDWALLET_HSM),
-    chainNode: chainNodeKind(env.CHAIN_NODE),
-    env,
-  });
-  console.log(banner(stack));
+  const started: { stack?: LocalStack } = {};
   let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    console.log("\nstopping…");
-    stack.close().then(
+  const close = (running: LocalStack) =>
+    running.close().then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);
         process.exit(1);
       },
     );
+  // Set before starting: a Ctrl-C during the start waits for it and then stops everything (anvil runs in its own
+  // process group and saves its chain only when this process stops it).
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(started.stack ? "\nstopping…" : "\nstopping once started…");
+    if (started.stack) void close(started.stack);
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  const stack = await startLocalStack({
+    ...listenSettings(env),
+    dataDir: env.DATA_DIR || "data",
+    hsm: switchSetting("IDWALLET_HSM", env.IDWALLET_HSM),
+    chainNode: chainNodeKind(env.CHAIN_NODE),
+    fresh: switchSetting("FRESH", env.FRESH),
+    env,
+  });
+  started.stack = stack;
+  if (stopping) return close(stack);
+  // Once, as one write, after the start-up logs: the logs that follow go below it.
+  process.stdout.write(`${banner(stack, chainNotice(stack))}\n`);
   // Keep running until a signal arrives.
   await new Promise(() => undefined);
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A setting to change is said in one line; anything else with its stack.
+  console.error(error instanceof Error && error.name === "StackPortError" ? `npm start: ${error.message}` : error);
   process.exit(1);
 });

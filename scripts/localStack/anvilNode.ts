@@ -22,26 +22,41 @@ export function anvilBinary(): string {
   return path.join(dir, "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
 }
 
+/** Where anvil keeps its chain across restarts: the state it starts from (if any) and the file it saves on exit. */
+export interface AnvilState {
+  /** A state anvil saved before (`--load-state`): its blocks, receipts and accounts; unset: a new chain. */
+  readonly load?: string;
+  /** Where anvil writes its whole state when it stops on SIGTERM (`--dump-state`). */
+  readonly dump: string;
+}
+
 /**
  * Starts anvil in its own process on `host:port` (0 = a free port). Anvil carries the deterministic deployment
  * proxy and Hardhat's dev accounts (same mnemonic, chain id 31337) by default, and answers the `hardhat_*` and
  * `evm_*` methods the stack uses as aliases of its `anvil_*` ones. It automines, with anvil's 30M block gas limit
  * (any bundle the service builds fits: it caps them at 15M) and EIP-170's code size limit (every contract fits).
- * The process dies with this one.
+ * The process dies with this one. With `state`, it starts from a saved state and saves its own when it stops; it then
+ * runs in its own process group, so a Ctrl-C in the terminal reaches this process only, which stops the service
+ * before the chain (the chain saved last holds everything the records say).
  */
-export async function startAnvilNode(host: string, port: number): Promise<ChainNode> {
+export async function startAnvilNode(host: string, port: number, state?: AnvilState): Promise<ChainNode> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(host, port === 0 ? await freePort(host) : port);
+      return await launch(host, port === 0 ? await freePort(host) : port, state);
     } catch (error) {
       if (port !== 0 || attempt >= PORT_ATTEMPTS) throw error;
     }
   }
 }
 
-async function launch(host: string, port: number): Promise<ChainNode> {
+async function launch(host: string, port: number, state: AnvilState | undefined): Promise<ChainNode> {
   const args = ["--host", host, "--port", String(port), "--silent"];
-  const child = spawn(anvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
+  if (state?.load) args.push("--load-state", state.load);
+  if (state) args.push("--dump-state", state.dump);
+  const child = spawn(anvilBinary(), args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: state !== undefined && process.platform !== "win32",
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-2000)));
   const killOnExit = () => child.kill("SIGKILL");

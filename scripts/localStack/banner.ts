@@ -30,16 +30,30 @@ function custodyLines(stack: LocalStack): string {
     relayer       ${addresses.relayer}   CCIP signer    ${addresses.ccipSigner}`;
 }
 
-/** The start-up banner: where everything is, the demo credentials, and curl commands that work as printed. */
-export function banner(stack: LocalStack): string {
+/** What persists of the chain across restarts, for the banner. */
+function persistenceLine(stack: LocalStack): string {
+  return stack.chainNode === "anvil"
+    ? `saved in ${stack.config.dataDir}/chain-state.json on Ctrl-C, restored on the next start`
+    : "new on every start, the old chain's records cleared; CHAIN_NODE=anvil keeps it";
+}
+
+/** A line to set the banner apart from the log lines around it. */
+const RULE = "─".repeat(100);
+
+/**
+ * The start-up banner: where everything is, the demo credentials, and curl commands that work as printed; `notice`
+ * (what the start did with the data's chain) above it. Printed once, between rules, apart from the logs.
+ */
+export function banner(stack: LocalStack, notice?: string): string {
   const c = stack.deployment.contracts;
   const api = stack.apiUrl;
-  return `
-idwallet local stack is running
+  return `${RULE}
+idwallet local stack is running${notice ? `\n\n  ${notice}` : ""}
 
   API           ${api}
   API reference ${api}/docs
   Chain RPC     ${stack.rpcUrl}   (chain localhost, id ${stack.deployment.chainId}, ${stack.chainNode})
+  Chain state   ${persistenceLine(stack)}; npm start -- --fresh starts anew
   Data          ${stack.config.dataDir}
   Database      ${redactDatabaseLocation(databaseLocation(stack.config))}
 
@@ -68,7 +82,7 @@ ${custodyLines(stack)}
   alice.at.example.com.email.${stack.ens.domain}. Point a wallet at the chain RPC with the ENS registry above, or (from this directory):
     node -e 'const {JsonRpcProvider,Network,EnsPlugin}=require("ethers"); const n=new Network("localhost",31337); n.attachPlugin(new EnsPlugin("${stack.ens.registry}",31337)); new JsonRpcProvider("${stack.rpcUrl}",n,{staticNetwork:n}).resolveName("alice.github.${stack.ens.domain}").then(console.log)'
 
-  Demo app (test mode; the secret is new on every start)
+  Demo app (test mode; the same on every start of this data directory, kept in ${stack.demoAppFile})
     client_id      ${stack.demoApp.clientId}
     client_secret  ${stack.demoApp.clientSecret}
 
@@ -87,5 +101,5 @@ ${custodyLines(stack)}
     curl -s -X POST ${api}/functions/v1/signInWithOTP -H 'Content-Type: application/json' -d '{"phone":"+14155552671"}'
 
   Ctrl-C stops everything.
-`;
+${RULE}`;
 }

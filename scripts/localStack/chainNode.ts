@@ -1,12 +1,12 @@
 import type { JsonRpcApiProvider } from "ethers";
-import { startAnvilNode } from "./anvilNode";
+import { type AnvilState, startAnvilNode } from "./anvilNode";
 import { startHardhatNode } from "./hardhatNode";
 
 /** The local chains the stack and the benches can run on. */
 export const CHAIN_NODE_KINDS = ["hardhat", "anvil"] as const;
 export type ChainNodeKind = (typeof CHAIN_NODE_KINDS)[number];
 
-/** A fresh local chain (chain id 31337, Hardhat's funded dev accounts) served over JSON-RPC over HTTP. */
+/** A local chain (chain id 31337, Hardhat's funded dev accounts) served over JSON-RPC over HTTP. */
 export interface ChainNode {
   readonly kind: ChainNodeKind;
   readonly rpcUrl: string;
@@ -19,11 +19,13 @@ export interface ChainNode {
 /** How to start a chain: which node. */
 export interface ChainNodeOptions {
   readonly kind?: ChainNodeKind;
+  /** Anvil only: the state to start from and the file to save on stop (Hardhat's chain cannot be saved). */
+  readonly anvilState?: AnvilState;
 }
 
 /** Starts a new chain on `host:port` (0 = any free port): Hardhat's in-process node unless `kind` says anvil. */
 export function startChainNode(host: string, port: number, options: ChainNodeOptions = {}): Promise<ChainNode> {
-  return options.kind === "anvil" ? startAnvilNode(host, port) : startHardhatNode(host, port);
+  return options.kind === "anvil" ? startAnvilNode(host, port, options.anvilState) : startHardhatNode(host, port);
 }
 
 /** CHAIN_NODE's value as a kind: unset or empty is Hardhat. */

@@ -11,14 +11,19 @@ import { type SafeContracts, deploySafeContracts } from "../deployment/deploySaf
 import { deployDeterministic } from "../deployment/deterministic";
 import { DEFAULT_ENS_DOMAIN, deployTestEnsDomain } from "../deployment/ensDomain";
 import { IdwalletResolver__factory, TestPriceFeed__factory } from "../../typechain-types";
-import { type ChainNodeKind, startChainNode } from "./chainNode";
-import { prepareDemoApp } from "./demoApp";
+import { openDatabase } from "../../gateway/storage/database";
+import { clearChainRecords } from "../../gateway/storage/sql/chainRecords";
+import type { ChainNodeKind } from "./chainNode";
+import { startLocalChain } from "./chainState";
+import { type DemoAppCredentials, demoAppFile, prepareDemoApp } from "./demoApp";
 import { prepareDemoDust } from "./demoDust";
 import { type DevCustody, prepareDevCustody } from "./devCustody";
 import { type DemoTokens, deployDemoTokens } from "./demoTokens";
 import { loadDevSecrets } from "./devSecrets";
 import { writeLocalStackConfig } from "./localStackConfig";
 import { installMulticall3 } from "./multicall3";
+import { checkStackPorts, stackPorts } from "./portCheck";
+import { localStackLogger, logFormat } from "./readableLog";
 
 /** Where the local stack listens and keeps its data. */
 export interface LocalStackOptions {
@@ -30,8 +35,24 @@ export interface LocalStackOptions {
   readonly hsm?: boolean;
   /** The chain: Hardhat's in-process node (the default) or anvil in its own process. */
   readonly chainNode?: ChainNodeKind;
+  /** Start a new chain and clear the data directory's records of the old one (`npm start -- --fresh`). */
+  readonly fresh?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Default: readable lines to stdout (LOG_FORMAT=json: pino's JSON lines), at LOG_LEVEL. */
   readonly logger?: Logger;
+}
+
+/** How many records of the old chain a start cleared, by kind. */
+export type ClearedChainRecords = Readonly<Awaited<ReturnType<typeof clearChainRecords>>>;
+
+/** How this start's chain relates to the data directory's records. */
+export interface ChainHistory {
+  /** true: the chain the records belong to, restored from `<dataDir>/chain-state.json` (anvil). */
+  readonly restored: boolean;
+  /** Why the chain is new, when it is. */
+  readonly newChainReason?: string;
+  /** The old chain's records cleared from the data directory because the chain is new (all 0 if there were none). */
+  readonly cleared?: ClearedChainRecords;
 }
 
 /** A running local stack: chain, contracts, demo app, API. */
@@ -43,7 +64,10 @@ export interface LocalStack {
   readonly deployment: Deployment;
   /** Safe 1.5.0 contracts of the local chain (the same on every start). */
   readonly safe: SafeContracts;
-  readonly demoApp: { clientId: string; clientSecret: string };
+  readonly demoApp: DemoAppCredentials;
+  /** The file holding the demo app's credentials (0600). */
+  readonly demoAppFile: string;
+  readonly chainHistory: ChainHistory;
   readonly ens: { readonly domain: string; readonly registry: string };
   readonly demoTokens: DemoTokens;
   /** What the dust-order interface reads: Multicall3 at its canonical address, a test ETH/USD feed (8 decimals). */
@@ -62,12 +86,35 @@ const DEV_ADMIN = 0;
 /** Salt of the local test price feed: fixed, so it sits at the same address on every start. */
 const DUST_SALT = id("idwallet:dust:v1");
 
+/** Clears the records of the stack's chain from the database (the chain is new), saying how many there were. */
+async function clearLocalChainRecords(location: string): Promise<ClearedChainRecords> {
+  const database = await openDatabase(location);
+  try {
+    return await clearChainRecords(database.db, "localhost");
+  } finally {
+    await database.close();
+  }
+}
+
 /**
  * Starts a chain (Hardhat in process, or anvil), deploys every contract deterministically (same addresses on every
- * start), registers the demo app and serves the API. Everything started is stopped if a later step fails.
+ * start), registers the demo app and serves the API. The chain and the data directory stay one: anvil's chain is
+ * saved beside the data and restored on the next start; a new chain (Hardhat's every time, a fresh start, a state
+ * lost) has the data's records of the old one cleared first. Ports are checked before anything starts. Everything
+ * started is stopped if a later step fails.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const chain = await startChainNode(options.host, options.rpcPort, { kind: options.chainNode });
+  await checkStackPorts(options.host, stackPorts(options.apiPort, options.rpcPort, options.env ?? {}));
+  // Read now, so a bad value stops the start before anything is deployed.
+  const format = logFormat(options.env?.LOG_FORMAT);
+  const localChain = await startLocalChain({
+    host: options.host,
+    port: options.rpcPort,
+    dataDir: options.dataDir,
+    kind: options.chainNode ?? "hardhat",
+    fresh: options.fresh ?? false,
+  });
+  const chain = localChain.node;
   let server: RunningServer | undefined;
   let custody: DevCustody | undefined;
   try {
@@ -84,7 +131,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ccipSigners: [addresses.ccipSigner],
       paymasterDeposit: parseEther("100"),
     });
-    const ensRegistry = await deployTestEnsDomain(admin, ensDomain, deployment.contracts.ensResolver);
+    const ensRegistry =
+      localChain.ensRegistry(ensDomain) ??
+      (await deployTestEnsDomain(admin, ensDomain, deployment.contracts.ensResolver));
+    localChain.adopt({ domain: ensDomain, registry: ensRegistry });
     const demoTokens = await deployDemoTokens(admin);
     // After the test ENS registry: a plain CREATE, its address follows the admin's nonce and would move.
     const safe = await deploySafeContracts(admin);
@@ -129,12 +179,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const config = loadConfig(options.env ?? {}, settings);
     // What the service was given, for the admin CLI run beside it to read (the same secrets key and webhook rules).
     writeLocalStackConfig(options.dataDir, configInputOf(options.env ?? {}, settings));
+    const cleared = localChain.restored ? undefined : await clearLocalChainRecords(databaseLocation(config));
     const demoApp = await prepareDemoApp(config);
     await prepareDemoDust(databaseLocation(config), "localhost", {
       erc20: demoTokens.erc20,
       ethUsdFeed: ethUsdFeed.address,
     });
-    server = await startServer(config, { logger: options.logger });
+    server = await startServer(config, { logger: options.logger ?? localStackLogger(config.logLevel, format) });
     const running = server;
     const opened = custody;
     // The gateway's URL is known only now that the API listens.
@@ -148,6 +199,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       deployment,
       safe,
       demoApp,
+      demoAppFile: demoAppFile(config.dataDir),
+      chainHistory: {
+        restored: localChain.restored,
+        ...(localChain.newChainReason ? { newChainReason: localChain.newChainReason } : {}),
+        ...(cleared ? { cleared } : {}),
+      },
       ens: { domain: ensDomain, registry: ensRegistry },
       demoTokens,
       dust: { multicall3, ethUsdFeed: ethUsdFeed.address },
@@ -160,13 +217,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       close: async () => {
         await running.close();
         opened.release();
-        await chain.close();
+        await localChain.close();
       },
     };
   } catch (error) {
     await server?.close();
     custody?.release();
-    await chain.close();
+    await localChain.close();
     throw error;
   }
 }

@@ -156,7 +156,7 @@ describe("storage: app providers", () => {
   it("the local stack's demo app brings a demo provider an older start registered without issuer up to date", async () => {
     const { databasePath } = adminCli();
     const secrets = { key: TEST_KEYS.current };
-    const first = await prepareDemoApp({ databasePath, secrets });
+    const first = await prepareDemoApp({ databasePath, secrets, dataDir: path.dirname(databasePath) });
     const database = await openDatabase(databasePath);
     const repos = createRepositories(database.db, () => NOW, { secrets: testKeyring() });
     const appId = (await repos.apps.list())[0]!.id;
@@ -169,7 +169,7 @@ describe("storage: app providers", () => {
       .set({ verification: JSON.stringify({ key: { kind: "hs256", secret: SECRET } }) })
       .execute();
     await database.close();
-    const again = await prepareDemoApp({ databasePath, secrets });
+    const again = await prepareDemoApp({ databasePath, secrets, dataDir: path.dirname(databasePath) });
     expect(again.clientId).to.equal(first.clientId);
     const reopened = await openDatabase(databasePath);
     const found = await createRepositories(reopened.db, () => NOW, { secrets: testKeyring() }).providers.find(
