@@ -907,6 +907,7 @@ export interface components {
         | "TOKEN_EXPIRED"
         | "TOKEN_REVOKED"
         | "NOT_FOUND"
+        | "METHOD_NOT_ALLOWED"
         | "PAYLOAD_TOO_LARGE"
         | "UNSUPPORTED_MEDIA_TYPE"
         | "INVALID_PHONE"
@@ -1596,6 +1597,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description OTP_COOLDOWN, RATE_LIMITED, SMS_BUDGET_EXHAUSTED (with Retry-After) */
       429: {
         headers: {
@@ -1675,6 +1685,15 @@ export interface operations {
       };
       /** @description INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED; a bearer token that was sent and does not authenticate: MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1954,6 +1973,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description MAINTENANCE, SIGNER_NOT_CONFIGURED */
       503: {
         headers: {
@@ -2130,6 +2158,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2329,6 +2366,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2553,6 +2599,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After) */
       429: {
         headers: {
@@ -2654,6 +2709,24 @@ export interface operations {
       };
       /** @description MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2771,6 +2844,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2913,6 +2995,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -3071,6 +3162,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After) */
       429: {
         headers: {
@@ -3219,6 +3319,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -3559,6 +3668,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
