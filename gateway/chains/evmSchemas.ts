@@ -6,8 +6,8 @@ const ADDRESS_DIGITS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * An EVM address, EIP-55 checksummed on output. On input: all lower case, all upper case, or mixed case with a right
- * EIP-55 checksum; a mixed-case address whose checksum is wrong (a mistyped digit, or a case changed) is refused as
- * such, not named right: it may be mistyped (EIP-55's purpose), so no checksummed spelling is suggested.
+ * EIP-55 checksum; a mixed-case address whose checksum is wrong is refused saying so, with no checksummed spelling
+ * suggested: its digits may be mistyped, which is what EIP-55 catches.
  */
 export const Address = z
   .string()

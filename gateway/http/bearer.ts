@@ -43,7 +43,8 @@ export async function authenticate(
       "MALFORMED_TOKEN",
       bearerScheme
         ? "The Authorization header is not 'Bearer <token>': one space, then the token from POST /v1/auth"
-        : "The Authorization header is not of the Bearer scheme: send Authorization: Bearer <the app token from POST /v1/auth>",
+        : "The Authorization header is not of the Bearer scheme: send Authorization: Bearer <the app token from " +
+            "POST /v1/auth>",
       bearerScheme ? INVALID_TOKEN_CHALLENGE : BEARER_CHALLENGE,
     );
   }
