@@ -10,6 +10,7 @@ import { type AppServices, appServices, capabilitiesOf } from "./appServices";
 import { type ResponseHeaders, createResponseHeaders } from "./http/responseHeaders";
 import type { ResolverOptions } from "./identity/addressResolver";
 import type { ChainCapabilitiesTable } from "./accept/chainCapabilities";
+import { methodNotAllowed } from "./http/methodNotAllowed";
 import { notFound, problemHandler } from "./http/problemHandler";
 import { requestLogging } from "./http/logging";
 import { maintenanceGate } from "./http/maintenanceGate";
@@ -224,6 +225,7 @@ export function createExpressApp(
   );
   app.use(docsRouter(config.publicUrl));
 
+  app.use(methodNotAllowed(app));
   app.use(notFound);
   app.use(problemHandler(config.bodyLimit));
   return app;
@@ -240,6 +242,7 @@ export function createDustApp(deps: AppDeps): Express {
   baseMiddleware(app, deps, metrics);
   app.use("/api", maintenanceGate(deps.maintenance, deps.config.maintenance.retryAfterSeconds));
   app.use(dustRouter({ dust: dustDeps(deps, capabilitiesOf(deps)) }));
+  app.use(methodNotAllowed(app));
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;
@@ -254,6 +257,7 @@ export function createAuthApp(deps: AppDeps): Express {
   app.use(
     otpRouter({ otp: deps.otp, bodyLimit: deps.config.bodyLimit, tokens: deps.tokens, admitApp: appAdmission(deps) }),
   );
+  app.use(methodNotAllowed(app));
   app.use(notFound);
   app.use(problemHandler(deps.config.bodyLimit));
   return app;

@@ -2,6 +2,7 @@ import type { App } from "./app";
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
 import { UnauthorizedError } from "../errors/apiError";
+import { USER_TOKEN_AUDIENCE } from "./userTokens";
 import { VerifiedTokens } from "./verifiedTokens";
 
 /** Lifetime of an app's bearer token (spec §5.1: 60 minutes). */
@@ -83,6 +84,15 @@ export function createAppTokens(options: {
         return principal;
       } catch (error) {
         if (error instanceof UnauthorizedError) throw error;
+        // The signature held (claims are checked after it) and the audience is the user tokens': a phone login's token
+        // sent in the wrong place, expired or not; the fix is to swap it, not to fetch a new app token.
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.payload.aud === USER_TOKEN_AUDIENCE) {
+          throw new UnauthorizedError(
+            "INVALID_TOKEN",
+            "This is a user token (verifyOTP's access_token): send the app token from POST /v1/auth as the bearer, " +
+              "and the user token as `auth`",
+          );
+        }
         if (error instanceof joseErrors.JWTExpired) {
           throw new UnauthorizedError("TOKEN_EXPIRED", "The bearer token has expired; request a new one at /v1/auth");
         }

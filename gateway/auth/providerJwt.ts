@@ -1,5 +1,5 @@
 import { type JWTVerifyGetKey, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify } from "jose";
-import { UnauthorizedError } from "../errors/apiError";
+import { ProofRefusedError } from "../errors/apiError";
 import type { ProofKey } from "../identity/providerRegistration";
 
 /** How far in the future an identity service's `iat` may be: its clock may run a little ahead of ours. */
@@ -35,17 +35,17 @@ export async function verifyProviderJwt(token: string, check: ProviderJwtCheck):
     }));
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired)
-      throw new UnauthorizedError("PROOF_EXPIRED", "The auth token has expired");
+      throw new ProofRefusedError("PROOF_EXPIRED", "The auth token has expired");
     // The signature held (claims are checked after it): say which claim, so the identity service can be fixed.
     if (error instanceof joseErrors.JWTClaimValidationFailed)
-      throw new UnauthorizedError("INVALID_PROOF", claimProblem(error.claim, error.reason));
-    throw new UnauthorizedError("INVALID_PROOF", "The auth token is not valid for this provider");
+      throw new ProofRefusedError("INVALID_PROOF", claimProblem(error.claim, error.reason));
+    throw new ProofRefusedError("INVALID_PROOF", "The auth token is not valid for this provider");
   }
   const age = Math.floor(now.getTime() / 1000) - payload.iat!;
   if (age < -IAT_CLOCK_SKEW_SECONDS)
-    throw new UnauthorizedError("INVALID_PROOF", "The auth token's iat claim is in the future");
+    throw new ProofRefusedError("INVALID_PROOF", "The auth token's iat claim is in the future");
   if (age > check.maxAgeSeconds)
-    throw new UnauthorizedError(
+    throw new ProofRefusedError(
       "PROOF_EXPIRED",
       `The auth token was issued more than ${check.maxAgeSeconds} seconds ago; get a fresh one`,
     );

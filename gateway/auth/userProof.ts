@@ -1,4 +1,4 @@
-import { ApiError, UnauthorizedError } from "../errors/apiError";
+import { ApiError, ProofRefusedError } from "../errors/apiError";
 import type { ErrorCode } from "../errors/errorCodes";
 import type { ChainType } from "../chains/registry";
 import { BUILT_IN_PROVIDERS, type UserId, formatUserId } from "../identity/userId";
@@ -53,14 +53,14 @@ export async function checkUserProof(
   const proof = auth.trim();
   if (userId.provider === "tel") {
     if (proof === "")
-      throw new UnauthorizedError("PROOF_REQUIRED", "auth must be the phone-login token of this number");
+      throw new ProofRefusedError("PROOF_REQUIRED", "auth must be the phone-login token of this number");
     const { userId: proven, appId: boundTo } = await deps.verifyUserToken(proof);
     if (proven !== formatUserId(userId)) throw forbidden("PROOF_MISMATCH", "auth proves another user id");
     // A token bound at verifyOTP (azp) is that app's alone: another app that obtained it cannot replay it.
     if (boundTo !== undefined && boundTo !== app.appId)
       throw forbidden("PROOF_WRONG_APP", "auth is a phone-login token issued to another app; sign the user in again");
     if (boundTo === undefined && deps.userTokensRequireApp)
-      throw new UnauthorizedError(
+      throw new ProofRefusedError(
         "PROOF_UNBOUND",
         "auth is a phone-login token bound to no app; this deployment takes only tokens from a verifyOTP the app authenticated",
       );
@@ -88,7 +88,7 @@ export async function checkUserProof(
   if (registration.disabled)
     throw forbidden("PROVIDER_DISABLED", `The provider ${userId.provider} was removed; its ids cannot act`);
   if (proof === "") {
-    if (!app.testMode) throw new UnauthorizedError("PROOF_REQUIRED", "auth may be blank only for an app in test mode");
+    if (!app.testMode) throw new ProofRefusedError("PROOF_REQUIRED", "auth may be blank only for an app in test mode");
     // Test mode spends nothing real: never on a production chain, nor for anything valid on every chain (a wallet
     // signature: EIP-1271 over a replay-safe hash without chain id, whatever chain the request names).
     if (scope.chainType !== "local" && scope.chainType !== "testnet")

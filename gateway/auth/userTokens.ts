@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
-import { UnauthorizedError } from "../errors/apiError";
+import { ProofRefusedError } from "../errors/apiError";
 import { VerifiedTokens } from "./verifiedTokens";
 
 /**
@@ -12,6 +12,9 @@ export const USER_TOKEN_AUDIENCE = "idwallet-user";
 // Native login names phone users only (spec §5.2): `tel:` and E.164 digits.
 const USER_ID = /^tel:\d{8,15}$/;
 
+/** 401 INVALID_PROOF: the user token in `auth` does not verify. */
+const invalidProof = (detail: string) => new ProofRefusedError("INVALID_PROOF", detail);
+
 /** What a valid user token proves: the user id, and the app it is bound to (`azp`), if it is bound. */
 export interface ProvedUser {
   readonly userId: string;
@@ -22,6 +25,7 @@ export interface ProvedUser {
 export interface UserTokens {
   /** A token for `userId`; with `appId`, bound to that app (`azp`, OpenID Connect Core §2): no other app may use it. */
   issue(userId: string, options?: { appId?: string }): Promise<{ token: string; expiresIn: number }>;
+  /** What the token proves; 401 INVALID_PROOF or PROOF_EXPIRED (it is always an `auth` proof) otherwise. */
   verify(token: string): Promise<ProvedUser>;
 }
 
@@ -72,16 +76,25 @@ export function createUserTokens(options: {
         exp = payload.exp;
         azp = payload.azp;
       } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) {
-          throw new UnauthorizedError("TOKEN_EXPIRED", "The user token has expired; sign in again");
+        // The signature held and the token carries a client id: the app's own token, sent as `auth`.
+        if (error instanceof joseErrors.JWTClaimValidationFailed && typeof error.payload.cid === "string") {
+          throw invalidProof(
+            "auth is an app token: send the user token (verifyOTP's access_token) as `auth`, and the app token as " +
+              "the bearer",
+          );
         }
-        throw new UnauthorizedError("INVALID_TOKEN", "The user token is not valid");
+        // PROOF_EXPIRED, not the app token's TOKEN_EXPIRED: the user signs in again, a new app token would not help.
+        if (error instanceof joseErrors.JWTExpired) {
+          throw new ProofRefusedError(
+            "PROOF_EXPIRED",
+            "The user token in auth has expired: sign the user in again (signInWithOTP, verifyOTP)",
+          );
+        }
+        throw invalidProof("The user token in auth is not valid");
       }
-      if (subject === undefined || !USER_ID.test(subject)) {
-        throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid user id");
-      }
+      if (subject === undefined || !USER_ID.test(subject)) throw invalidProof("The user token names no valid user id");
       if (azp !== undefined && (typeof azp !== "string" || azp === "")) {
-        throw new UnauthorizedError("INVALID_TOKEN", "The user token names no valid app");
+        throw invalidProof("The user token names no valid app");
       }
       const proved: ProvedUser = azp === undefined ? { userId: subject } : { userId: subject, appId: azp };
       verified.remember(token, proved, exp!);

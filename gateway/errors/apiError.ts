@@ -29,17 +29,29 @@ export class InvalidRequestError extends ApiError {
   }
 }
 
-/** 401: missing, malformed, expired or forged credentials (RFC 6750 challenge attached). */
+/**
+ * RFC 6750 §3: the challenge of a 401 where no bearer token failed: none was sent (§3.1: then no error code), or the
+ * token was good and the user's `auth` proof was not.
+ */
+export const BEARER_CHALLENGE = `Bearer realm="idwallet"`;
+
+/** RFC 6750 §3.1 `invalid_token`: a bearer token was sent and is expired, revoked, malformed or forged. */
+export const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
+
+/** 401: missing, malformed, expired or forged credentials, with its RFC 6750 challenge (a bad token's by default). */
 export class UnauthorizedError extends ApiError {
+  constructor(code: ErrorCode, detail: string, challenge: string = INVALID_TOKEN_CHALLENGE) {
+    super(401, code, "Unauthorized", detail, {}, { "WWW-Authenticate": challenge });
+  }
+}
+
+/**
+ * 401 for the user's `auth` proof of a wallet action (PROOF_REQUIRED, INVALID_PROOF, PROOF_EXPIRED…): the bearer token
+ * was good, so the challenge names no `invalid_token` (RFC 6750 §3.1 speaks of that token).
+ */
+export class ProofRefusedError extends UnauthorizedError {
   constructor(code: ErrorCode, detail: string) {
-    super(
-      401,
-      code,
-      "Unauthorized",
-      detail,
-      {},
-      { "WWW-Authenticate": `Bearer realm="idwallet", error="invalid_token"` },
-    );
+    super(code, detail, BEARER_CHALLENGE);
   }
 }
 
@@ -47,6 +59,20 @@ export class UnauthorizedError extends ApiError {
 export class NotFoundError extends ApiError {
   constructor(detail = "No such resource") {
     super(404, "NOT_FOUND", "Not found", detail);
+  }
+}
+
+/** 405: the path is a route's, the method is not; `Allow` lists the methods it takes (RFC 9110 §15.5.6). */
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string, path: string, routeMethods: readonly string[], allow: readonly string[]) {
+    super(
+      405,
+      "METHOD_NOT_ALLOWED",
+      "Method not allowed",
+      `${path} does not take ${method}: send ${routeMethods.join(" or ")}`,
+      {},
+      { Allow: allow.join(", ") },
+    );
   }
 }
 

@@ -15,6 +15,11 @@ export const ERROR_CODES = [
   { code: "TOKEN_EXPIRED", status: 401, when: "an expired bearer token (with `WWW-Authenticate`)" },
   { code: "TOKEN_REVOKED", status: 401, when: "a bearer token issued before the app's secret was rotated" },
   { code: "NOT_FOUND", status: 404, when: "no such route, or a transaction id this app did not submit" },
+  {
+    code: "METHOD_NOT_ALLOWED",
+    status: 405,
+    when: "a method the path does not take, e.g. GET on a POST route (`Allow` lists those it takes)",
+  },
   { code: "PAYLOAD_TOO_LARGE", status: 413, when: "body over `BODY_LIMIT`" },
   { code: "UNSUPPORTED_MEDIA_TYPE", status: 415, when: "a body in another media type" },
   { code: "INVALID_PHONE", status: 400, when: "not a valid US/Canada +1 number" },

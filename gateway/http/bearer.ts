@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import type { App } from "../auth/app";
-import { UnauthorizedError } from "../errors/apiError";
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE, UnauthorizedError } from "../errors/apiError";
 
 /** The app a request was authenticated as, if any (set by the bearer middleware). */
 export const principalOf = (res: Response): AppPrincipal | undefined =>
@@ -26,12 +26,28 @@ export async function authenticate(
   required: boolean,
   admitApp: AdmitApp,
 ): Promise<AppPrincipal | undefined> {
+  // RFC 6750 §3.1: a request without a bearer token (none, or another scheme) gets a challenge with no error code.
   if (header === undefined) {
-    if (required) throw new UnauthorizedError("MISSING_TOKEN", "Send Authorization: Bearer <access token>");
+    if (required)
+      throw new UnauthorizedError(
+        "MISSING_TOKEN",
+        "Send Authorization: Bearer <the app token from POST /v1/auth>",
+        BEARER_CHALLENGE,
+      );
     return undefined;
   }
   const match = BEARER.exec(header);
-  if (!match) throw new UnauthorizedError("MALFORMED_TOKEN", "The Authorization header is not 'Bearer <token>'");
+  if (!match) {
+    const bearerScheme = /^bearer(\s|$)/i.test(header);
+    throw new UnauthorizedError(
+      "MALFORMED_TOKEN",
+      bearerScheme
+        ? "The Authorization header is not 'Bearer <token>': one space, then the token from POST /v1/auth"
+        : "The Authorization header is not of the Bearer scheme: send Authorization: Bearer <the app token from " +
+            "POST /v1/auth>",
+      bearerScheme ? INVALID_TOKEN_CHALLENGE : BEARER_CHALLENGE,
+    );
+  }
   const principal = await tokens.verify(match[1]!);
   // Against the stored app on every request, after the verified-token cache: disabling an app or rotating its
   // secret stops its live tokens at once.

@@ -1,10 +1,10 @@
-import express, { type RequestHandler, Router } from "express";
+import { type RequestHandler, Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
-import { UnsupportedMediaTypeError } from "../errors/apiError";
 import { type AdmitApp, bearerAuth, principalOf } from "./bearer";
 import { closedSignal } from "./closedSignal";
 import { deadlineOf } from "./requestTimeout";
-import { type Route, type RouteBody, headerOf } from "./route";
+import { jsonBody } from "./jsonBody";
+import { type Route, headerOf } from "./route";
 
 /** What mounting routes on express takes of the app: its tokens and BODY_LIMIT. */
 export interface RouteMountSettings {
@@ -15,7 +15,7 @@ export interface RouteMountSettings {
 
 /**
  * An express router serving `routes` from their one definition (http/route.ts), in order: the bearer token, the
- * route's `admit`, express.json for its body, then its handler with the body and query validated. The app's base
+ * route's `admit`, its JSON body (http/jsonBody.ts), then its handler with the body and query validated. The app's base
  * middleware (app.ts) gives each request its id, access line, metrics, headers and deadline, and its problem handler
  * answers what any step throws; the fast path (http/fastPath.ts) runs the same functions for the routes marked fast.
  */
@@ -25,7 +25,8 @@ export function routerOf(routes: readonly Route[], settings: RouteMountSettings)
     const steps: RequestHandler[] = [bearerAuth(settings.tokens, route.auth === "required", settings.admitApp)];
     const { admit, body } = route;
     if (admit) steps.push((req, res, next) => void admit(req, principalOf(res)).then(() => next(), next));
-    if (body) steps.push(express.json({ type: [...body.mediaTypes], limit: settings.bodyLimit, strict: true }));
+    if (body)
+      steps.push(...jsonBody({ limit: settings.bodyLimit, mediaTypes: body.mediaTypes, namedAs: body.namedAs }));
     steps.push(handler(route));
     if (route.method === "GET") router.get(route.path, ...steps);
     else router.post(route.path, ...steps);
@@ -39,7 +40,7 @@ const handler =
   async (req, res) => {
     if (route.headers) res.set(route.headers);
     const answer = await route.handle({
-      body: route.body && bodyOf(req, route.body),
+      body: route.body && route.body.schema.parse(req.body),
       query: route.query && route.query.parse(req.query),
       params: req.params as Record<string, string>,
       principal: principalOf(res),
@@ -53,11 +54,3 @@ const handler =
     if (answer.headers) res.set(answer.headers);
     res.json(answer.body);
   };
-
-/** The body express.json read, validated; one in another media type refused 415 if the route says so. */
-function bodyOf(req: express.Request, body: RouteBody<unknown>): unknown {
-  if (body.refuseOthers && req.headers["content-type"] !== undefined && !req.is([...body.mediaTypes])) {
-    throw new UnsupportedMediaTypeError(body.refuseOthers);
-  }
-  return body.schema.parse(req.body);
-}

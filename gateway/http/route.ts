@@ -38,13 +38,13 @@ export interface Route<Body = unknown, Query = unknown> {
 /** A route's JSON body. */
 export interface RouteBody<Body> {
   readonly schema: ZodType<Body>;
-  /** The media types read as JSON (express.json's `type`); the fast path takes the exact ones, in UTF-8. */
-  readonly mediaTypes: readonly string[];
   /**
-   * When set, a body in another media type is answered 415 naming these; else it is read as no body (and the schema
-   * says what that is).
+   * The media types read as JSON (express.json's `type`); the fast path takes the exact ones, in UTF-8. A body in
+   * another, or with no Content-Type, is answered 415 (http/jsonBody.ts).
    */
-  readonly refuseOthers?: readonly string[];
+  readonly mediaTypes: readonly string[];
+  /** How that 415 names the media types read; `application/json` by default. */
+  readonly namedAs?: readonly string[];
 }
 
 /** A request as a route's handler reads it, whatever the transport. */

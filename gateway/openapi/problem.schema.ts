@@ -92,3 +92,7 @@ export function problemResponse(text: TemplateStringsArray, ...codes: Documented
 /** The codes an error answer made by `problemResponse` documents; undefined for any other answer. */
 export const documentedCodes = (response: object): readonly DocumentedCode[] | undefined =>
   documented.get(response as ProblemResponse);
+
+/** The 415 of every route with a JSON body (http/jsonBody.ts; the resolver, which reads text/plain too, has its own). */
+export const JSON_BODY_MEDIA_TYPE = problemResponse`${"UNSUPPORTED_MEDIA_TYPE"}: a body in another media type, or one
+  without Content-Type (send application/json)`;

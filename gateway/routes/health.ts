@@ -1,6 +1,6 @@
 import { Router } from "express";
 import type { Registry } from "prom-client";
-import { UnauthorizedError } from "../errors/apiError";
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE, UnauthorizedError } from "../errors/apiError";
 import { hasAdminToken } from "../http/adminToken";
 import { type HealthReport, publicHealthReport } from "../chains/health";
 import type { HealthAnswer } from "./health.schema";
@@ -37,7 +37,12 @@ export function operationsRouter(deps: {
     .get("/metrics", async (req, res) => {
       // Its labels name every app and its budget use: for the operator's scraper, not for anyone who asks.
       if (deps.metricsToken !== undefined && !hasAdminToken(req.headers.authorization, deps.metricsToken)) {
-        throw new UnauthorizedError("INVALID_TOKEN", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
+        // RFC 6750 §3.1: the challenge of a request that sent no token names no error.
+        throw new UnauthorizedError(
+          "INVALID_TOKEN",
+          "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>",
+          req.headers.authorization === undefined ? BEARER_CHALLENGE : INVALID_TOKEN_CHALLENGE,
+        );
       }
       res.type(deps.registry.contentType).send(await scrape());
     });

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { EXAMPLE } from "../openapi/examples";
-import { problemResponse as problem } from "../openapi/problem.schema";
+import { JSON_BODY_MEDIA_TYPE, problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
 import { SignRequestBody, SignResponse } from "./kernelSign.schema";
 
@@ -69,6 +69,7 @@ export function registerKernelSignPaths(registry: OpenAPIRegistry, bearer: strin
       403: problem`${"PROOF_MISMATCH"}, ${"PROOF_WRONG_APP"}, ${"PROVIDER_NOT_OWNED"}, ${"PROVIDER_DISABLED"},
         ${"PROVIDER_REGISTRATION_OUTDATED"}, ${"TEST_MODE_NOT_ALLOWED"} (a blank auth from an app in test mode,
         whatever the chain)`,
+      415: JSON_BODY_MEDIA_TYPE,
       503: problem`${"MAINTENANCE"}, ${"SIGNER_NOT_CONFIGURED"}`,
     },
   });

@@ -1,6 +1,7 @@
-import express, { Router } from "express";
+import { Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { jsonBody } from "../http/jsonBody";
 import { type WalletSigningDeps, signForUser } from "../accept/walletSigning";
 import { SignRequestBody } from "./kernelSign.schema";
 
@@ -14,7 +15,7 @@ export function kernelSignRouter(deps: {
   return Router().post(
     "/v1/kernel/sign",
     bearerAuth(deps.tokens, true, deps.admitApp),
-    express.json({ limit: deps.bodyLimit }),
+    ...jsonBody({ limit: deps.bodyLimit }),
     async (req, res) => {
       const body = SignRequestBody.parse(req.body);
       res.json(await signForUser(body, principalOf(res) as AppPrincipal, deps.signing));

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { EXAMPLE } from "../openapi/examples";
-import { problemResponse as problem } from "../openapi/problem.schema";
+import { JSON_BODY_MEDIA_TYPE, problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
 import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "./otp.schema";
 
@@ -43,6 +43,7 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
       400: problem`${"INVALID_PHONE"}, ${"INVALID_REQUEST"}`,
       429: problem`${"OTP_COOLDOWN"}, ${"RATE_LIMITED"}, ${"SMS_BUDGET_EXHAUSTED"} (with Retry-After)`,
       502: problem`${"SMS_DELIVERY_FAILED"}`,
+      415: JSON_BODY_MEDIA_TYPE,
       503: problem`${"MAINTENANCE"}`,
     },
   });
@@ -81,6 +82,7 @@ export function registerOtpPaths(registry: OpenAPIRegistry, bearer: string): voi
       401: problem`${"INVALID_OTP"} (with retryAfter after a wrong code), ${"OTP_EXPIRED"}; a bearer token that was
         sent and does not authenticate: ${"MALFORMED_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"},
         ${"APP_DISABLED"}`,
+      415: JSON_BODY_MEDIA_TYPE,
       503: problem`${"MAINTENANCE"}`,
     },
   });

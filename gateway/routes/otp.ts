@@ -1,28 +1,18 @@
-import express, { Router } from "express";
+import { Router } from "express";
 import type { AppTokens } from "../auth/appTokens";
 import type { OtpService } from "../auth/otp/otpService";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
-import { UnsupportedMediaTypeError } from "../errors/apiError";
+import { JSON_MEDIA_TYPES, jsonBody } from "../http/jsonBody";
 import { deadlineOf } from "../http/requestTimeout";
 import type { z } from "zod";
 import { SignInWithOtpRequest, SignInWithOtpResponse, VerifyOtpRequest, VerifyOtpResponse } from "./otp.schema";
-
-const JSON_TYPES = ["application/json", "application/*+json"];
 
 /**
  * The auth server's phone login (spec §4.5, §4.6): POST /functions/v1/signInWithOTP and /functions/v1/verifyOTP.
  * verifyOTP takes an optional app bearer token: with it the user token is bound to that app.
  */
 export function otpRouter(deps: { otp: OtpService; bodyLimit: string; tokens: AppTokens; admitApp: AdmitApp }): Router {
-  const json = [
-    express.json({ type: JSON_TYPES, limit: deps.bodyLimit, strict: true }),
-    (req: express.Request, _res: express.Response, next: express.NextFunction) =>
-      next(
-        req.headers["content-type"] !== undefined && !req.is(JSON_TYPES)
-          ? new UnsupportedMediaTypeError(["application/json"])
-          : undefined,
-      ),
-  ];
+  const json = jsonBody({ limit: deps.bodyLimit, mediaTypes: JSON_MEDIA_TYPES });
   return (
     Router()
       .post("/functions/v1/signInWithOTP", ...json, async (req, res) => {

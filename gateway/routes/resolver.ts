@@ -26,7 +26,7 @@ export function resolverRoute(deps: {
     body: {
       schema: ResolverRequest,
       mediaTypes: ["application/json", "application/*+json", "text/plain"],
-      refuseOthers: ["application/json", "text/plain (JSON text)"],
+      namedAs: ["application/json", "text/plain (JSON text)"],
     },
     problems: [
       "INVALID_REQUEST",

@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { EXAMPLE } from "../openapi/examples";
-import { problemResponse as problem } from "../openapi/problem.schema";
+import { JSON_BODY_MEDIA_TYPE, problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
 import { LIST_SCAN_ROWS } from "../transactions/txListing";
 import {
@@ -70,6 +70,7 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
     401: problem`${"MISSING_TOKEN"}, ${"INVALID_TOKEN"}, ${"TOKEN_EXPIRED"}, ${"TOKEN_REVOKED"}, ${"APP_DISABLED"}`,
     409: problem`${"IDEMPOTENCY_KEY_REUSED"}`,
     413: problem`${"PAYLOAD_TOO_LARGE"}`,
+    415: JSON_BODY_MEDIA_TYPE,
     503: problem`${"MAINTENANCE"}, ${"SAFE_NOT_CONFIGURED"}`,
   };
   /** A chain with an L1 data fee: its fee oracle is read to reserve the relay's fee from the budget. */
@@ -138,6 +139,8 @@ export function registerSafePaths(registry: OpenAPIRegistry, bearer: string): vo
       },
       400: problem`${"INVALID_REQUEST"}, ${"INVALID_CURSOR"}, ${"UNKNOWN_CHAIN"}, ${"CHAIN_NOT_AVAILABLE"}`,
       401: problems[401],
+      413: problems[413],
+      415: problems[415],
       503: problems[503],
     },
   });

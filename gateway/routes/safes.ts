@@ -1,6 +1,7 @@
-import express, { type Response, Router } from "express";
+import { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { jsonBody } from "../http/jsonBody";
 import { closedSignal } from "../http/closedSignal";
 import { deadlineOf } from "../http/requestTimeout";
 import type { SafeActionRequest } from "../safe/accept/safeActions";
@@ -57,11 +58,11 @@ export function safesRouter(deps: {
 }): Router {
   const router = Router();
   const auth = bearerAuth(deps.tokens, true, deps.admitApp);
-  const json = express.json({ limit: deps.bodyLimit });
+  const json = jsonBody({ limit: deps.bodyLimit });
   const principal = (res: Response) => principalOf(res) as AppPrincipal;
   const chainOf = (params: unknown) => z.object({ chain: z.string().max(64) }).parse(params).chain;
 
-  router.post("/v1/:chain/account", auth, json, async (req, res) => {
+  router.post("/v1/:chain/account", auth, ...json, async (req, res) => {
     const chain = chainOf(req.params);
     const body = CreateSafeBody.parse(req.body);
     const key = IdempotencyKey.parse(req.get("idempotency-key"));
@@ -73,7 +74,7 @@ export function safesRouter(deps: {
       .json({ ...safeView(safe, record), txUuid: record.id, status: record.status });
   });
 
-  router.post("/v1/:chain/accounts", auth, json, async (req, res) => {
+  router.post("/v1/:chain/accounts", auth, ...json, async (req, res) => {
     const chain = chainOf(req.params);
     const body = ListSafesBody.parse(req.body ?? {});
     const page = await listSafes(chain, body, principal(res), deps.safes);
@@ -84,7 +85,7 @@ export function safesRouter(deps: {
   });
 
   for (const { path, parse } of ACTIONS) {
-    router.post(`/v1/:chain/account/:address/${path}`, auth, json, async (req, res) => {
+    router.post(`/v1/:chain/account/:address/${path}`, auth, ...json, async (req, res) => {
       const { chain, address } = SafePathParams.parse(req.params);
       const request = parse(req.body);
       const key = IdempotencyKey.parse(req.get("idempotency-key"));

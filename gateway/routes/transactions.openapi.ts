@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { EXAMPLE } from "../openapi/examples";
-import { problemResponse as problem } from "../openapi/problem.schema";
+import { JSON_BODY_MEDIA_TYPE, problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
 import { LIST_SCAN_ROWS } from "../transactions/txListing";
 import { TxStatusResponse } from "../transactions/txViews.schema";
@@ -68,6 +68,7 @@ const txProblems = {
     or userDailyCap)`,
   409: problem`${"IDEMPOTENCY_KEY_REUSED"}: the Idempotency-Key was used for another request`,
   413: problem`${"PAYLOAD_TOO_LARGE"}`,
+  415: JSON_BODY_MEDIA_TYPE,
   429: problem`${"BUDGET_EXCEEDED"} (the app's gas budget on the chain: remainingGas, requestGas, freesAt,
     Retry-After), ${"RATE_LIMITED"} (the app's request rate, with Retry-After)`,
   502: problem`${"RPC_UNAVAILABLE"}, ${"CHAIN_READ_FAILED"}: on a chain that charges an L1 data fee, its fee oracle

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { EXAMPLE } from "../openapi/examples";
-import { problemResponse as problem } from "../openapi/problem.schema";
+import { JSON_BODY_MEDIA_TYPE, problemResponse as problem } from "../openapi/problem.schema";
 import type { ApiTag } from "../openapi/tags";
 import { CreatedWebhookResponse, CreateWebhookBody, WebhookIdParams, WebhookListResponse } from "./webhooks.schema";
 
@@ -55,6 +55,7 @@ export function registerWebhookPaths(registry: OpenAPIRegistry, bearer: string):
       401: unauthorized,
       409: problem`${"WEBHOOK_LIMIT_REACHED"}: the app has WEBHOOK_MAX_ENDPOINTS_PER_APP endpoints (\`limit\`)`,
       413: problem`${"PAYLOAD_TOO_LARGE"}`,
+      415: JSON_BODY_MEDIA_TYPE,
       503: problem`${"MAINTENANCE"}, ${"WEBHOOKS_NOT_CONFIGURED"} (no SECRETS_KEY to seal the secret with)`,
     },
   });

@@ -1,7 +1,8 @@
-import express, { type Response, Router } from "express";
+import { type Response, Router } from "express";
 import type { AppPrincipal, AppTokens } from "../auth/appTokens";
 import type { WebhookSettings } from "../config/webhookSettings";
 import { bearerAuth, principalOf, type AdmitApp } from "../http/bearer";
+import { jsonBody } from "../http/jsonBody";
 import type { WebhooksRepository } from "../webhooks/webhooksRepository";
 import { endpointView, listAppEndpoints, registeredView, removeAppEndpoint } from "../webhooks/appEndpoints";
 import { registerEndpoint } from "../webhooks/webhookEndpoints";
@@ -19,11 +20,11 @@ export function webhooksRouter(deps: {
 }): Router {
   const router = Router();
   const auth = bearerAuth(deps.tokens, true, deps.admitApp);
-  const json = express.json({ limit: deps.bodyLimit });
+  const json = jsonBody({ limit: deps.bodyLimit });
   const appId = (res: Response) => (principalOf(res) as AppPrincipal).appId;
   const { repository, settings } = deps.webhooks;
 
-  router.post("/v1/webhooks", auth, json, async (req, res) => {
+  router.post("/v1/webhooks", auth, ...json, async (req, res) => {
     const body = CreateWebhookBody.parse(req.body);
     const registered = await registerEndpoint(repository, settings, {
       appId: appId(res),

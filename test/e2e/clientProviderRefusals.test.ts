@@ -95,7 +95,7 @@ describe("@idwallet/client refuses what a user did not allow (e2e: the built pac
       client.signMessage({ userId: alice.userId, auth: "not-a-token", chain: "localhost", message: "pay" }),
     );
     expect(garbage).to.be.instanceOf(IdwalletError);
-    expect(garbage).to.include({ status: 401, code: "INVALID_TOKEN" });
+    expect(garbage).to.include({ status: 401, code: "INVALID_PROOF" });
 
     // The same through the provider: EIP-1193 errors, the service's problem in `data`.
     const withBobsToken = providerOf(alice, bob.userToken);
@@ -112,7 +112,7 @@ describe("@idwallet/client refuses what a user did not allow (e2e: the built pac
     const forged = providerOf(alice, "not-a-token");
     const unsigned = await rejection(forged.request({ method: "personal_sign", params: ["0x68656c6c6f"] }));
     expect(unsigned).to.include({ code: 4100 });
-    expect(unsigned.data).to.deep.include({ status: 401, code: "INVALID_TOKEN" });
+    expect(unsigned.data).to.deep.include({ status: 401, code: "INVALID_PROOF" });
 
     expect(walletActions(), "no request accepted").to.equal(0);
     expect(await tokensOf(thief)).to.equal(0n);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { IdwalletError, createIdwalletClient } from "@idwallet/client";
 import { TEST_NOW } from "../helpers/testApp";
-import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
+import { type ServedTestApp, idleChain, serveTestApp } from "../helpers/servedTestApp";
 
 /** The service's app token lifetime (spec §5.1) and the client's margin before it (sdk/src/client/appToken.ts). */
 const TOKEN_LIFETIME_S = 3600;
@@ -89,6 +89,36 @@ describe("client package: the app token (fetched once, shared, refreshed before 
     expect(resolves.map((entry) => entry.answer?.status)).to.deep.equal([401, 200]);
     expect(resolves.map(bearerOf).every((bearer) => bearer?.startsWith("Bearer "))).to.equal(true);
     expect(tokenFetches()).to.have.length(2);
+  });
+
+  it("an expired user proof (PROOF_EXPIRED) is thrown at once: no new app token is fetched for nothing", async () => {
+    // Its own service: localhost takes transactions, and user tokens live a minute while the app token lives an hour.
+    const short = await serveTestApp(
+      { otp: { userTokenTtlSeconds: 60 } },
+      { chains: new Map([["localhost", idleChain()]]), txChains: ["localhost"] },
+    );
+    try {
+      const idwallet = createIdwalletClient({ baseUrl: short.baseUrl, ...short.credentials });
+      const login = await short.loginPhone(idwallet, "+14155552671");
+      short.setClock(secondsAfterStart(61));
+      const error = await idwallet
+        .sendTransaction({
+          userId: login.userId,
+          chain: "localhost",
+          auth: login.userToken,
+          to: `0x${"de".repeat(20)}`,
+        })
+        .then(
+          () => expect.fail("resolved"),
+          (thrown: unknown) => thrown,
+        );
+      expect(error).to.be.instanceOf(IdwalletError);
+      expect(error).to.include({ status: 401, code: "PROOF_EXPIRED" });
+      expect(short.receivedAt("POST", "/v1/kernel/tx"), "sent once").to.have.length(1);
+      expect(short.receivedAt("POST", "/v1/auth"), "the app token fetched once, not again").to.have.length(1);
+    } finally {
+      await short.close();
+    }
   });
 
   it("a service that calls every token expired gets two attempts, then the IdwalletError, not a loop", async () => {

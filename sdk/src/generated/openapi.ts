@@ -907,6 +907,7 @@ export interface components {
         | "TOKEN_EXPIRED"
         | "TOKEN_REVOKED"
         | "NOT_FOUND"
+        | "METHOD_NOT_ALLOWED"
         | "PAYLOAD_TOO_LARGE"
         | "UNSUPPORTED_MEDIA_TYPE"
         | "INVALID_PHONE"
@@ -1611,6 +1612,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description OTP_COOLDOWN, RATE_LIMITED, SMS_BUDGET_EXHAUSTED (with Retry-After) */
       429: {
         headers: {
@@ -1690,6 +1700,15 @@ export interface operations {
       };
       /** @description INVALID_OTP (with retryAfter after a wrong code), OTP_EXPIRED; a bearer token that was sent and does not authenticate: MALFORMED_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, APP_DISABLED */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1974,6 +1993,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description MAINTENANCE, SIGNER_NOT_CONFIGURED */
       503: {
         headers: {
@@ -2150,6 +2178,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2349,6 +2386,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2573,6 +2619,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After) */
       429: {
         headers: {
@@ -2674,6 +2729,24 @@ export interface operations {
       };
       /** @description MISSING_TOKEN, INVALID_TOKEN, TOKEN_EXPIRED, TOKEN_REVOKED, APP_DISABLED */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2791,6 +2864,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2933,6 +3015,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -3091,6 +3182,15 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description BUDGET_EXCEEDED, RATE_LIMITED (with Retry-After) */
       429: {
         headers: {
@@ -3239,6 +3339,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -3579,6 +3688,15 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description UNSUPPORTED_MEDIA_TYPE: a body in another media type, or one without Content-Type (send application/json) */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -99,7 +99,7 @@ describe("User proof check (auth field)", () => {
       verifyUserToken: async (token) => {
         if (token === "phone-token-15551234567") return { userId: "tel:15551234567" };
         if (token === "phone-token-15551234567-app_a") return { userId: "tel:15551234567", appId: "app_a" };
-        throw new ApiError(401, "INVALID_TOKEN", "Unauthorized");
+        throw new ApiError(401, "INVALID_PROOF", "Unauthorized");
       },
       findProvider: async (p) => registrations.find((r) => r.provider === p),
       providerProofMaxAgeSeconds: MAX_AGE,
@@ -287,7 +287,7 @@ describe("User proof check (auth field)", () => {
       403,
       "PROOF_MISMATCH",
     );
-    await rejects(checkUserProof(parseUserId("tel:15551234567"), "garbage", APP_A, LOCAL, deps), 401, "INVALID_TOKEN");
+    await rejects(checkUserProof(parseUserId("tel:15551234567"), "garbage", APP_A, LOCAL, deps), 401, "INVALID_PROOF");
   });
 
   it("says native login is not available yet for other built-in providers, and refuses unknown providers", async () => {

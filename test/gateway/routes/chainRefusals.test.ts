@@ -57,8 +57,19 @@ describe("API: every path refuses a chain it cannot serve with its one stable pr
     detail,
     instance,
   });
-  const unknown = (instance: string) =>
-    problem(400, "UNKNOWN_CHAIN", "Unknown chain", "No chain is named nowhere", instance);
+  // Each refusal lists the chains this deployment would take the request on: what to send instead.
+  const TAKING_TRANSACTIONS = "Chains taking transactions here: arb1, localhost";
+  const SERVED = "Chains served here: matic, arb1, localhost";
+  const WITH_SAFES = "Chains with Safe accounts here: eth, localhost";
+  const CONFIGURED = "Chains configured here: matic, arb1, eth, localhost";
+  const unknown = (instance: string, usable: string) =>
+    problem(
+      400,
+      "UNKNOWN_CHAIN",
+      "Unknown chain",
+      `No chain is named nowhere (chains go by their ERC-3770 short names). ${usable}`,
+      instance,
+    );
   const notAvailable = (detail: string, instance: string) =>
     problem(400, "CHAIN_NOT_AVAILABLE", "Chain not available", detail, instance);
   const body = (res: request.Response) => {
@@ -81,9 +92,17 @@ describe("API: every path refuses a chain it cannot serve with its one stable pr
     const sign = (chain: string) =>
       send("post", "/v1/kernel/sign", { userId: "acme:alice", hash: HASH, auth: "", chain });
     const cases: [request.Response, number, object][] = [
-      [await tx("nowhere"), 400, unknown("/v1/kernel/tx")],
-      [await tx("linea"), 400, notAvailable("linea is not served by this deployment", "/v1/kernel/tx")],
-      [await tx("eth"), 400, notAvailable("eth is not served by this deployment", "/v1/kernel/tx")],
+      [await tx("nowhere"), 400, unknown("/v1/kernel/tx", TAKING_TRANSACTIONS)],
+      [
+        await tx("linea"),
+        400,
+        notAvailable(`linea is not served by this deployment. ${TAKING_TRANSACTIONS}`, "/v1/kernel/tx"),
+      ],
+      [
+        await tx("eth"),
+        400,
+        notAvailable(`eth is not served by this deployment. ${TAKING_TRANSACTIONS}`, "/v1/kernel/tx"),
+      ],
       [
         await tx("matic"),
         503,
@@ -95,9 +114,9 @@ describe("API: every path refuses a chain it cannot serve with its one stable pr
           "/v1/kernel/tx",
         ),
       ],
-      [await sign("nowhere"), 400, unknown("/v1/kernel/sign")],
-      [await sign("linea"), 400, notAvailable("linea is not served by this deployment", "/v1/kernel/sign")],
-      [await sign("eth"), 400, notAvailable("eth is not served by this deployment", "/v1/kernel/sign")],
+      [await sign("nowhere"), 400, unknown("/v1/kernel/sign", SERVED)],
+      [await sign("linea"), 400, notAvailable(`linea is not served by this deployment. ${SERVED}`, "/v1/kernel/sign")],
+      [await sign("eth"), 400, notAvailable(`eth is not served by this deployment. ${SERVED}`, "/v1/kernel/sign")],
     ];
     for (const [res, status, expected] of cases) expect(body(res)).to.deep.equal([status, expected]);
     close();
@@ -114,22 +133,26 @@ describe("API: every path refuses a chain it cannot serve with its one stable pr
         instance,
       );
     const cases: [request.Response, number, object][] = [
-      [await send("post", "/v1/nowhere/account", { signers: [SIGNER] }), 400, unknown("/v1/nowhere/account")],
-      [await send("post", "/v1/nowhere/accounts", {}), 400, unknown("/v1/nowhere/accounts")],
+      [
+        await send("post", "/v1/nowhere/account", { signers: [SIGNER] }),
+        400,
+        unknown("/v1/nowhere/account", WITH_SAFES),
+      ],
+      [await send("post", "/v1/nowhere/accounts", {}), 400, unknown("/v1/nowhere/accounts", WITH_SAFES)],
       [
         await send("get", `/v1/nowhere/account/${SIGNER}/tx/00000000-0000-0000-0000-000000000000`),
         400,
-        unknown(`/v1/nowhere/account/${SIGNER}/tx/00000000-0000-0000-0000-000000000000`),
+        unknown(`/v1/nowhere/account/${SIGNER}/tx/00000000-0000-0000-0000-000000000000`, WITH_SAFES),
       ],
       [
         await send("post", `/v1/nowhere/account/${SIGNER}/payout/transfer`, { to: TARGET, amount: "1" }),
         400,
-        unknown(`/v1/nowhere/account/${SIGNER}/payout/transfer`),
+        unknown(`/v1/nowhere/account/${SIGNER}/payout/transfer`, WITH_SAFES),
       ],
       [
         await send("post", "/v1/base/account", { signers: [SIGNER] }),
         400,
-        notAvailable("base has no Safe accounts", "/v1/base/account"),
+        notAvailable(`base has no Safe accounts. ${WITH_SAFES}`, "/v1/base/account"),
       ],
       // maticmum: no RPC here; matic: no worker; arb1: an external bundler sends its operations, and Safe requests
       // need the built-in relayer.
@@ -156,11 +179,11 @@ describe("API: every path refuses a chain it cannot serve with its one stable pr
     const { app, close } = await setup();
     const wallet = (chain: string) => `/api/${TARGET}?chain=${chain}`;
     const cases: [request.Response, number, object][] = [
-      [await request(app).get(wallet("nowhere")), 400, unknown(wallet("nowhere"))],
+      [await request(app).get(wallet("nowhere")), 400, unknown(wallet("nowhere"), CONFIGURED)],
       [
         await request(app).get(wallet("linea")),
         400,
-        notAvailable("linea is not configured on this deployment", wallet("linea")),
+        notAvailable(`linea is not configured on this deployment. ${CONFIGURED}`, wallet("linea")),
       ],
     ];
     for (const [res, status, expected] of cases) expect(body(res)).to.deep.equal([status, expected]);

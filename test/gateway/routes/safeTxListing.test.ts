@@ -142,7 +142,13 @@ describe("API: GET /v1/{chain}/account/{address}/txs (a Safe's requests, newest 
     ]);
     expect(body(await list(acme, safe, "", "nowhere"))).to.deep.equal([
       400,
-      { title: "Unknown chain", status: 400, code: "UNKNOWN_CHAIN", detail: "No chain is named nowhere" },
+      {
+        title: "Unknown chain",
+        status: 400,
+        code: "UNKNOWN_CHAIN",
+        detail:
+          "No chain is named nowhere (chains go by their ERC-3770 short names). Chains with Safe accounts here: localhost",
+      },
     ]);
     close();
   });

@@ -181,7 +181,13 @@ describe("API: GET /v1/kernel/tx (the app's Kernel requests, newest first, page 
       [
         "?chain=nowhere",
         400,
-        problem(400, "UNKNOWN_CHAIN", "Unknown chain", "No chain is named nowhere", "/v1/kernel/tx?chain=nowhere"),
+        problem(
+          400,
+          "UNKNOWN_CHAIN",
+          "Unknown chain",
+          "No chain is named nowhere (chains go by their ERC-3770 short names). Chains served here: chi, localhost",
+          "/v1/kernel/tx?chain=nowhere",
+        ),
       ],
       [
         "?cursor=abc",

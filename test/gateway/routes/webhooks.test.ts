@@ -212,13 +212,14 @@ describe("API: POST, GET /v1/webhooks and DELETE /v1/webhooks/{id} (an app's own
     ] as const) {
       const res = await req;
       expect(res.status).to.equal(401);
-      expect(res.headers["www-authenticate"]).to.match(/^Bearer /);
+      // RFC 6750 §3.1: no error code when the request sent no token.
+      expect(res.headers["www-authenticate"]).to.equal('Bearer realm="idwallet"');
       expect(res.body).to.deep.equal(
         problemOf(res, path, {
           title: "Unauthorized",
           status: 401,
           code: "MISSING_TOKEN",
-          detail: "Send Authorization: Bearer <access token>",
+          detail: "Send Authorization: Bearer <the app token from POST /v1/auth>",
         }),
       );
     }

@@ -64,7 +64,7 @@ describe("user tokens", () => {
         .setIssuedAt(start / 1000)
         .setExpirationTime(start / 1000 + 3600)
         .sign(new TextEncoder().encode(TOKEN_SECRET));
-      expect(await rejectionCode(tokens.verify(forged))).to.equal("INVALID_TOKEN");
+      expect(await rejectionCode(tokens.verify(forged))).to.equal("INVALID_PROOF");
     }
   });
 
@@ -73,12 +73,12 @@ describe("user tokens", () => {
     expect(decodeJwt(a.token).jti).to.not.equal(decodeJwt(b.token).jti);
   });
 
-  it("expires after 60 minutes (401 TOKEN_EXPIRED)", async () => {
+  it("expires after 60 minutes (401 PROOF_EXPIRED: the user signs in again, the app token is fine)", async () => {
     const { token } = await tokens.issue(USER);
     clock.advance(3_599_000);
     expect(await tokens.verify(token)).to.deep.equal({ userId: USER });
     clock.advance(1_000);
-    expect(await rejectionCode(tokens.verify(token))).to.equal("TOKEN_EXPIRED");
+    expect(await rejectionCode(tokens.verify(token))).to.equal("PROOF_EXPIRED");
   });
 
   it("refuses an unsigned token (alg: none)", async () => {
@@ -90,16 +90,16 @@ describe("user tokens", () => {
       .setIssuedAt(start / 1000)
       .setExpirationTime(start / 1000 + 3600)
       .encode();
-    expect(await rejectionCode(tokens.verify(unsecured))).to.equal("INVALID_TOKEN");
+    expect(await rejectionCode(tokens.verify(unsecured))).to.equal("INVALID_PROOF");
   });
 
   it("refuses a token whose payload was changed", async () => {
     const { token } = await tokens.issue(USER);
     const [header, payload, signature] = token.split(".");
     const forged = b64url({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), sub: "tel:12124567890" });
-    expect(await rejectionCode(tokens.verify(`${header}.${forged}.${signature}`))).to.equal("INVALID_TOKEN");
+    expect(await rejectionCode(tokens.verify(`${header}.${forged}.${signature}`))).to.equal("INVALID_PROOF");
     const flipped = signature!.slice(0, -2) + (signature!.endsWith("AA") ? "BA" : "AA");
-    expect(await rejectionCode(tokens.verify(`${header}.${payload}.${flipped}`))).to.equal("INVALID_TOKEN");
+    expect(await rejectionCode(tokens.verify(`${header}.${payload}.${flipped}`))).to.equal("INVALID_PROOF");
   });
 
   it("refuses tokens signed with another key, for another issuer, or not naming a tel: user", async () => {
@@ -115,11 +115,11 @@ describe("user tokens", () => {
         .sign(new TextEncoder().encode(secret));
     expect(await tokens.verify(await sign({}))).to.deep.equal({ userId: USER });
     expect(await rejectionCode(tokens.verify(await sign({}, "another-secret-another-secret-another")))).to.equal(
-      "INVALID_TOKEN",
+      "INVALID_PROOF",
     );
-    expect(await rejectionCode(tokens.verify(await sign({ iss: "someone-else" })))).to.equal("INVALID_TOKEN");
-    expect(await rejectionCode(tokens.verify(await sign({ sub: "github:alice" })))).to.equal("INVALID_TOKEN");
-    expect(await rejectionCode(tokens.verify("not-a-jwt"))).to.equal("INVALID_TOKEN");
+    expect(await rejectionCode(tokens.verify(await sign({ iss: "someone-else" })))).to.equal("INVALID_PROOF");
+    expect(await rejectionCode(tokens.verify(await sign({ sub: "github:alice" })))).to.equal("INVALID_PROOF");
+    expect(await rejectionCode(tokens.verify("not-a-jwt"))).to.equal("INVALID_PROOF");
   });
 
   it("never takes an app token as a user proof, nor a user token as an app token", async () => {
@@ -130,7 +130,7 @@ describe("user tokens", () => {
       clock: clock.now,
     });
     const appToken = await appTokens.issue({ id: "app_1", clientId: "cid_1", secretGeneration: 0 });
-    expect(await rejectionCode(tokens.verify(appToken.token))).to.equal("INVALID_TOKEN");
+    expect(await rejectionCode(tokens.verify(appToken.token))).to.equal("INVALID_PROOF");
     const userToken = await tokens.issue(USER);
     expect(await rejectionCode(appTokens.verify(userToken.token))).to.equal("INVALID_TOKEN");
   });
