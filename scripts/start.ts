@@ -6,10 +6,11 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { checkStackPorts, listenSettings, stackPorts } from "./localStack/portCheck";
+import { LOCAL_STACK_SETTINGS } from "./localStack/stackSettings";
 
 const USAGE = `usage: npm start [-- --fresh]
   --fresh  start a new chain and clear the data directory's records of the old one (the same as FRESH=1)
-Settings (environment): HOST, PORT, DEV_RPC_PORT, DATA_DIR, CHAIN_NODE, IDWALLET_HSM, LOG_FORMAT, ... (README, Quickstart)`;
+Settings (environment): ${LOCAL_STACK_SETTINGS.join(", ")}, and the service's (README, Quickstart)`;
 
 /** The environment additions the arguments ask for; throws, with the usage, on one it does not know. */
 export function startArguments(args: readonly string[]): { help: boolean; env: Record<string, string> } {
