@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# npm test: every test on SQLite and, at the same time, the e2e suite again with every service on PostgreSQL (the two
-# runs mostly wait on chains and processes, so together they take little longer than the longer one).
+# npm test: every test on SQLite and, at the same time, the e2e suite again with every service on PostgreSQL.
 # npm test -- <files or options>: just those, as `hardhat test` takes them (SQLite; TEST_DATABASE=postgres for the other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,18 +7,29 @@ cd "$(dirname "$0")/.."
 npm run --silent build -w sdk
 if [ $# -gt 0 ]; then exec npx hardhat test "$@"; fi
 npx hardhat compile --quiet
+# Three runs at once, as they mostly wait on chains and processes: the e2e suite on SQLite, the e2e suite again with
+# every service on PostgreSQL, and everything else (contracts, units, API, robustness) in the foreground.
+sqlite_e2e_log=$(mktemp)
 postgres_log=$(mktemp)
-trap 'rm -f "$postgres_log"' EXIT
+trap 'rm -f "$sqlite_e2e_log" "$postgres_log"' EXIT
+npx hardhat test --no-compile test/e2e/*.test.ts >"$sqlite_e2e_log" 2>&1 &
+sqlite_e2e_run=$!
 TEST_DATABASE=postgres npx hardhat test --no-compile test/e2e/*.test.ts >"$postgres_log" 2>&1 &
 postgres_run=$!
 sqlite_status=0
-npx hardhat test --no-compile || sqlite_status=$?
+# shellcheck disable=SC2046 # one file a word: the test files have no spaces in their names
+npx hardhat test --no-compile $(find test -name '*.ts' ! -path 'test/e2e/*' | sort) || sqlite_status=$?
+sqlite_e2e_status=0
+wait "$sqlite_e2e_run" || sqlite_e2e_status=$?
 postgres_status=0
 wait "$postgres_run" || postgres_status=$?
 echo
+echo "=== the e2e suite on SQLite ==="
+cat "$sqlite_e2e_log"
+echo
 echo "=== the e2e suite again, every service on PostgreSQL ==="
 cat "$postgres_log"
-if [ "$sqlite_status" -ne 0 ] || [ "$postgres_status" -ne 0 ]; then
-  echo "npm test: failed (SQLite run exit $sqlite_status, PostgreSQL e2e run exit $postgres_status)" >&2
+if [ "$sqlite_status" -ne 0 ] || [ "$sqlite_e2e_status" -ne 0 ] || [ "$postgres_status" -ne 0 ]; then
+  echo "npm test: failed (exit codes: the rest $sqlite_status, e2e on SQLite $sqlite_e2e_status, e2e on PostgreSQL $postgres_status)" >&2
   exit 1
 fi
