@@ -39,11 +39,18 @@ export type AdminSettings = z.infer<typeof AdminSettingsSchema> & {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
+ * Settings that say the CLI is pointed at a deployment of its own: with any of them set, a local stack's file left in
+ * the data directory is never read underneath (it would lend its dev secrets key and loopback webhook rules).
+ */
+const OWN_DEPLOYMENT_SETTINGS = ["CONFIG_FILE", "DATABASE_URL", "DATABASE_PATH", "SECRETS_KEY"] as const;
+
+/**
  * The environment with CONFIG_FILE pointing at the local stack's settings (scripts/localStack/localStackConfig.ts)
- * when none is set and `<DATA_DIR or data>/local-stack.config.json` exists, and the file found, if any.
+ * when no setting names a deployment of its own and `<DATA_DIR or data>/local-stack.config.json` exists, and the file
+ * found, if any.
  */
 export function withLocalStackConfig(env: Env): { env: Env; found?: string } {
-  if (env.CONFIG_FILE) return { env };
+  if (OWN_DEPLOYMENT_SETTINGS.some((name) => env[name])) return { env };
   const file = path.join(env.DATA_DIR || "data", LOCAL_STACK_CONFIG_FILE);
   return existsSync(file) ? { env: { ...env, CONFIG_FILE: file }, found: file } : { env };
 }

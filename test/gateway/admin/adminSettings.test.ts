@@ -113,6 +113,18 @@ describe("admin CLI: its settings are the service's (environment over CONFIG_FIL
     });
     expect(loadAdminSettings({ CONFIG_FILE: written }).secrets.key).to.equal(TEST_KEYS.current);
   });
+
+  it("an operator's database or secrets key in the environment: a stray local-stack file is not read underneath", () => {
+    const written = writeLocalStackConfig(dir, { dataDir: dir, webhooks: { allowLoopback: true } });
+    expect(withLocalStackConfig({ DATA_DIR: dir }).found).to.equal(written);
+    for (const own of [
+      { DATABASE_URL: "postgres://idwallet@db.example.com/idwallet" },
+      { DATABASE_PATH: "/srv/idwallet/idwallet.sqlite" },
+      { SECRETS_KEY: TEST_KEYS.current },
+    ]) {
+      expect(withLocalStackConfig({ DATA_DIR: dir, ...own })).to.deep.equal({ env: { DATA_DIR: dir, ...own } });
+    }
+  });
 });
 
 describe("admin CLI: webhooks test beside a running service", () => {
