@@ -9,6 +9,8 @@ async function main(): Promise<void> {
   readEnvFile(process.env, cluster.isPrimary);
   const config = loadConfig(process.env);
   const server = await startService(config);
+  // A supervisor that started the service with an IPC channel learns where it listens (PORT=0: a port the system chose).
+  if (cluster.isPrimary) process.send?.({ type: "listening", url: server.url, port: server.port });
   const stop = () => {
     server.close().then(
       () => process.exit(0),

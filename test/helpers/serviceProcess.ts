@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 
@@ -17,24 +16,16 @@ export interface ServiceProcess {
 const ROOT = path.join(__dirname, "..", "..");
 const START_TIMEOUT_MS = 60_000;
 
-/** A TCP port free right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
- * Starts `gateway/main.ts` with exactly `env` (plus PATH, HOST and a free PORT) and waits until /health answers.
+ * Starts `gateway/main.ts` with exactly `env` (plus PATH, HOST and PORT 0) and waits until it says, over the IPC
+ * channel, where it listens. The system chose the port as the service bound it: no other test run running at the
+ * same time can take it in between, and no other run's service can answer for this one.
  * With `onLine`, its standard output (the JSON log) goes there line by line instead of to the test's.
  */
 export async function startServiceProcess(
   env: Readonly<Record<string, string>>,
   options: { onLine?: (line: string) => void } = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
     // Sucrase strips the types without loading the TypeScript compiler: a service starts in about a third of the time.
@@ -46,32 +37,32 @@ export async function startServiceProcess(
         PATH: process.env.PATH ?? "",
         ENV_FILE: "",
         HOST: "127.0.0.1",
-        PORT: String(port),
+        PORT: "0",
         TEST_DEPLOYMENT: "true",
         ...env,
       },
-      stdio: options.onLine ? ["ignore", "pipe", "inherit"] : "inherit",
+      stdio: options.onLine ? ["ignore", "pipe", "inherit", "ipc"] : ["inherit", "inherit", "inherit", "ipc"],
     },
   );
   if (options.onLine) readline.createInterface({ input: child.stdout! }).on("line", options.onLine);
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before listening`);
-    const up = await fetch(`${url}/health`).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) {
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      throw new Error("service not listening in time");
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      reject(new Error("service not listening in time"));
+    }, START_TIMEOUT_MS);
+    child.on("message", (message: { type?: string; url?: string }) => {
+      if (message?.type !== "listening" || typeof message.url !== "string") return;
+      clearTimeout(timer);
+      resolve(message.url);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${signal ?? code} before listening`));
+    });
+  });
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
