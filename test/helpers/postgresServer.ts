@@ -84,11 +84,20 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       "--locale=C",
     ]);
     await run(...initdb);
-    const port = await freePort();
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
-    const start = asServerUser(pgCtl, ["-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "start"]);
-    await run(...start);
-    started = true;
+    // Another process (a test run beside this one) may take the free port before the server binds it: try another.
+    let port = 0;
+    for (let attempt = 1; !started; attempt += 1) {
+      port = await freePort();
+      const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
+      const log = path.join(dir, "server.log");
+      const start = asServerUser(pgCtl, ["-D", data, "-o", options, "-l", log, "-w", "start"]);
+      try {
+        await run(...start);
+        started = true;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
     const createDatabase = async (name: string): Promise<string> => {
       if (!DATABASE_NAME.test(name)) throw new Error(`not a plain database name: ${name}`);
       const admin = new Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" });
