@@ -8,6 +8,8 @@ export interface SigningContext {
   /** The canonical user id whose wallet the signature acts for. */
   readonly userId?: string;
   readonly chain?: string;
+  /** A custody root's covered hashes (each operation's CustodyPaymaster.getHash), in leaf order. */
+  readonly covers?: readonly string[];
 }
 
 /** One signature as the signing log records it. */

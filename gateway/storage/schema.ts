@@ -248,6 +248,8 @@ export interface SignatureAuditTable {
   app_id: string | null;
   user_id: string | null;
   chain: string | null;
+  /** A custody root's covered hashes, a JSON array (migration 023); null for every other row. */
+  covers: ColumnType<string | null, string | null | undefined, string | null>;
   /** The hash of the row before (the genesis hash, 0x and 64 zeros, for the first). */
   prev_hash: string;
   /**

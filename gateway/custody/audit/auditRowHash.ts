@@ -41,12 +41,15 @@ export function encodeAuditRow(scheme: string, prevHash: string, row: Omit<Audit
     row.appId,
     row.userId,
     row.chain,
+    // Only a custody root has it: every other row encodes (and hashes) exactly as before the field existed.
+    ...(row.covers ? [row.covers.join(",")] : []),
   ]);
 }
 
 /**
  * The hash of a row of the signature audit log, as 0x-hex: SHA-256 over the encoded scheme name, `prevHash` and every
- * field of the row in a fixed order (seq in decimal, at, purpose, signer, digest, signature, appId, userId, chain).
+ * field of the row in a fixed order (seq in decimal, at, purpose, signer, digest, signature, appId, userId, chain, and a
+ * custody root's covered hashes joined by commas).
  * The row's own `prevHash` and `hash`, if it has them, are not read: the caller says which hash it links to. Anyone
  * can compute it: the rows written before AUDIT_LOG_KEY carry it (auditKey.ts has the keyed tag of the rows after).
  */

@@ -8,6 +8,7 @@ export const SignaturePurpose = z.enum([
   "eip1271",
   "safeTransaction",
   "relayerTransaction",
+  "custodyRoot",
 ]);
 export type SignaturePurpose = z.infer<typeof SignaturePurpose>;
 
@@ -42,6 +43,8 @@ export const SignatureAuditEntry = z.object({
   appId: z.string().optional(),
   userId: z.string().optional(),
   chain: z.string().optional(),
+  /** A custody root's: the hashes the root covers (each operation's CustodyPaymaster.getHash), in leaf order. */
+  covers: z.array(LowerHex(32)).min(1).readonly().optional(),
 });
 export type SignatureAuditEntry = z.infer<typeof SignatureAuditEntry>;
 
@@ -70,6 +73,7 @@ export function canonicalAuditEntry(entry: SignatureAuditEntry): SignatureAuditE
     signer: typeof signer === "string" ? (checksummed(signer) ?? signer) : signer,
     digest: typeof digest === "string" ? digest.toLowerCase() : digest,
     signature: typeof signature === "string" ? signature.toLowerCase() : signature,
+    ...(entry.covers && { covers: entry.covers.map((hash) => (typeof hash === "string" ? hash.toLowerCase() : hash)) }),
   });
 }
 

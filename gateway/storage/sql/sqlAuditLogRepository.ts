@@ -27,12 +27,22 @@ function toAuditRow(row: Selectable<SignatureAuditTable>): AuditRow {
     ...(row.app_id !== null && { appId: row.app_id }),
     ...(row.user_id !== null && { userId: row.user_id }),
     ...(row.chain !== null && { chain: row.chain }),
+    ...(row.covers !== null && row.covers !== undefined && { covers: parseCovers(row.covers) }),
     prevHash: row.prev_hash,
     hash: row.hash,
   });
   if (parsed.success) return parsed.data;
   const reason = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
   throw new MalformedAuditRowError(row.seq, reason);
+}
+
+/** The stored JSON of `covers`, or the text itself when it is no JSON (then the row fails to parse, as it should). */
+function parseCovers(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 const toStored = (row: AuditRow): Insertable<SignatureAuditTable> => ({
@@ -45,6 +55,7 @@ const toStored = (row: AuditRow): Insertable<SignatureAuditTable> => ({
   app_id: row.appId ?? null,
   user_id: row.userId ?? null,
   chain: row.chain ?? null,
+  covers: row.covers ? JSON.stringify(row.covers) : null,
   prev_hash: row.prevHash,
   hash: row.hash,
 });

@@ -79,6 +79,7 @@ describe("admin CLI: audit verify of a log chained under AUDIT_LOG_KEY, against 
           appId: raw.seq === edited ? appId : (raw.app_id as string),
           userId: raw.user_id as string,
           chain: raw.chain as string,
+          ...(raw.covers !== null && { covers: JSON.parse(raw.covers as string) as string[] }),
         };
         const hash = auditRowHash(prevHash, row);
         db.prepare("update signature_audit set app_id = ?, prev_hash = ?, hash = ? where seq = ?").run(

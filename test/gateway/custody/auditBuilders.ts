@@ -15,6 +15,7 @@ const PURPOSES: readonly SignaturePurpose[] = [
   "eip1271",
   "safeTransaction",
   "relayerTransaction",
+  "custodyRoot",
 ];
 
 /** The custody key of the test entries. */
@@ -23,8 +24,13 @@ export const auditSigner = createDigestSigner(keccak256(toUtf8Bytes("audit log t
 /** The `n`th test signature: its digest, really signed by the test key, for each purpose in turn. */
 export function auditEntry(n: number, overrides: Partial<SignatureAuditEntry> = {}): SignatureAuditEntry {
   const digest = keccak256(toUtf8Bytes(`signed thing ${n}`));
+  const purpose = PURPOSES[n % PURPOSES.length]!;
   return {
-    purpose: PURPOSES[n % PURPOSES.length]!,
+    purpose,
+    // A custody root lists the operations it covers; no other row has the field.
+    ...(purpose === "custodyRoot" && {
+      covers: [keccak256(toUtf8Bytes(`leaf ${n} a`)), keccak256(toUtf8Bytes(`leaf ${n} b`))],
+    }),
     signer: auditSigner.address,
     digest,
     signature: auditSigner.sign(getBytes(digest)),

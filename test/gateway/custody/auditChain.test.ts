@@ -8,6 +8,7 @@ import {
   auditRowHash,
   verifyAuditChain,
 } from "../../../gateway/custody/audit";
+import { encodeAuditRow } from "../../../gateway/custody/audit/auditRowHash";
 import { auditEntry, chainedRows } from "./auditBuilders";
 
 /** `row` with `changes`, its hash left as it was (an edit by someone who does not recompute it). */
@@ -40,6 +41,22 @@ describe("custody audit: the row hash", () => {
     const expected = `0x${createHash("sha256").update(encoded).digest("hex")}`;
     const { userId: _userId, ...withoutUser } = row;
     expect(auditRowHash(GENESIS_HASH, { ...withoutUser, appId: "app_é", chain: "" })).to.equal(expected);
+  });
+
+  it("a custody root's covered hashes come last, joined by commas; a thief who drops one changes the hash", () => {
+    const covers = [`0x${"ab".repeat(32)}`, `0x${"cd".repeat(32)}`];
+    const root = { ...row, purpose: "custodyRoot" as const, covers };
+    const { covers: _none, ...withoutCovers } = root;
+    const plain = createHash("sha256");
+    const prefix = Buffer.concat([Buffer.from([1]), Buffer.alloc(4)]);
+    prefix.writeUInt32BE(covers.join(",").length, 1);
+    // The row's encoding without the field, then the field: rows without one hash exactly as before it existed.
+    plain.update(encodeAuditRow("idwallet signature audit v1", GENESIS_HASH, withoutCovers));
+    plain.update(Buffer.concat([prefix, Buffer.from(covers.join(","))]));
+    expect(auditRowHash(GENESIS_HASH, root)).to.equal(`0x${plain.digest("hex")}`);
+    expect(auditRowHash(GENESIS_HASH, { ...root, covers: covers.slice(1) })).to.not.equal(
+      auditRowHash(GENESIS_HASH, root),
+    );
   });
 
   it("changes with every field and with prevHash", () => {
