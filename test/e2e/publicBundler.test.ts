@@ -189,7 +189,9 @@ describe("A public ERC-7562 bundler (e2e: alto 0.0.18 in safe mode on anvil, spo
       expect(receipt.sender.toLowerCase()).to.equal(wallet.toLowerCase());
     });
 
-    // The three below are what wallet code 2.1 changes (issue 36): they flip to "accepted and included" then.
+    // The three below are what wallet code 2.1 changes (issue 36): they flip to "accepted and included" then. Their
+    // wallets run today's code (2.0.0, as the frozen factory creates them); the flipped tests create them as the new
+    // deployment does, and send custodial operations through the CustodyPaymaster.
     it("refuses today a deployed custodial wallet's operation: the wallet reads OwnerAccount._signers (STO-021)", async () => {
       const { salt, wallet } = await walletFor("custodial");
       const factory = KernelAccountFactory__factory.connect(deployment.contracts.kernelFactory, admin);

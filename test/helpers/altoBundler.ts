@@ -31,13 +31,15 @@ export interface AltoBundler {
 export interface AltoOptions {
   /** The EntryPoint it serves (default: v0.7's canonical address, where the project's deployment places it). */
   readonly entryPoint?: string;
+  /** The least stake (whole ether) and unstake delay (seconds) it counts as staked (default 1 and 1). */
+  readonly minStake?: { readonly ether: number; readonly unstakeDelaySeconds: number };
 }
 
 /**
  * Starts `@pimlico/alto` 0.0.18 in safe mode against the chain at `rpcUrl` (anvil: alto traces validation with
  * `debug_traceCall` and a JS tracer, which Hardhat's node lacks), on a free port of 127.0.0.1. Safe mode enforces
- * ERC-7562 in full, as a public bundler does; an entity counts as staked from 1 ether locked for 1 s (a chain's usual
- * minimums are higher). Its executor and utility keys are new ones, funded by the chain's last dev account.
+ * ERC-7562 in full, as a public bundler does; an entity counts as staked from `minStake` (default 1 ether locked for
+ * 1 s; a chain's usual minimums are higher). Its executor and utility keys are new ones, funded by the chain's last dev account.
  * Resolves once it answers eth_supportedEntryPoints; rejects with its log if it exits or stays silent first.
  */
 export async function startAltoBundler(rpcUrl: string, options: AltoOptions = {}): Promise<AltoBundler> {
@@ -53,7 +55,8 @@ export async function startAltoBundler(rpcUrl: string, options: AltoOptions = {}
     ...["--utility-private-key", utility.privateKey],
     ...["--safe-mode", "true"],
     ...["--deploy-simulations-contract", "true"],
-    ...["--min-entity-stake", "1", "--min-entity-unstake-delay", "1"],
+    ...["--min-entity-stake", String(options.minStake?.ether ?? 1)],
+    ...["--min-entity-unstake-delay", String(options.minStake?.unstakeDelaySeconds ?? 1)],
     // Anvil mines each transaction at once: a short poll sees a bundle's block without waiting a second.
     ...["--polling-interval", "100"],
     // The funded keys are all it needs: no refills and no balance monitor sending or polling in the background.
