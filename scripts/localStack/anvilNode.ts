@@ -88,7 +88,7 @@ async function launch(host: string, port: number, state: AnvilState | undefined)
 }
 
 /** A port free on `host` now (the kernel's pick for port 0). */
-function freePort(host: string): Promise<number> {
+export function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
