@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 npm run --silent build -w sdk
 if [ $# -gt 0 ]; then exec npx hardhat test "$@"; fi
 npx hardhat compile --quiet
+# The public ERC-7562 bundler the e2e suite runs, installed apart from its lock file when missing (docs/dependencies.md).
+if [ ! -d tools/alto/node_modules/@pimlico/alto ]; then npm ci --prefix tools/alto --no-audit --no-fund; fi
 # Three runs at once, as they mostly wait on chains and processes: the e2e suite on SQLite, the e2e suite again with
 # every service on PostgreSQL, and everything else (contracts, units, API, robustness) in the foreground.
 rest_log=$(mktemp)
