@@ -11,6 +11,7 @@ import { BuiltinBundler } from "./builtinBundler";
 import { ExternalBundler } from "./externalBundler";
 import type { OperationContext } from "../userop/bundling/operationContext";
 import { WalletCustody } from "../userop/walletCustody";
+import { WalletSchemes } from "../userop/walletSchemes";
 import { type Fence, chainWorkerLease } from "../leases/lease";
 import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
 import type { Stepper } from "./stepper";
@@ -95,6 +96,13 @@ export function startTxWorkers(
       chosenImplementations: config.contracts.walletImplementations,
       clock: deps.clock,
     });
+    const { custodyPaymaster, kernelCreator } = config.contracts;
+    const schemes = new WalletSchemes({
+      provider: chain.provider,
+      ...(custodyPaymaster ? { custodyPaymaster } : {}),
+      ...(kernelCreator ? { creator: kernelCreator } : {}),
+      clock: deps.clock,
+    });
     // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).
     const l1DataFee = chainByName(chain.name)?.l1DataFee ? createL1DataFee(chain.provider) : undefined;
     // A fresh context and stepper each time the lease is taken, its writes fenced by the lease's token.
@@ -110,6 +118,7 @@ export function startTxWorkers(
       clock: deps.clock,
       logger,
       custody,
+      schemes,
       ...(signers.safeOperator ? { safeOperator: signers.safeOperator } : {}),
       ...(signers.previousSafeOperator ? { previousSafeOperator: signers.previousSafeOperator } : {}),
       builder: {
@@ -119,6 +128,8 @@ export function startTxWorkers(
         entryPoint: config.contracts.entryPoint!,
         factories,
         paymaster: config.contracts.sponsorPaymaster!,
+        ...(custodyPaymaster ? { custodyPaymaster } : {}),
+        ...(kernelCreator ? { walletCreator: kernelCreator } : {}),
         walletSigner,
         sponsorSigner,
         sponsorshipTtlSeconds: t.sponsorshipTtlSeconds,

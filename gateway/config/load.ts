@@ -80,6 +80,8 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["CONTRACT_KERNEL_FACTORY", ["contracts", "kernelFactory"]],
   ["CONTRACT_BASE_FACTORY", ["contracts", "baseFactory"]],
   ["CONTRACT_SPONSOR_PAYMASTER", ["contracts", "sponsorPaymaster"]],
+  ["CONTRACT_CUSTODY_PAYMASTER", ["contracts", "custodyPaymaster"]],
+  ["CONTRACT_KERNEL_CREATOR", ["contracts", "kernelCreator"]],
   ["CONTRACT_WALLET_IMPLEMENTATIONS", ["contracts", "walletImplementations"], "list"],
   ["CONTRACT_ENS_RESOLVER", ["contracts", "ensResolver"]],
   ["RPC_TIMEOUT_MS", ["rpcTimeoutMs"]],

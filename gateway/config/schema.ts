@@ -113,6 +113,10 @@ export const ConfigSchema = z
       kernelFactory: Address,
       baseFactory: Address,
       sponsorPaymaster: Address.optional(),
+      /** The CustodyPaymaster: wallets on code 2.1 and later are authorized by it, one custody root per bundle. */
+      custodyPaymaster: Address.optional(),
+      /** The KernelAccountCreator: new kernel wallets are created through it, on current code. */
+      kernelCreator: Address.optional(),
       /** Wallet code the owner account moved wallets to: chosen without a log query from block 0. */
       walletImplementations: z.array(Address).default([]),
       /** The ENS resolver of the domain (IdwalletResolver), shown in GET /v1/networks. */

@@ -91,22 +91,23 @@ export interface CustodyLeaf {
 }
 
 /**
- * Signs one root over `leaves` with `sign` (one custody signature) and returns each operation with its
- * paymasterAndData complete and an empty `signature` (a custodial 2.1 wallet accepts nothing else), plus the root.
+ * Signs one root over `leaves` with `sign` (one custody signature; it is given the digest and the hashes the root
+ * covers, each operation's CustodyPaymaster.getHash in leaf order, for the audit log) and returns each operation with
+ * its paymasterAndData complete and an empty `signature` (a custodial 2.1 wallet accepts nothing else), plus the root.
  */
 export async function signCustodyRoot(
   leaves: readonly CustodyLeaf[],
   chain: { readonly chainId: bigint; readonly entryPoint: string },
-  sign: (digest: string, root: string) => Promise<string>,
+  sign: (digest: string, covers: readonly string[]) => Promise<string>,
 ): Promise<{ readonly root: string; readonly ops: PackedUserOperation[] }> {
-  const hashed = leaves.map(({ op, terms }) =>
-    custodyLeaf(sponsorshipHash({ ...op, paymasterAndData: encodePaymasterAndData(terms) }, terms, chain.chainId)),
-  );
-  const tree = custodyTree(hashed);
   const paymasters = new Set(leaves.map((l) => l.terms.paymaster.toLowerCase()));
   if (paymasters.size !== 1) throw new RangeError("one custody root covers operations of one paymaster");
+  const covers = leaves.map(({ op, terms }) =>
+    sponsorshipHash({ ...op, paymasterAndData: encodePaymasterAndData(terms) }, terms, chain.chainId),
+  );
+  const tree = custodyTree(covers.map(custodyLeaf));
   const digest = custodyRootDigest(tree.root, leaves[0]!.terms.paymaster, chain.entryPoint, chain.chainId);
-  const signature = await sign(digest, tree.root);
+  const signature = await sign(digest, covers);
   const ops = leaves.map(({ op, terms }, i) => ({
     ...op,
     paymasterAndData: encodeCustodyPaymasterAndData(terms, signature, tree.proofs[i]!),

@@ -7,6 +7,7 @@ import { type PackedUserOperation, packAccountGasLimits, packGasFees } from "./p
 import { type OperationFailure, failureFromReason } from "./failureCodes";
 import { runIsolated } from "./isolateFailures";
 import { type Draft, type OpBuilderDeps, signOperation, terms } from "./operationDraft";
+import { simulationCustodyData } from "./custodySealing";
 
 /**
  * Gas the simulation grants, paid at 1 wei so no deposit limits it. The call limit is moderate so that a whole
@@ -120,26 +121,25 @@ const NOT_SIMULATED: OperationFailure = {
 };
 
 /**
- * The operation as simulated: generous limits, fees of 1 wei, real signatures, and a sponsorship that ended long
- * ago (EXPIRED_SPONSORSHIP_END), so that nobody who sees the simulation call can have it included: handleOps
- * rejects it (AA32), and the wallet signature covers paymasterAndData (the userOpHash), so it serves no other window.
+ * The operation as simulated: generous limits, fees of 1 wei, and a sponsorship that ended long ago
+ * (EXPIRED_SPONSORSHIP_END), so that nobody who sees the simulation call can have it included: handleOps rejects it
+ * (AA32). Code 2.0.0: real signatures (the wallet signature covers paymasterAndData, so it serves no other window).
+ * Code 2.1: no custody signature at all, a throwaway key's in its place (the paymaster's validation runs as it will,
+ * and fails: AA34 for anyone who sends it).
  */
-export const simulationOp = async (d: Draft, callLimit: bigint, deps: OpBuilderDeps): Promise<PackedUserOperation> =>
-  (
-    await signOperation(
-      {
-        ...d.base,
-        accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
-        preVerificationGas: d.preVerificationGas,
-        gasFees: packGasFees(1n, 1n),
-        paymasterAndData: "0x",
-        signature: "0x",
-      },
-      { ...terms(d, SIMULATION_GAS.paymasterVerification, deps), validUntil: EXPIRED_SPONSORSHIP_END },
-      d.tx,
-      deps,
-    )
-  ).userOp;
+export const simulationOp = async (d: Draft, callLimit: bigint, deps: OpBuilderDeps): Promise<PackedUserOperation> => {
+  const op = {
+    ...d.base,
+    accountGasLimits: packAccountGasLimits(SIMULATION_GAS.verification, callLimit),
+    preVerificationGas: d.preVerificationGas,
+    gasFees: packGasFees(1n, 1n),
+    paymasterAndData: "0x",
+    signature: "0x",
+  };
+  const sponsorship = { ...terms(d, SIMULATION_GAS.paymasterVerification, deps), validUntil: EXPIRED_SPONSORSHIP_END };
+  if (d.scheme === "custodyRoot") return { ...op, paymasterAndData: simulationCustodyData(sponsorship, d.proofDepth) };
+  return (await signOperation(op, sponsorship, d.tx, deps)).userOp;
+};
 
 /** Drafts in order, cut into runs that fit SIMULATION_BUDGET (their gas and their bytes). */
 function simulationChunks<T extends { d: Draft }>(items: readonly T[]): T[][] {
@@ -193,7 +193,11 @@ async function simulateBundle(
       cause: error,
     });
   }
-  return decodeSimulateBundle(answer).map((outcome) => {
+  // A custodial 2.1 operation is simulated under a throwaway key's signature: its paymaster's "failed" is expected.
+  const custody = deps.custodyPaymaster?.toLowerCase();
+  const throwawaySigned = (i: number) =>
+    custody !== undefined && ops[i]!.paymasterAndData.slice(0, 42).toLowerCase() === custody;
+  return decodeSimulateBundle(answer).map((outcome, i) => {
     if (outcome.kind === "skipped") return "skipped";
     if (outcome.kind === "reverted") {
       const decoded = decodeEntryPointError(outcome.revertData);
@@ -207,7 +211,7 @@ async function simulateBundle(
     }
     if (parseValidationData(outcome.accountValidationData).sigFailed)
       return { failure: failureFromReason("AA24 signature error") };
-    if (parseValidationData(outcome.paymasterValidationData).sigFailed)
+    if (parseValidationData(outcome.paymasterValidationData).sigFailed && !throwawaySigned(i))
       return { failure: failureFromReason("AA34 signature error") };
     return { preOpGas: outcome.preOpGas, paid: outcome.paid };
   });

@@ -7,6 +7,7 @@ import type { WalletTxRecord } from "../transactions/txRecord";
 import { type PackedUserOperation, userOperationHash } from "./packedUserOperation";
 import { type SponsorshipTerms, encodePaymasterAndData, sponsorshipHash } from "./sponsorship";
 import { personalDigest } from "./words";
+import type { SigningScheme } from "./walletSchemes";
 
 export type { Fees } from "../chains/fees";
 
@@ -26,7 +27,14 @@ export interface OpBuilderDeps {
   readonly entryPoint: string;
   readonly factories: Readonly<Record<AccountType, string>>;
   readonly paymaster: string;
-  /** The owner account's hot key: signs every wallet's operations. */
+  /**
+   * The CustodyPaymaster (wallet code 2.1 and later: it authorizes custodial operations under one root signature per
+   * bundle); unset where it is not deployed, and then every wallet is built the 2.0.0 way.
+   */
+  readonly custodyPaymaster?: string;
+  /** The KernelAccountCreator: the initCode factory of new kernel wallets, which start on its current code. */
+  readonly walletCreator?: string;
+  /** The owner account's hot key: signs every wallet's operations (or, under custodyRoot, each bundle's root). */
   readonly walletSigner: KeySigner;
   /** A SponsorPaymaster signer: approves gas sponsorship. */
   readonly sponsorSigner: KeySigner;
@@ -48,11 +56,15 @@ export interface Draft {
   /** Its preVerificationGas on L2 (the call data's gas), without the L1 data fee the build adds. */
   readonly preVerificationGas: bigint;
   readonly validUntil: number;
+  /** How its operation is authorized (the wallet's code). */
+  readonly scheme: SigningScheme;
+  /** custodyRoot: the most proof entries its operation may carry (its build's operations fix the tree's depth). */
+  readonly proofDepth: number;
 }
 
-/** The SponsorPaymaster terms of a draft: no postOp, valid until the draft's validUntil. */
+/** The paymaster terms of a draft (its scheme's paymaster): no postOp, valid until the draft's validUntil. */
 export const terms = (d: Draft, paymasterVerification: bigint, deps: OpBuilderDeps): SponsorshipTerms => ({
-  paymaster: deps.paymaster,
+  paymaster: d.scheme === "custodyRoot" ? deps.custodyPaymaster! : deps.paymaster,
   verificationGasLimit: paymasterVerification,
   postOpGasLimit: 0n,
   validUntil: d.validUntil,

@@ -51,20 +51,23 @@ const WORST_WORD = `0x${"ff".repeat(32)}`;
 
 /**
  * preVerificationGas of an operation with these fields and the costliest value of every other (gas limits, fees, a
- * SponsorPaymaster paymasterAndData, a 65-byte signature), so never below that of any operation built from them:
- * each non-zero byte costs at least what a zero byte does (EIP-2028).
+ * SponsorPaymaster paymasterAndData, a 65-byte signature; or, with `custodyProofDepth`, a CustodyPaymaster
+ * paymasterAndData with that many proof entries and no signature), so never below that of any operation built from
+ * them: each non-zero byte costs at least what a zero byte does (EIP-2028).
  */
 export function preVerificationGasBound(
   base: Pick<PackedUserOperation, "sender" | "nonce" | "initCode" | "callData">,
   paymaster: string,
+  custodyProofDepth?: number,
 ): bigint {
+  const proof = custodyProofDepth === undefined ? "0x" : `0x${"ff".repeat(32 * custodyProofDepth)}`;
   return preVerificationGas({
     ...base,
     accountGasLimits: WORST_WORD,
     preVerificationGas: (1n << 64n) - 1n,
     gasFees: WORST_WORD,
-    // paymaster(20) ‖ gas limits(32) ‖ validUntil, validAfter(12) ‖ signature(65)
-    paymasterAndData: concatHex([paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`]),
-    signature: `0x${"ff".repeat(65)}`,
+    // paymaster(20) ‖ gas limits(32) ‖ validUntil, validAfter(12) ‖ signature(65) [‖ proof(32 each)]
+    paymasterAndData: concatHex([paymaster, WORST_WORD, `0x${"ff".repeat(12 + 65)}`, proof]),
+    signature: custodyProofDepth === undefined ? `0x${"ff".repeat(65)}` : "0x",
   });
 }

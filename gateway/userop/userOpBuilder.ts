@@ -14,6 +14,8 @@ import { type Draft, type Fees, type OpBuilderDeps, expectedGasPrice, signOperat
 import { mapLimit } from "./mapLimit";
 import { l1DataGas } from "./l1DataGas";
 import type { L1FeeQuote } from "../chains/l1DataFee";
+import { type UnsealedUserOp, placeholderCustodyData, proofDepthFor, sealCustodyOps } from "./custodySealing";
+import type { SigningScheme } from "./walletSchemes";
 
 export type { Fees, OpBuilderDeps } from "./operationDraft";
 
@@ -28,23 +30,40 @@ const VERIFICATION_GAS_MARGIN_MIN = 20_000n;
 const WORST_SIGNATURE = `0x${"ff".repeat(65)}`;
 const WORST_PAYMASTER_AND_DATA = `0x${"ff".repeat(20 + 32 + 12 + 65)}`;
 
-/** A built, signed operation or the reason none can be built. */
-export type BuildResult = { readonly built: BuiltUserOp } | { readonly failure: OperationFailure };
+/**
+ * A built, signed operation; a custodial 2.1 operation built and waiting for its bundle's root signature
+ * (custodySealing.ts); or the reason none can be built.
+ */
+export type BuildResult =
+  | { readonly built: BuiltUserOp }
+  | { readonly unsealed: UnsealedUserOp }
+  | { readonly failure: OperationFailure };
+
+/** A request to build: its record, whether its wallet has code, and how its operation is authorized. */
+export interface BuildRequest {
+  readonly tx: WalletTxRecord;
+  readonly deployed: boolean;
+  /** Default ownerSignature (wallet code 2.0.0). */
+  readonly scheme?: SigningScheme;
+}
 
 /**
  * Builds requests' ERC-4337 v0.7 UserOperations: initCode while the wallet has no code, the request's own
  * single-use nonce, the wallet call data, sponsorship by the SponsorPaymaster, gas limits measured by simulating
  * the operations (EntryPointSimulations.simulateHandleOp, all of a bundle in one eth_call under a state
- * override), and the owner key's signature. On a chain with an L1 data fee, each operation's preVerificationGas
- * also holds the fee of its bytes at its maxFeePerGas, from one read of the chain's oracle for all of them.
- * Results are in the order of `requests`.
+ * override), and the owner key's signature, or, for a custodial wallet on code 2.1, no signature yet: its
+ * operation waits for the root its bundle signs once (sealCustodyOps). On a chain with an L1 data fee, each
+ * operation's preVerificationGas also holds the fee of its bytes at its maxFeePerGas, from one read of the chain's
+ * oracle for all of them. Results are in the order of `requests`.
  */
 export async function buildUserOperations(
-  requests: readonly { tx: WalletTxRecord; deployed: boolean }[],
+  requests: readonly BuildRequest[],
   fees: Fees,
   deps: OpBuilderDeps,
 ): Promise<BuildResult[]> {
-  const attempts = requests.map(({ tx, deployed }) => draftOrFailure(tx, deployed, deps));
+  // One tree over every custodial operation built here at most: its depth bounds each one's proof.
+  const proofDepth = proofDepthFor(requests.filter((r) => r.scheme === "custodyRoot").length);
+  const attempts = requests.map((r) => draftOrFailure(r, proofDepth, deps));
   const drafts = attempts.filter((a): a is Draft => !("failure" in a));
   const [measured, l1Quote] = await Promise.all([
     measure(drafts, SIMULATION_GAS.call, deps),
@@ -80,13 +99,13 @@ export async function buildUserOperations(
  * preVerificationGas than TX_MAX_PRE_VERIFICATION_GAS (a request stored before acceptance bounded these).
  */
 function draftOrFailure(
-  tx: WalletTxRecord,
-  deployed: boolean,
+  request: BuildRequest,
+  proofDepth: number,
   deps: OpBuilderDeps,
 ): Draft | { failure: OperationFailure } {
   let d: Draft;
   try {
-    d = draft(tx, deployed, deps);
+    d = draft(request, proofDepth, deps);
   } catch (error) {
     const message = `the operation could not be built: ${(error as Error).message}`.slice(0, 300);
     return { failure: { code: "BUILD_FAILED", action: "fail", message } };
@@ -105,36 +124,57 @@ function draftOrFailure(
   return d;
 }
 
-/** Builds one request's operation (buildUserOperations for a bundle of one). */
+/** Builds one request's operation, signed (buildUserOperations for a bundle of one; a custody root of one). */
 export async function buildUserOperation(
   tx: WalletTxRecord,
-  context: { deployed: boolean; fees: Fees },
+  context: { deployed: boolean; fees: Fees; scheme?: SigningScheme },
   deps: OpBuilderDeps,
-): Promise<BuildResult> {
-  const [result] = await buildUserOperations([{ tx, deployed: context.deployed }], context.fees, deps);
-  return result!;
+): Promise<{ readonly built: BuiltUserOp } | { readonly failure: OperationFailure }> {
+  const request = { tx, deployed: context.deployed, ...(context.scheme ? { scheme: context.scheme } : {}) };
+  const [result] = await buildUserOperations([request], context.fees, deps);
+  if (!("unsealed" in result!)) return result!;
+  const [built] = await sealCustodyOps([result.unsealed], deps);
+  return { built: built! };
 }
 
-function draft(tx: WalletTxRecord, deployed: boolean, deps: OpBuilderDeps): Draft {
+function draft(request: BuildRequest, proofDepth: number, deps: OpBuilderDeps): Draft {
   // A wallet request's record (Safe requests are relayer transactions, never UserOperations).
+  const { tx, deployed } = request;
+  const scheme = request.scheme ?? "ownerSignature";
   const type = tx.accountType;
+  if (scheme === "custodyRoot" && !deps.custodyPaymaster) throw new Error("CONTRACT_CUSTODY_PAYMASTER is not set");
+  // A new kernel wallet on current code is created by the creator (same address: CREATE2 runs in the factory).
+  const factory = scheme === "custodyRoot" && type === "kernel" ? (deps.walletCreator ?? "") : deps.factories[type];
+  if (!deployed && factory === "") throw new Error("CONTRACT_KERNEL_CREATOR is not set");
   const initCode = deployed
     ? "0x"
-    : packInitCode(deps.factories[type], createAccountCallData(walletSalt(type, parseUserId(tx.userId))));
+    : packInitCode(factory, createAccountCallData(walletSalt(type, parseUserId(tx.userId))));
   const base = {
     sender: tx.sender,
     nonce: requestNonce(tx.id),
     initCode,
     callData: walletCallData(type, tx.calls, tx.delegatecall),
   };
-  const pvg = preVerificationGasBound(base, deps.paymaster);
+  const pvg =
+    scheme === "custodyRoot"
+      ? preVerificationGasBound(base, deps.custodyPaymaster!, proofDepth)
+      : preVerificationGasBound(base, deps.paymaster);
   const validUntil = Math.floor(deps.clock().getTime() / 1000) + deps.sponsorshipTtlSeconds;
-  return { tx, base, preVerificationGas: pvg, validUntil };
+  return { tx, base, preVerificationGas: pvg, validUntil, scheme, proofDepth };
 }
 
 /** The most bytes a draft's operation has in handleOps's call data, with its signatures still to come. */
 const worstBytes = (d: Draft): number =>
-  operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
+  d.scheme === "custodyRoot"
+    ? operationBytes({ ...d.base, paymasterAndData: custodyWorstData(d), signature: "0x" })
+    : operationBytes({ ...d.base, paymasterAndData: WORST_PAYMASTER_AND_DATA, signature: WORST_SIGNATURE });
+
+/** A custodial 2.1 draft's largest paymasterAndData (its proof as deep as its build's tree may be). */
+const custodyWorstData = (d: Draft): string =>
+  placeholderCustodyData(
+    { paymaster: `0x${"ff".repeat(20)}`, verificationGasLimit: 0n, postOpGasLimit: 0n, validUntil: 0, validAfter: 0 },
+    d.proofDepth,
+  );
 
 /** Heavy re-measurements sent at once. */
 const HEAVY_AT_ONCE = 4;
@@ -174,19 +214,24 @@ async function finish(
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
   if (callGasLimit > deps.maxCallGas) return callGasTooHigh(callGasLimit, deps);
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);
-  const signed = await signOperation(
-    {
-      ...d.base,
-      accountGasLimits: packAccountGasLimits(verificationGasLimit, callGasLimit),
-      preVerificationGas: d.preVerificationGas + l1Gas,
-      gasFees: packGasFees(fees.maxPriorityFeePerGas, fees.maxFeePerGas),
-      paymasterAndData: "0x",
-      signature: "0x",
-    },
-    terms(d, PAYMASTER_VERIFICATION_GAS, deps),
-    d.tx,
-    deps,
-  );
+  const op = {
+    ...d.base,
+    accountGasLimits: packAccountGasLimits(verificationGasLimit, callGasLimit),
+    preVerificationGas: d.preVerificationGas + l1Gas,
+    gasFees: packGasFees(fees.maxPriorityFeePerGas, fees.maxFeePerGas),
+    paymasterAndData: "0x",
+    signature: "0x",
+  };
+  const sponsorship = terms(d, PAYMASTER_VERIFICATION_GAS, deps);
+  if (d.scheme === "custodyRoot") {
+    const unsealed = { ...op, paymasterAndData: placeholderCustodyData(sponsorship, d.proofDepth) };
+    return (
+      reservationExceeded(d.tx, operationGas(unsealed)) ?? {
+        unsealed: { txId: d.tx.id, tx: d.tx, op: unsealed, terms: sponsorship },
+      }
+    );
+  }
+  const signed = await signOperation(op, sponsorship, d.tx, deps);
   return reservationExceeded(d.tx, operationGas(signed.userOp)) ?? { built: { txId: d.tx.id, ...signed } };
 }
 

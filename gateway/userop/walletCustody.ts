@@ -75,14 +75,26 @@ export class WalletCustody {
    * and a log query per implementation not met before. A node error throws: the node's trouble charges nobody.
    */
   async notCustodial(wallets: readonly string[]): Promise<Map<string, OperationFailure>> {
+    return (await this.inspect(wallets)).refused;
+  }
+
+  /**
+   * notCustodial, and the implementation each wallet runs (lower-case, by lower-case address), read in the same call:
+   * the code decides how an operation is authorized (WalletSchemes).
+   */
+  async inspect(
+    wallets: readonly string[],
+  ): Promise<{ refused: Map<string, OperationFailure>; implementations: Map<string, string> }> {
     const refused = new Map<string, OperationFailure>();
+    const implementations = new Map<string, string>();
     const distinct = [...new Set(wallets.map((w) => w.toLowerCase()))];
-    if (distinct.length === 0) return refused;
+    if (distinct.length === 0) return { refused, implementations };
     const slots = await this.readSlots(distinct);
     const custodian = this.deps.ownerAccount.toLowerCase();
     const pending: [string, string][] = [];
     slots.forEach(([owner, implementation], i) => {
       const wallet = distinct[i]!;
+      implementations.set(wallet, implementation);
       if (owner !== ZERO_ADDRESS && owner !== custodian) refused.set(wallet, handedOver(getAddress(owner)));
       else if (!this.chosen.has(implementation)) pending.push([wallet, implementation]);
     });
@@ -90,7 +102,7 @@ export class WalletCustody {
       const verdict = await this.lookUp(implementation);
       if (verdict !== "chosen") refused.set(wallet, verdict);
     }
-    return refused;
+    return { refused, implementations };
   }
 
   /** Each wallet's owner and implementation slots, as lower-case addresses, in order. */

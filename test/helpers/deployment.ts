@@ -1,5 +1,5 @@
 import { ethers } from "hardhat";
-import { type JsonRpcProvider, parseEther } from "ethers";
+import { type JsonRpcProvider, type Signer, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { type AccountType, deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { packInitCode } from "../../gateway/userop/packedUserOperation";
@@ -19,10 +19,12 @@ import {
  * Deploys the idwallet contracts on the in-process Hardhat chain exactly as the deploy script does:
  * signer 0 is the admin, signer 1 the operator's wallet key, signer 2 the sponsorship key.
  */
-export async function deployIdwalletFixture() {
-  const [admin, walletKey, sponsorKey, alice, bob, stranger] = await ethers.getSigners();
-  const deployment = await deployIdwallet(admin!, {
-    admin: admin!.address,
+export async function deployIdwalletFixture(fresh?: { admin: Signer & { address: string } }) {
+  const [signer0, walletKey, sponsorKey, alice, bob, stranger] = await ethers.getSigners();
+  // Another admin is another OwnerAccount, so other contracts: a deployment of its own on the shared chain.
+  const admin = fresh?.admin ?? signer0!;
+  const deployment = await deployIdwallet(admin, {
+    admin: admin.address,
     walletSigners: [walletKey!.address],
     sponsorSigners: [sponsorKey!.address],
     paymasterDeposit: parseEther("10"),
@@ -31,7 +33,7 @@ export async function deployIdwalletFixture() {
   return {
     deployment,
     chainId: BigInt(deployment.chainId),
-    admin: admin!,
+    admin,
     walletKey: walletKey!,
     sponsorKey: sponsorKey!,
     alice: alice!,

@@ -1,5 +1,5 @@
 import { ethers } from "hardhat";
-import { type Signer, getBytes, parseEther } from "ethers";
+import { type Signer, Wallet, getBytes, parseEther } from "ethers";
 import {
   CustodyPaymaster__factory,
   KernelAccount21__factory,
@@ -20,7 +20,12 @@ const CALL = 0;
  * admin), KernelAccount21, and the KernelAccountCreator holding the OwnerAccount's admin role (the admin forwards).
  */
 export async function deployKernel21Fixture() {
-  const base = await deployIdwalletFixture();
+  // The creator takes the OwnerAccount's admin role: an admin of its own keeps every other fixture's OwnerAccount as
+  // it was, whatever ran before on the shared chain.
+  const admin = Wallet.createRandom(ethers.provider);
+  const [funder] = await ethers.getSigners();
+  await (await funder!.sendTransaction({ to: admin.address, value: parseEther("1000") })).wait();
+  const base = await deployIdwalletFixture({ admin });
   const c = base.deployment.contracts;
   const custodyPaymaster = await new CustodyPaymaster__factory(base.admin).deploy(
     c.entryPoint,

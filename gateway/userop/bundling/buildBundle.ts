@@ -2,7 +2,10 @@ import { mapLimit } from "../mapLimit";
 import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { Fees } from "../operationDraft";
-import { buildUserOperations } from "../userOpBuilder";
+import { type BuildRequest, buildUserOperations } from "../userOpBuilder";
+import { type UnsealedUserOp, sealCustodyOps } from "../custodySealing";
+import type { OperationFailure } from "../failureCodes";
+import type { SigningScheme } from "../walletSchemes";
 import { bundledGas } from "../operationGas";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../operationSize";
 import { currentFees } from "../../chains/fees";
@@ -36,19 +39,25 @@ export async function buildBundle(
     provider.send("eth_blockNumber", []) as Promise<string>,
   ]);
   // Only wallets the custodian holds are built for (WalletCustody): a refused one is settled here, never simulated.
-  const refused = await context.custody.notCustodial(picked.map((tx) => tx.sender).filter((s) => deployed.has(s)));
+  const { refused, implementations } = await context.custody.inspect(
+    picked.map((tx) => tx.sender).filter((s) => deployed.has(s)),
+  );
+  const requests: BuildRequest[] = [];
   const custodial: WalletTxRecord[] = [];
   for (const tx of picked) {
-    const failure = refused.get(tx.sender.toLowerCase());
-    if (failure) await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
-    else custodial.push(tx);
+    const implementation = implementations.get(tx.sender.toLowerCase());
+    const scheme =
+      refused.get(tx.sender.toLowerCase()) ??
+      (await schemeOf(context, tx, deployed.has(tx.sender) ? implementation : undefined));
+    if (typeof scheme !== "string") {
+      await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, scheme));
+      continue;
+    }
+    custodial.push(tx);
+    requests.push({ tx, deployed: deployed.has(tx.sender), scheme });
   }
-  const results = await buildUserOperations(
-    custodial.map((tx) => ({ tx, deployed: deployed.has(tx.sender) })),
-    fees,
-    context.builder,
-  );
-  const ops: BuiltUserOp[] = [];
+  const results = await buildUserOperations(requests, fees, context.builder);
+  const chosen: (BuiltUserOp | UnsealedUserOp)[] = [];
   let bytes = 0;
   let gas = 0n;
   for (const [i, result] of results.entries()) {
@@ -57,14 +66,22 @@ export async function buildBundle(
       await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, result.failure));
       continue;
     }
+    const next = "built" in result ? result.built : result.unsealed;
+    const userOp = "built" in result ? result.built.userOp : result.unsealed.op;
     // Past the gas cap or the size limit, an operation waits, untouched, for the next bundle.
-    const size = bytes + operationBytes(result.built.userOp);
-    const withIt = gas + bundledGas(result.built.userOp);
-    if (ops.length > 0 && (bundleGasBound(withIt, size) > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
-    ops.push(result.built);
+    const size = bytes + operationBytes(userOp);
+    const withIt = gas + bundledGas(userOp);
+    if (chosen.length > 0 && (bundleGasBound(withIt, size) > MAX_BUNDLE_GAS || size > MAX_BUNDLE_BYTES)) continue;
+    chosen.push(next);
     bytes = size;
     gas = withIt;
   }
+  // The custodial 2.1 operations the bundle carries, and only those, under one root: one custody signature.
+  const sealed = await sealCustodyOps(
+    chosen.filter((c): c is UnsealedUserOp => "op" in c),
+    context.builder,
+  );
+  const ops = chosen.map((c) => ("op" in c ? sealed.find((s) => s.txId === c.txId)! : c));
   if (ops.length === 0) return undefined;
   return { fees, bundle: { ops, picked: custodial, simulatedAt: Number(simulatedAt) } };
 }
@@ -80,4 +97,18 @@ async function deployedWallets(
     if ((await context.chain.provider.send("eth_getCode", [sender, "latest"])) !== "0x") knownDeployed.add(sender);
   });
   return knownDeployed;
+}
+
+/**
+ * How `tx`'s operation is authorized: by the code its deployed wallet runs (`implementation`), or, for a wallet not
+ * deployed yet, by the code it will start on (a kernel wallet: the creator's, where one is configured). A node error
+ * throws: the node's trouble charges nobody.
+ */
+async function schemeOf(
+  context: OperationContext,
+  tx: WalletTxRecord,
+  implementation: string | undefined,
+): Promise<SigningScheme | OperationFailure> {
+  if (implementation !== undefined) return context.schemes.ofImplementation(implementation);
+  return tx.accountType === "kernel" ? context.schemes.ofNewKernelWallet() : "ownerSignature";
 }

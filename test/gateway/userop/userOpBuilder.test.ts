@@ -196,7 +196,7 @@ describe("UserOperation builder (against the real EntryPoint v0.7)", () => {
       deps,
     );
     const ops = results.map((r) => {
-      if (!("built" in r)) throw new Error(`build failed: ${JSON.stringify(r.failure)}`);
+      if (!("built" in r)) throw new Error(`build failed: ${JSON.stringify(r)}`);
       return r.built.userOp;
     });
     const callGas = (op: { accountGasLimits: string }) => BigInt(`0x${op.accountGasLimits.slice(34)}`);
