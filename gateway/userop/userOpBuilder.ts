@@ -35,9 +35,7 @@ const WORST_PAYMASTER_AND_DATA = `0x${"ff".repeat(20 + 32 + 12 + 65)}`;
  * (custodySealing.ts); or the reason none can be built.
  */
 export type BuildResult =
-  | { readonly built: BuiltUserOp }
-  | { readonly unsealed: UnsealedUserOp }
-  | { readonly failure: OperationFailure };
+  { readonly built: BuiltUserOp } | { readonly unsealed: UnsealedUserOp } | { readonly failure: OperationFailure };
 
 /** A request to build: its record, whether its wallet has code, and how its operation is authorized. */
 export interface BuildRequest {

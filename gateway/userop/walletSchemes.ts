@@ -75,10 +75,7 @@ export class WalletSchemes {
   private async call(target: string, view: "custodyPaymaster" | "implementation"): Promise<string | undefined> {
     let data: string;
     try {
-      data = await this.deps.provider.send("eth_call", [
-        { to: target, data: CODE.encodeFunctionData(view) },
-        "latest",
-      ]);
+      data = await this.deps.provider.send("eth_call", [{ to: target, data: CODE.encodeFunctionData(view) }, "latest"]);
     } catch (error) {
       if (isRevert(error)) return undefined;
       throw error;
