@@ -1,5 +1,4 @@
-import { FetchRequest, JsonRpcProvider } from "ethers";
-import { rpcErrorMessage } from "../chains/revertData";
+import { z } from "zod";
 import type { BuiltUserOp } from "../transactions/builtOp";
 import type { TxOutcome } from "../transactions/txOutcome";
 import type { WalletTxRecord } from "../transactions/txRecord";
@@ -14,6 +13,8 @@ import { outcomeOfFailure } from "../userop/bundling/operationOutcomes";
 import type { OperationContext } from "../userop/bundling/operationContext";
 import type { WorkKinds } from "../relaying/workKind";
 import { createWorkKinds } from "./workKinds";
+import { type BundlerReply, BundlerRpc, type RpcErrorAnswer } from "./bundlerRpc";
+import { outcomeOfUntakenSend } from "./untakenSend";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {
@@ -24,9 +25,7 @@ export interface ExternalBundlerSettings {
 }
 
 /** eth_getUserOperationReceipt's answer (ERC-4337), the field used: the transaction that carried the operation. */
-interface UserOperationReceipt {
-  receipt?: { transactionHash?: string };
-}
+const UserOperationReceipt = z.object({ receipt: z.object({ transactionHash: z.string() }) });
 
 /** A chain node's eth_getTransactionReceipt answer, the fields used. */
 interface RpcReceipt {
@@ -34,41 +33,28 @@ interface RpcReceipt {
   logs: { address: string; topics: string[]; data: string; transactionHash: string; blockNumber: string }[];
 }
 
-/** A JSON-RPC error answer. */
-interface RpcErrorAnswer {
-  code: number;
-  message: string;
-}
-
 const CONCURRENCY = 8;
 
 /**
  * Submits a chain's operations to an external ERC-4337 bundler (eth_sendUserOperation) and follows them with
  * eth_getUserOperationReceipt. Each operation is recorded as submitted before it is sent; one that never shows
- * a receipt is checked on chain by its nonce key before it is built and sent again, so it executes at most once,
- * and only a refusal the bundler answered (never a lost answer) ends a request as failed.
+ * a receipt is checked on chain by its nonce key before it is built and sent again, so it executes at most once.
+ * Only a refusal the bundler answered ends a request as failed at once; a send it left without a hash (an HTTP error,
+ * silence, a closed connection) is sent again after the retry delay, and out of sends the request is closed once no
+ * build of it can run (outcomeOfUntakenSend): never sent for ever.
  */
 export class ExternalBundler {
-  private readonly bundler: JsonRpcProvider;
+  private readonly bundler: BundlerRpc;
   private readonly kinds: WorkKinds;
+  /** Why the bundler's last call went unanswered, while it goes on so: logged when that starts and when it ends. */
+  private outage: string | undefined;
 
   constructor(
     private readonly context: OperationContext,
     private readonly settings: ExternalBundlerSettings,
   ) {
-    const request = new FetchRequest(settings.url);
-    request.timeout = settings.timeoutMs;
-    this.bundler = new JsonRpcProvider(request, context.chain.chainId, {
-      staticNetwork: true,
-      batchMaxCount: 1,
-      cacheTimeout: -1,
-    });
+    this.bundler = new BundlerRpc(settings.url, settings.timeoutMs);
     this.kinds = createWorkKinds(context);
-  }
-
-  /** Closes the connection to the bundler. */
-  close(): void {
-    this.bundler.destroy();
   }
 
   async tick(): Promise<boolean> {
@@ -83,7 +69,10 @@ export class ExternalBundler {
       const carried = this.kinds.of(tx).withExternalBundler(tx);
       return typeof carried === "object" && "userOperation" in carried ? [carried.userOperation] : [];
     });
-    const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx));
+    // A receipt call the bundler leaves unanswered spares it the others of this step, which would wait as long each:
+    // they are looked up at the next step, and meanwhile an operation long without one is checked on chain.
+    const step = { unanswered: false };
+    const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx, step));
     return settled.some(Boolean);
   }
 
@@ -92,11 +81,11 @@ export class ExternalBundler {
    * transaction carried it; what the operation did is read from that transaction's receipt on the chain's own
    * node (the EntryPoint's events), as the built-in bundler does, rather than taken from a third party's
    * `success` / `reason`, whose form varies between bundlers. Without a receipt for too long, the chain is asked
-   * whether the request's nonce key was used; if not, it is built again.
+   * whether the request's nonce key was used; if not, it is built again. A bundler that does not answer holds
+   * nothing up: that check is the chain's own node's.
    */
-  private async follow(tx: WalletTxRecord): Promise<boolean> {
-    const answer: UserOperationReceipt | null = await this.bundler.send("eth_getUserOperationReceipt", [tx.userOpHash]);
-    const transactionHash = answer?.receipt?.transactionHash;
+  private async follow(tx: WalletTxRecord, step: { unanswered: boolean }): Promise<boolean> {
+    const transactionHash = step.unanswered ? undefined : await this.carrierOf(tx.userOpHash!, step);
     if (transactionHash) {
       const mined = await this.minedOutcome(tx, transactionHash);
       if (mined === "unconfirmed") return false;
@@ -109,6 +98,14 @@ export class ExternalBundler {
     if (this.context.clock().getTime() - Date.parse(tx.updatedAt) < this.settings.resendAfterMs) return false;
     await this.context.repository.settle(tx.id, await this.kinds.of(tx).outcomeWhenMissing(tx, false));
     return true;
+  }
+
+  /** The transaction that carried the operation, as the bundler says; undefined if it names none or did not answer. */
+  private async carrierOf(userOpHash: string, step: { unanswered: boolean }): Promise<string | undefined> {
+    const reply = this.noted(await this.bundler.call("eth_getUserOperationReceipt", [userOpHash]));
+    if ("unanswered" in reply) step.unanswered = true;
+    const receipt = "result" in reply ? UserOperationReceipt.safeParse(reply.result) : undefined;
+    return receipt?.success ? receipt.data.receipt.transactionHash : undefined;
   }
 
   /** The outcome of the request's operation in a mined transaction, "unconfirmed" while too few blocks are on top. */
@@ -161,35 +158,48 @@ export class ExternalBundler {
   }
 
   /**
-   * Hands a recorded operation to the bundler. Only a refusal the bundler answered settles it; any other failure
-   * (timeout, connection, an answer that is no JSON-RPC refusal) leaves its fate unknown: it stays submitted, and
-   * tracking finds its receipt or, later, checks the chain and builds it again.
+   * Hands a recorded operation to the bundler. A hash: it is the bundler's, followed by tracking. A refusal the bundler
+   * answered settles it by its reason. Anything else (an HTTP error, no answer in time, a closed connection, an error
+   * that is no refusal) means the bundler did not take it, as far as it said: sent again later, within a bound
+   * (outcomeOfUntakenSend).
    */
   private async submit(tx: WalletTxRecord, built: BuiltUserOp): Promise<void> {
-    try {
-      const hash: string = await this.bundler.send("eth_sendUserOperation", [
-        toRpcUserOperation(built.userOp),
-        this.context.entryPoint,
-      ]);
-      if (String(hash).toLowerCase() !== built.userOpHash.toLowerCase()) {
+    const reply = this.noted(
+      await this.bundler.call("eth_sendUserOperation", [toRpcUserOperation(built.userOp), this.context.entryPoint]),
+    );
+    if ("result" in reply) {
+      if (String(reply.result).toLowerCase() !== built.userOpHash.toLowerCase()) {
         this.context.logger.warn(
-          { tx: tx.id, userOpHash: built.userOpHash, bundlerHash: hash },
+          { tx: tx.id, userOpHash: built.userOpHash, bundlerHash: String(reply.result).slice(0, 80) },
           "bundler hash differs",
         );
       }
-    } catch (error) {
-      const answer = errorAnswerOf(error);
-      if (!answer || !isRefusal(answer)) {
-        const reason = answer ? `${answer.code} ${answer.message}`.slice(0, 500) : rpcErrorMessage(error);
-        this.context.logger.warn({ tx: tx.id, error: reason }, "operation sent; fate unknown");
-        return;
-      }
-      const failure = failureFromReason(answer.message.slice(0, 500));
-      const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
-      // `tx` as it was before this send: its attempts without this one (the send already counted), and its
-      // userOp the earlier build, if any, which may still execute.
-      await this.context.repository.settle(tx.id, await outcomeOfFailure(this.context, tx, { ...failure, action }));
+      return;
     }
+    if ("unanswered" in reply || !isRefusal(reply.error)) {
+      const reason =
+        "unanswered" in reply ? reply.unanswered : `JSON-RPC error ${reply.error.code} ${reply.error.message}`;
+      this.context.logger.warn({ tx: tx.id, error: reason.slice(0, 500) }, "bundler did not take the operation");
+      await this.context.repository.settle(tx.id, outcomeOfUntakenSend(this.context, tx, built, reason));
+      return;
+    }
+    const failure = failureFromReason(reply.error.message.slice(0, 500));
+    const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
+    // `tx` as it was before this send: its attempts without this one (the send already counted), and its
+    // userOp the earlier build, if any, which may still execute.
+    await this.context.repository.settle(tx.id, await outcomeOfFailure(this.context, tx, { ...failure, action }));
+  }
+
+  /** `reply`, having logged the bundler's outage starting or ending with it. */
+  private noted(reply: BundlerReply): BundlerReply {
+    const unanswered = "unanswered" in reply ? reply.unanswered : undefined;
+    if (unanswered !== undefined && this.outage === undefined) {
+      this.context.logger.warn({ reason: unanswered }, "bundler not answering");
+    } else if (unanswered === undefined && this.outage !== undefined) {
+      this.context.logger.info({ after: this.outage }, "bundler answering again");
+    }
+    this.outage = unanswered;
+    return reply;
   }
 }
 
@@ -201,25 +211,6 @@ export class ExternalBundler {
  */
 const isRefusal = ({ code }: RpcErrorAnswer): boolean =>
   (code <= -32500 && code >= -32599) || (code <= -32600 && code >= -32602);
-
-/**
- * The JSON-RPC error the bundler answered, wherever ethers put it: `error` for most, `info.error` for "method not
- * found", the body of an HTTP error status. Undefined when there was no such answer (timeout, connection, garble).
- */
-function errorAnswerOf(error: unknown): RpcErrorAnswer | undefined {
-  const e = error as { error?: unknown; info?: { error?: unknown; responseBody?: unknown } } | null;
-  let body: unknown;
-  try {
-    body = (JSON.parse(String(e?.info?.responseBody)) as { error?: unknown }).error;
-  } catch {
-    body = undefined;
-  }
-  for (const candidate of [e?.error, e?.info?.error, body]) {
-    const answer = candidate as Partial<RpcErrorAnswer> | undefined;
-    if (typeof answer?.code === "number" && typeof answer.message === "string") return answer as RpcErrorAnswer;
-  }
-  return undefined;
-}
 
 /**
  * Whether a refusal may only mean that the bundler still holds an earlier build of the request (same sender and

@@ -170,6 +170,11 @@ export const ERROR_CODES = [
     status: null,
     when: "not answered: a failed request's `error.code`: its wallet is not held by the operator's owner account",
   },
+  {
+    code: "BUNDLER_UNAVAILABLE",
+    status: null,
+    when: "not answered: a failed request's `error.code`: the chain's external bundler took none of its sends",
+  },
 ] as const satisfies readonly { readonly code: string; readonly status: number | null; readonly when: string }[];
 
 /**

@@ -208,7 +208,7 @@ describe("Transactions (e2e: POST /v1/kernel/tx through an external ERC-4337 bun
     expect(await executions(final.sender as string, 7)).to.equal(1);
   });
 
-  it("keeps an operation whose submission answered an internal error: it may have been taken, and was", async () => {
+  it("does not fail an operation whose submission answered an internal error: it may have been taken, and was", async () => {
     bundler.faults.push({ reject: "internal error", code: -32603, afterSubmitting: true });
     const { result: final, received, bundles } = await send([record(8)]);
     expect(final).to.include({ status: "included", success: true, error: null, transactionHash: bundles[0] });

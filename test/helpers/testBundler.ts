@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { JsonRpcProvider, Wallet, concat, getBytes, hashMessage, toQuantity } from "ethers";
 import { revertDataOf } from "../../gateway/chains/revertData";
@@ -22,16 +22,34 @@ const REVERT_EVENT = entryPointInterface.getEvent("UserOperationRevertReason")!.
 type RpcLog = { address: string; topics: string[]; data: string };
 
 /**
+ * How a bundler in trouble answers a call, with no JSON-RPC answer: `http`, an HTTP error status with an HTML page
+ * (a crashed server, or a proxy or rate limiter in front of it: 500, 502, 429); "silence", never (the connection stays
+ * open); "hangUp", by closing the connection.
+ */
+export type Outage = { readonly http: number } | "silence" | "hangUp";
+
+/**
  * A misbehaviour for one eth_sendUserOperation. `reject`: answer a JSON-RPC error with this message (`code`, default
  * -32500; over HTTP `status`, default 200), having submitted nothing or, with `afterSubmitting`, the operation.
- * "forge": replace the signature with a stranger's, so the EntryPoint itself refuses the operation. "drop": answer
- * its hash, submit nothing (a mempool that lost it). "hide": submit it, but its receipt stays null.
+ * `http`, "silence", "hangUp": that outage for this call alone (`afterSubmitting`: the operation submitted all the
+ * same). "forge": replace the signature with a stranger's, so the EntryPoint itself refuses the operation. "drop":
+ * answer its hash, submit nothing (a mempool that lost it). "hide": submit it, but its receipt stays null.
  */
 export type Fault =
   | { readonly reject: string; readonly code?: number; readonly status?: number; readonly afterSubmitting?: boolean }
+  | { readonly http: number; readonly afterSubmitting?: boolean }
+  | "silence"
+  | "hangUp"
   | "forge"
   | "drop"
   | "hide";
+
+/** An outage thrown out of a call, for the HTTP layer to act out. */
+class OutageAnswer extends Error {
+  constructor(readonly outage: Outage) {
+    super("outage");
+  }
+}
 
 /** A JSON-RPC error answer, over HTTP `status`. */
 class RpcError extends Error {
@@ -86,6 +104,8 @@ export class TestBundler {
   readonly bundles: string[] = [];
   /** Faults of the next eth_sendUserOperation calls, one each; the others are submitted as they are. */
   readonly faults: Fault[] = [];
+  /** While set, every call meets this outage (an eth_sendUserOperation still counted in `received`), faults aside. */
+  outage: Outage | undefined;
   readonly signer = new Wallet(devKey(5));
   private chain: JsonRpcProvider | undefined;
   private entryPoint = "";
@@ -116,6 +136,7 @@ export class TestBundler {
 
   async close(): Promise<void> {
     this.chain?.destroy();
+    this.server.closeAllConnections(); // the ones left open by silence
     await new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
   }
 
@@ -127,6 +148,7 @@ export class TestBundler {
     try {
       answer = { result: await this.call(method, params) };
     } catch (error) {
+      if (error instanceof OutageAnswer) return this.actOut(error.outage, req, res);
       const known = error instanceof RpcError ? error : new RpcError(-32603, (error as Error).message);
       answer = { error: { code: known.code, message: known.message } };
       res.statusCode = known.status;
@@ -134,7 +156,19 @@ export class TestBundler {
     res.setHeader("Content-Type", "application/json").end(JSON.stringify({ jsonrpc: "2.0", id, ...answer }));
   }
 
+  /** Answers as `outage` says: an HTTP error page, nothing at all, or a closed connection. */
+  private actOut(outage: Outage, req: IncomingMessage, res: ServerResponse): void {
+    if (outage === "silence") return;
+    if (outage === "hangUp") {
+      req.socket.destroy();
+      return;
+    }
+    const status = `${outage.http} ${STATUS_CODES[outage.http] ?? ""}`;
+    res.writeHead(outage.http, { "Content-Type": "text/html" }).end(`<html><body><h1>${status}</h1></body></html>`);
+  }
+
   private async call(method: string, params: unknown[]): Promise<unknown> {
+    if (this.outage && method !== "eth_sendUserOperation") throw new OutageAnswer(this.outage);
     if (method === "eth_chainId") return toQuantity(this.chainId);
     if (method === "eth_supportedEntryPoints") return [this.entryPoint];
     if (method === "eth_sendUserOperation")
@@ -151,12 +185,14 @@ export class TestBundler {
     let op = packed(rpcOp);
     const hash = userOperationHash(op, this.entryPoint, this.chainId).toLowerCase();
     this.received.push(hash);
-    const fault = this.faults.shift();
+    const fault = this.outage ?? this.faults.shift();
     const refusal =
-      typeof fault === "object"
+      typeof fault === "object" && "reject" in fault
         ? new RpcError(fault.code ?? REJECTED_BY_ENTRY_POINT, fault.reject, fault.status)
-        : undefined;
-    if (typeof fault === "object" && !fault.afterSubmitting) throw refusal;
+        : typeof fault === "object" || fault === "silence" || fault === "hangUp"
+          ? new OutageAnswer(typeof fault === "object" ? { http: fault.http } : fault)
+          : undefined;
+    if (refusal && !(typeof fault === "object" && "afterSubmitting" in fault && fault.afterSubmitting)) throw refusal;
     if (fault === "drop") return hash;
     if (fault === "hide") this.hidden.add(hash);
     if (fault === "forge") {
