@@ -3,6 +3,7 @@ import path from "node:path";
 import { type Signer, getAddress, isAddress } from "ethers";
 import type { StakePolicy } from "../../gateway/chains/stakePolicy";
 import {
+  type StakeCall,
   type StakeInfo,
   type StakedEntity,
   addStakeCall,
@@ -11,7 +12,6 @@ import {
   meetsPolicy,
   readStake,
   sendAsOwner,
-  type StakeCall,
   topUpToPolicy,
   unlockStakeCall,
   withdrawStakeCall,

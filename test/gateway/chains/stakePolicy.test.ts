@@ -1,4 +1,7 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseEther } from "ethers";
 import { CHAINS } from "../../../gateway/chains/registry";
 import {
   ERC7562_MIN_UNSTAKE_DELAY_SECONDS,
@@ -30,5 +33,26 @@ describe("Staking policy per chain (ERC-7562 MIN_STAKE_VALUE, MIN_UNSTAKE_DELAY)
     expect(stakePolicyByChainId(123456789)).to.equal(undefined);
     // A name that is a property of every object is no chain.
     expect(stakePolicyOf("constructor")).to.equal(undefined);
+  });
+
+  it("is the table docs/contracts.md shows, chain by chain", () => {
+    const doc = readFileSync(path.join(__dirname, "..", "..", "..", "docs", "contracts.md"), "utf8");
+    const table = doc.split("| Chains ")[1]!.split("\n\n")[0]!.split("\n").slice(2);
+    const shown = new Map<string, { stake: string; delay: string }>();
+    for (const row of table) {
+      const [chains, stake, delay] = row
+        .split("|")
+        .slice(1)
+        .map((cell) => cell.trim());
+      for (const [, name] of chains!.matchAll(/`([^`]+)`/g)) shown.set(name!, { stake: stake!, delay: delay! });
+    }
+    expect([...shown.keys()].sort()).to.deep.equal(CHAINS.map((c) => c.name).sort());
+    for (const [name, { stake, delay }] of shown) {
+      const policy = stakePolicyOf(name)!;
+      const [amount, coin] = stake.split(" ");
+      expect(parseEther(amount!), name).to.equal(policy.minimumStakeWei);
+      if (coin !== "coin") expect(coin, name).to.equal(policy.coin);
+      expect(delay, name).to.match(new RegExp(`^${policy.unstakeDelaySeconds} s `));
+    }
   });
 });
