@@ -4,6 +4,8 @@ import type { HardhatUserConfig, NetworksUserConfig } from "hardhat/types";
 import "@nomicfoundation/hardhat-toolbox";
 import { existsSync } from "node:fs";
 import { CHAINS } from "./gateway/chains/registry";
+// `npm run stake`: a task, since it takes arguments (its code loads only when it runs).
+import "./scripts/stake";
 
 // Deployment settings may live in .env (see .env.example); the environment wins over the file.
 if (existsSync(".env")) process.loadEnvFile(".env");

@@ -1,4 +1,5 @@
 import { type Interface, type Signer, concat, id, namehash } from "ethers";
+import { type StakePolicy, stakePolicyByChainId } from "../../gateway/chains/stakePolicy";
 import { WALLET_CHAIN_IDS } from "../../gateway/ens/coinTypes";
 import { factoryImplementation, proxyInitCodeHash } from "../../gateway/identity/walletAddress";
 import {
@@ -10,6 +11,7 @@ import {
 } from "../../typechain-types";
 import { DeploymentError, deployDeterministic, ensureDeterministicDeployer } from "./deterministic";
 import { DEFAULT_ENS_DOMAIN } from "./ensDomain";
+import { stakeEntities } from "./entityStake";
 import { ENTRY_POINT_ARTIFACT, ENTRY_POINT_V07, ENTRY_POINT_V07_SALT } from "./entryPoint";
 
 /** Salt of every idwallet contract. Frozen: changing it moves every address. */
@@ -32,6 +34,8 @@ export interface DeployOptions {
   readonly ccipUrls?: readonly string[];
   /** Top the paymaster's EntryPoint deposit up to this many wei (default: leave it). */
   readonly paymasterDeposit?: bigint;
+  /** The stake of STAKED_CONTRACTS (default: the chain's, gateway/chains/stakePolicy.ts; required off the registry). */
+  readonly stakePolicy?: StakePolicy;
   /** Progress lines, e.g. console.log. */
   readonly log?: (line: string) => void;
 }
@@ -49,24 +53,36 @@ export interface DeployedContracts {
   readonly ensResolver: string;
 }
 
+/**
+ * The contracts staked at the EntryPoint, by their name in DeployedContracts: ERC-7562 bundlers accept an operation
+ * whose paymaster or factory reads its own storage only when that entity is staked (STO-031). Each is owned by the
+ * admin and has BasePaymaster's owner-only addStake / unlockStake / withdrawStake (scripts/deployment/entityStake.ts).
+ */
+export const STAKED_CONTRACTS = ["sponsorPaymaster"] as const satisfies readonly (keyof DeployedContracts)[];
+
 /** Result of deploying to one chain. */
 export interface Deployment {
   readonly chainId: number;
   readonly contracts: DeployedContracts;
-  /** Steps only the admin can take, left undone because the deployer is not the admin. */
+  /** Steps only the admin can take, left undone because the deployer is not the admin (signers, stake, …). */
   readonly pendingAdminActions: readonly string[];
 }
 
 /**
  * Deploys (or finds) every idwallet contract on the signer's chain through the deterministic
  * deployment proxy, so they sit at the same addresses on every chain, then configures signers and
- * the paymaster deposit and the resolver. Safe to run again: what exists is skipped.
+ * the paymaster deposit and the resolver, and stakes STAKED_CONTRACTS at the chain's minimum. Safe to run again: what
+ * exists is skipped.
  */
 export async function deployIdwallet(deployer: Signer, options: DeployOptions): Promise<Deployment> {
   const provider = deployer.provider;
   if (!provider) throw new DeploymentError("the deployer signer has no provider");
   const log = options.log ?? (() => undefined);
   const { chainId } = await provider.getNetwork();
+  // Before any transaction: a chain without a staking policy stops here, not half deployed.
+  const stakePolicy = options.stakePolicy ?? stakePolicyByChainId(chainId);
+  if (!stakePolicy)
+    throw new DeploymentError(`chain id ${chainId} has no staking policy (gateway/chains/stakePolicy.ts)`);
   await ensureDeterministicDeployer(provider);
 
   const place = async (name: string, initCode: string, salt = IDWALLET_SALT): Promise<string> => {
@@ -115,6 +131,8 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     sponsorPaymaster,
     ensResolver,
   };
+  const staked = STAKED_CONTRACTS.map((name) => ({ name, address: contracts[name] }));
+  pendingAdminActions.push(...(await stakeEntities(deployer, entryPoint, staked, stakePolicy, log)));
   return { chainId: Number(chainId), contracts, pendingAdminActions };
 }
 

@@ -62,7 +62,7 @@ idwallet local stack is running${notice ? `\n\n  ${notice}` : ""}
     KernelAccountFactory  ${c.kernelFactory}
     LegacyBaseFactory     ${c.baseFactory}
     OwnerAccount          ${c.ownerAccount}
-    SponsorPaymaster      ${c.sponsorPaymaster}
+    SponsorPaymaster      ${c.sponsorPaymaster} (staked at the EntryPoint: npm run stake -- status --network localhost)
     IdwalletResolver      ${c.ensResolver} (ENS resolver of ${stack.ens.domain})
     ENS registry (test)   ${stack.ens.registry}
     Demo ERC-20 / ERC-721 ${stack.demoTokens.erc20} / ${stack.demoTokens.erc721} (anyone may mint)

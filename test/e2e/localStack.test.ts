@@ -3,11 +3,13 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Contract, JsonRpcProvider, computeAddress, parseEther, parseUnits } from "ethers";
+import { stakePolicyOf } from "../../gateway/chains/stakePolicy";
 import { readPortfolio } from "../../gateway/dust/chainReads";
 import { MULTICALL3_ADDRESS } from "../../gateway/dust/multicall3";
 import { parseUserId } from "../../gateway/identity/userId";
 import { openDatabase } from "../../gateway/storage/database";
 import { walletSalt } from "../../gateway/identity/walletAddress";
+import { readStake } from "../../scripts/deployment/entityStake";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { KernelAccountFactory__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
@@ -71,6 +73,20 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     expect(body.safeOperator).to.equal(computeAddress(stack.config.safe.operatorKey!));
     const health = await fetch(`${stack.apiUrl}/health`);
     expect(health.status).to.equal(200);
+  });
+
+  it("stakes the SponsorPaymaster at the EntryPoint at the local chain's minimum, so a bundler in safe mode accepts it", async () => {
+    stack = await startTestStack(dataDir);
+    const chain = new JsonRpcProvider(stack.rpcUrl, undefined, { cacheTimeout: -1 });
+    const c = stack.deployment.contracts;
+    const local = stakePolicyOf("localhost")!;
+    expect(await readStake(chain, c.entryPoint, c.sponsorPaymaster)).to.deep.include({
+      staked: true,
+      stake: local.minimumStakeWei,
+      unstakeDelaySec: local.unstakeDelaySeconds,
+      withdrawTime: 0,
+    });
+    chain.destroy();
   });
 
   it("starts again on the same data directory with the same addresses and demo app credentials; its files private, secrets sealed", async () => {
