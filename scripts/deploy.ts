@@ -32,6 +32,8 @@ async function main(): Promise<void> {
       ? [`${process.env.CCIP_GATEWAY_URL.replace(/\/$/, "")}/ccip/{sender}/{data}.json`]
       : undefined,
     paymasterDeposit: parseEther(process.env.PAYMASTER_DEPOSIT_ETH ?? "0"),
+    // New wallets start on current code: the creator takes the owner account's admin role (the admin forwards).
+    creatorAsAdmin: true,
     log: (line) => console.log(line),
   });
   for (const action of deployment.pendingAdminActions) console.log(`admin must still call: ${action}`);

@@ -10,7 +10,6 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import hre, { ethers } from "hardhat";
 import { ACCOUNT_TYPES, type AccountType } from "../gateway/identity/walletAddress";
-import { OwnerAccount__factory } from "../typechain-types";
 import { planWalletUpgrade, sendWalletUpgrade } from "./deployment/upgradeWallets";
 
 /** A setting from the environment, or a clear stop naming it. */
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
   const upgrading = plan.transactions.reduce((n, tx) => n + tx.userIds.length, 0);
   console.log(`${upgrading} wallet(s) to move in ${plan.transactions.length} transaction(s)`);
 
-  const admin = await OwnerAccount__factory.connect(ownerAccount, ethers.provider).owner();
+  const admin = plan.admin;
   if (admin !== deployer.address) {
     for (const tx of plan.transactions) console.log(`admin ${admin} must send: to ${tx.to} data ${tx.data}`);
     return;

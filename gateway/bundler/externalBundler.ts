@@ -3,7 +3,9 @@ import type { BuiltUserOp } from "../transactions/builtOp";
 import type { TxOutcome } from "../transactions/txOutcome";
 import type { WalletTxRecord } from "../transactions/txRecord";
 import { type OperationFailure, failureFromReason } from "../userop/failureCodes";
-import { buildUserOperation } from "../userop/userOpBuilder";
+import { buildUserOperations } from "../userop/userOpBuilder";
+import { type UnsealedUserOp, sealCustodyOps } from "../userop/custodySealing";
+import { planBuilds } from "../userop/bundling/buildRequests";
 import { toRpcUserOperation } from "../userop/rpcUserOperation";
 import { currentFees } from "../chains/fees";
 import { includedOutcome, operationEvents } from "../userop/bundling/operationEvents";
@@ -130,29 +132,38 @@ export class ExternalBundler {
     if (due === undefined) return false;
     if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
-    await mapLimit(due, CONCURRENCY, async (request) => {
+    const txs: WalletTxRecord[] = [];
+    for (const request of due) {
       const carried = this.kinds.of(request).withExternalBundler(request);
-      if (carried === "wait") return;
-      if (!("userOperation" in carried)) {
-        await repository.settle(request.id, carried);
-        return;
-      }
-      const tx = carried.userOperation;
-      const deployed = (await chain.provider.send("eth_getCode", [tx.sender, "latest"])) !== "0x";
-      // As for the built-in bundler: operations are built only for wallets the custodian holds (WalletCustody), so
-      // that no bundler carrying our paymaster's sponsorship is made to run a handed-over wallet's validation.
-      const refused = deployed
-        ? (await this.context.custody.notCustodial([tx.sender])).get(tx.sender.toLowerCase())
-        : undefined;
-      const result = refused
-        ? { failure: refused }
-        : await buildUserOperation(tx, { deployed, fees }, this.context.builder);
-      if ("failure" in result) {
-        await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
-        return;
-      }
-      await repository.markSubmitted(result.built);
-      await this.submit(tx, result.built);
+      if (carried === "wait") continue;
+      if ("userOperation" in carried) txs.push(carried.userOperation);
+      else await repository.settle(request.id, carried);
+    }
+    const deployed = new Set<string>();
+    await mapLimit([...new Set(txs.map((tx) => tx.sender))], CONCURRENCY, async (sender) => {
+      if ((await chain.provider.send("eth_getCode", [sender, "latest"])) !== "0x") deployed.add(sender);
+    });
+    // As for the built-in bundler: operations are built only for wallets the custodian holds (WalletCustody), so
+    // that no bundler carrying our paymaster's sponsorship is made to run a handed-over wallet's validation.
+    const { requests, refused } = await planBuilds(this.context, txs, deployed);
+    for (const { tx, failure } of refused)
+      await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, failure));
+    const results = await buildUserOperations(requests, fees, this.context.builder);
+    const ready: { tx: WalletTxRecord; built: BuiltUserOp }[] = [];
+    const unsealed: UnsealedUserOp[] = [];
+    for (const [i, result] of results.entries()) {
+      const tx = requests[i]!.tx;
+      if ("failure" in result) await repository.settle(tx.id, await outcomeOfFailure(this.context, tx, result.failure));
+      else if ("built" in result) ready.push({ tx, built: result.built });
+      else unsealed.push(result.unsealed);
+    }
+    // One custody signature for every custodial 2.1 operation of this step; each goes to the bundler alone, with its proof.
+    for (const built of await sealCustodyOps(unsealed, this.context.builder)) {
+      ready.push({ tx: requests.find((r) => r.tx.id === built.txId)!.tx, built });
+    }
+    await mapLimit(ready, CONCURRENCY, async ({ tx, built }) => {
+      await repository.markSubmitted(built);
+      await this.submit(tx, built);
     });
     return true;
   }

@@ -5,6 +5,7 @@ import type { AuditLogRepository } from "../../gateway/custody/audit/auditLogRep
 import type { Repositories } from "../../gateway/storage/repositories";
 import type { TransactionsRepository } from "../../gateway/transactions/transactionsRepository";
 import { OwnerAccount__factory } from "../../typechain-types";
+import { adminRoute } from "../deployment/ownerAccountAdmin";
 import type { AdminSettings } from "./adminSettings";
 import type { KeysCommand } from "./keysArgs";
 import { rotateSafeOperator } from "./safeOperatorRotation";
@@ -92,7 +93,7 @@ async function changeWalletSigner(
     }
     // The service's wallet key is the one its latest wallet signature names. Removing it (the only signer, or the old
     // one before the restart on the new) would have every wallet refuse the service's signatures from then on.
-    const latest = await repos.auditLog.newestOf(["userOperation", "eip1271"]);
+    const latest = await repos.auditLog.newestOf(["userOperation", "custodyRoot", "eip1271"]);
     if (latest !== undefined && getAddress(latest.signer) === command.signer) {
       throw new KeysCommandError(
         `the service still signs with ${command.signer} (its latest wallet signature, audit row ${latest.seq} at ` +
@@ -104,14 +105,16 @@ async function changeWalletSigner(
     command.kind === "add-wallet-signer"
       ? owner.interface.encodeFunctionData("addSigner", [command.signer])
       : owner.interface.encodeFunctionData("removeSigner", [command.signer]);
-  const admin = await owner.owner();
+  // Straight to the owner account, or through the creator's forward once it holds the admin role.
+  const route = await adminRoute(provider, ownerAccount, data);
+  const admin = route.admin;
   const adminKey = env.ADMIN_PRIVATE_KEY;
-  if (!adminKey) return output.out(`admin ${admin} must send on ${command.chain}: to ${ownerAccount} data ${data}`);
+  if (!adminKey) return output.out(`admin ${admin} must send on ${command.chain}: to ${route.to} data ${route.data}`);
   const sender = new Wallet(adminKey, provider);
   if (sender.address !== admin) {
     throw new KeysCommandError(`ADMIN_PRIVATE_KEY is ${sender.address}, not the owner account's admin ${admin}`);
   }
-  const sent = await sender.sendTransaction({ to: ownerAccount, data });
+  const sent = await sender.sendTransaction({ to: route.to, data: route.data });
   const receipt = await sent.wait();
   if (receipt?.status !== 1) throw new KeysCommandError(`the admin transaction ${sent.hash} reverted`);
   output.out(

@@ -1,8 +1,9 @@
-import { type Interface, type Signer, concat, id, namehash } from "ethers";
+import { type Signer, id, namehash } from "ethers";
 import { type StakePolicy, stakePolicyByChainId } from "../../gateway/chains/stakePolicy";
 import { WALLET_CHAIN_IDS } from "../../gateway/ens/coinTypes";
 import { factoryImplementation, proxyInitCodeHash } from "../../gateway/identity/walletAddress";
 import {
+  CustodyPaymaster__factory,
   IdwalletResolver__factory,
   KernelAccountFactory__factory,
   LegacyBaseAccountFactory__factory,
@@ -10,6 +11,9 @@ import {
   SponsorPaymaster__factory,
 } from "../../typechain-types";
 import { DeploymentError, deployDeterministic, ensureDeterministicDeployer } from "./deterministic";
+import { creationCode } from "./creationCode";
+import { type WalletCodeContracts, handAdminToCreator, placeWalletCode } from "./deployWalletCode";
+import { adminRoute } from "./ownerAccountAdmin";
 import { DEFAULT_ENS_DOMAIN } from "./ensDomain";
 import { stakeEntities } from "./entityStake";
 import { ENTRY_POINT_ARTIFACT, ENTRY_POINT_V07, ENTRY_POINT_V07_SALT } from "./entryPoint";
@@ -36,12 +40,18 @@ export interface DeployOptions {
   readonly paymasterDeposit?: bigint;
   /** The stake of STAKED_CONTRACTS (default: the chain's, gateway/chains/stakePolicy.ts; required off the registry). */
   readonly stakePolicy?: StakePolicy;
+  /**
+   * Hand the OwnerAccount's admin role to the KernelAccountCreator, so that new wallets start on current code (the
+   * admin then forwards every admin call through it; scripts/deployment/ownerAccountAdmin.ts). `npm run deploy` and
+   * the local stack do; default false.
+   */
+  readonly creatorAsAdmin?: boolean;
   /** Progress lines, e.g. console.log. */
   readonly log?: (line: string) => void;
 }
 
 /** Addresses of one chain's idwallet contracts. */
-export interface DeployedContracts {
+export interface DeployedContracts extends WalletCodeContracts {
   readonly entryPoint: string;
   readonly ownerAccount: string;
   readonly kernelFactory: string;
@@ -58,7 +68,7 @@ export interface DeployedContracts {
  * whose paymaster or factory reads its own storage only when that entity is staked (STO-031). Each is owned by the
  * admin and has BasePaymaster's owner-only addStake / unlockStake / withdrawStake (scripts/deployment/entityStake.ts).
  */
-export const STAKED_CONTRACTS = ["sponsorPaymaster"] as const satisfies readonly (keyof DeployedContracts)[];
+export const STAKED_CONTRACTS = ["sponsorPaymaster", "custodyPaymaster", "kernelCreator"] as const satisfies readonly (keyof DeployedContracts)[];
 
 /** Result of deploying to one chain. */
 export interface Deployment {
@@ -120,8 +130,19 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
     ),
   );
 
-  const pendingAdminActions = await configure(deployer, options, { ownerAccount, sponsorPaymaster, ensResolver });
+  const walletCode = await placeWalletCode(place, { entryPoint, ownerAccount, kernelFactory, admin: options.admin });
+
+  const pendingAdminActions = await configure(deployer, options, {
+    ownerAccount,
+    sponsorPaymaster,
+    custodyPaymaster: walletCode.custodyPaymaster,
+    ensResolver,
+  });
+  if (options.creatorAsAdmin) {
+    pendingAdminActions.push(...(await handAdminToCreator(deployer, { ownerAccount, ...walletCode }, log)));
+  }
   const contracts: DeployedContracts = {
+    ...walletCode,
     entryPoint,
     ownerAccount,
     kernelFactory,
@@ -136,13 +157,7 @@ export async function deployIdwallet(deployer: Signer, options: DeployOptions): 
   return { chainId: Number(chainId), contracts, pendingAdminActions };
 }
 
-/** Creation code (bytecode ‖ ABI-encoded constructor arguments) of a typechain contract factory. */
-export function creationCode(
-  factory: { readonly bytecode: string; createInterface(): Interface },
-  ...args: readonly unknown[]
-): string {
-  return concat([factory.bytecode, factory.createInterface().encodeDeploy(args)]);
-}
+export { creationCode } from "./creationCode";
 
 /**
  * Adds missing signers, gateway URLs and resolver chains (when the deployer is the admin) and tops up the
@@ -151,7 +166,7 @@ export function creationCode(
 async function configure(
   deployer: Signer,
   options: DeployOptions,
-  addresses: { ownerAccount: string; sponsorPaymaster: string; ensResolver: string },
+  addresses: { ownerAccount: string; sponsorPaymaster: string; custodyPaymaster: string; ensResolver: string },
 ): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const isAdmin = (await deployer.getAddress()).toLowerCase() === options.admin.toLowerCase();
@@ -175,7 +190,13 @@ async function configure(
         pending.push(`${name}(${await contract.getAddress()}).addSigner(${signer})`);
         continue;
       }
-      await (await contract.addSigner(signer)).wait();
+      // The OwnerAccount's admin may be the creator by now: its calls go through the creator's forward.
+      const data = contract.interface.encodeFunctionData("addSigner", [signer]);
+      const route =
+        name === "OwnerAccount"
+          ? await adminRoute(deployer, addresses.ownerAccount, data)
+          : { to: await contract.getAddress(), data };
+      await (await deployer.sendTransaction({ to: route.to, data: route.data })).wait();
       log(`${name} signer added: ${signer}`);
     }
   }
@@ -201,11 +222,17 @@ async function configure(
     }
   }
 
+  // Both paymasters pay from their own EntryPoint deposit: 2.0.0 wallets through one, 2.1 wallets through the other.
   const wanted = options.paymasterDeposit ?? 0n;
-  const deposit = await paymaster.getDeposit();
-  if (deposit < wanted) {
-    await (await paymaster.deposit({ value: wanted - deposit })).wait();
-    log(`SponsorPaymaster deposit topped up to ${wanted} wei`);
+  const custodyPaymaster = CustodyPaymaster__factory.connect(addresses.custodyPaymaster, deployer);
+  for (const [name, contract] of [
+    ["SponsorPaymaster", paymaster],
+    ["CustodyPaymaster", custodyPaymaster],
+  ] as const) {
+    const deposit = await contract.getDeposit();
+    if (deposit >= wanted) continue;
+    await (await contract.deposit({ value: wanted - deposit })).wait();
+    log(`${name} deposit topped up to ${wanted} wei`);
   }
   return pending;
 }

@@ -3,6 +3,7 @@ import { parseUserId } from "../../gateway/identity/userId";
 import { type AccountType, deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { KernelAccount__factory, OwnerAccount__factory } from "../../typechain-types";
 import { DeploymentError } from "./deterministic";
+import { adminRoute } from "./ownerAccountAdmin";
 
 /** ERC-1967 implementation slot, which an ERC-1822 implementation names as its `proxiableUUID`. */
 const IMPLEMENTATION_SLOT = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
@@ -33,6 +34,8 @@ export interface SkippedWallet {
 export interface WalletUpgradePlan {
   readonly transactions: readonly { readonly to: string; readonly data: string; readonly userIds: string[] }[];
   readonly skipped: readonly SkippedWallet[];
+  /** The key that must send them: the owner account's admin (through the KernelAccountCreator once it holds the role). */
+  readonly admin: string;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function planWalletUpgrade(provider: Provider, request: WalletUpgra
   const owner = OwnerAccount__factory.createInterface();
   const size = request.batchSize ?? 50;
   const transactions = [];
+  let admin = (await adminRoute(provider, ownerAccount, "0x")).admin;
   for (let i = 0; i < salts.length; i += size) {
     const batch = salts.slice(i, i + size);
     const data = owner.encodeFunctionData("upgradeWallets", [
@@ -84,9 +88,12 @@ export async function planWalletUpgrade(provider: Provider, request: WalletUpgra
       implementation,
       request.data ?? "0x",
     ]);
-    transactions.push({ to: ownerAccount, data, userIds: batch.map((b) => b.userId) });
+    // Straight to the owner account, or through the creator's forward once it holds the admin role.
+    const route = await adminRoute(provider, ownerAccount, data);
+    admin = route.admin;
+    transactions.push({ to: route.to, data: route.data, userIds: batch.map((b) => b.userId) });
   }
-  return { transactions, skipped };
+  return { transactions, skipped, admin };
 }
 
 /** Sends a plan's transactions from the owner account's admin, one after another; returns their hashes. */

@@ -130,6 +130,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       sponsorSigners: [addresses.sponsorSigner],
       ccipSigners: [addresses.ccipSigner],
       paymasterDeposit: parseEther("100"),
+      // New wallets start on current code: the creator holds the owner account's admin role.
+      creatorAsAdmin: true,
     });
     const ensRegistry =
       localChain.ensRegistry(ensDomain) ??
@@ -155,7 +157,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.env?.SECRETS_KEY ? {} : { secrets: { key: secrets.secretsKey } }),
       // The same for AUDIT_LOG_KEY: a copy of a deployment's log goes on under the deployment's key.
       ...(options.env?.AUDIT_LOG_KEY ? {} : { auditLogKey: secrets.auditLogKey }),
-      contracts: deployment.contracts,
+      // Code 2.1 is chosen: its wallets are built for without a log query.
+      contracts: {
+        ...deployment.contracts,
+        walletImplementations: [deployment.contracts.kernelCurrentImplementation],
+      },
       chains: { localhost: { rpcUrl: chain.rpcUrl } },
       // Raw dev keys, or (HSM mode) none: each key setting then names the key in the token.
       walletSignerKey: raw?.walletSigner,

@@ -63,6 +63,8 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     sponsorSigners: [computeAddress(keys.sponsorSigner)],
     ...(keys.ccipSigner ? { ccipSigners: [computeAddress(keys.ccipSigner)] } : {}),
     paymasterDeposit: parseEther("10"),
+    // As `npm run deploy` and the local stack do: new wallets start on current code (2.1).
+    creatorAsAdmin: true,
   });
   const safe = await deploySafeContracts(admin);
   // As on the local stack: placed without a transaction, so no deployment above moves.
@@ -109,6 +111,9 @@ export async function prepareServiceOnChain(options: ServiceOnChainOptions = {})
     CONTRACT_KERNEL_FACTORY: c.kernelFactory,
     CONTRACT_BASE_FACTORY: c.baseFactory,
     CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
+    CONTRACT_CUSTODY_PAYMASTER: c.custodyPaymaster,
+    CONTRACT_KERNEL_CREATOR: c.kernelCreator,
+    CONTRACT_WALLET_IMPLEMENTATIONS: c.kernelCurrentImplementation,
     WALLET_SIGNER_KEY: keys.walletSigner,
     SPONSOR_SIGNER_KEY: keys.sponsorSigner,
     RELAYER_SIGNER_KEY: keys.relayer,

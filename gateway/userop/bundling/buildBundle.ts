@@ -2,10 +2,9 @@ import { mapLimit } from "../mapLimit";
 import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
 import type { Fees } from "../operationDraft";
-import { type BuildRequest, buildUserOperations } from "../userOpBuilder";
+import { buildUserOperations } from "../userOpBuilder";
 import { type UnsealedUserOp, sealCustodyOps } from "../custodySealing";
-import type { OperationFailure } from "../failureCodes";
-import type { SigningScheme } from "../walletSchemes";
+import { planBuilds } from "./buildRequests";
 import { bundledGas } from "../operationGas";
 import { MAX_BUNDLE_BYTES, operationBytes } from "../operationSize";
 import { currentFees } from "../../chains/fees";
@@ -39,23 +38,11 @@ export async function buildBundle(
     provider.send("eth_blockNumber", []) as Promise<string>,
   ]);
   // Only wallets the custodian holds are built for (WalletCustody): a refused one is settled here, never simulated.
-  const { refused, implementations } = await context.custody.inspect(
-    picked.map((tx) => tx.sender).filter((s) => deployed.has(s)),
-  );
-  const requests: BuildRequest[] = [];
-  const custodial: WalletTxRecord[] = [];
-  for (const tx of picked) {
-    const implementation = implementations.get(tx.sender.toLowerCase());
-    const scheme =
-      refused.get(tx.sender.toLowerCase()) ??
-      (await schemeOf(context, tx, deployed.has(tx.sender) ? implementation : undefined));
-    if (typeof scheme !== "string") {
-      await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, scheme));
-      continue;
-    }
-    custodial.push(tx);
-    requests.push({ tx, deployed: deployed.has(tx.sender), scheme });
+  const { requests, refused } = await planBuilds(context, picked, deployed);
+  for (const { tx, failure } of refused) {
+    await context.repository.settle(tx.id, await outcomeOfFailure(context, tx, failure));
   }
+  const custodial = requests.map((r) => r.tx);
   const results = await buildUserOperations(requests, fees, context.builder);
   const chosen: (BuiltUserOp | UnsealedUserOp)[] = [];
   let bytes = 0;
@@ -97,18 +84,4 @@ async function deployedWallets(
     if ((await context.chain.provider.send("eth_getCode", [sender, "latest"])) !== "0x") knownDeployed.add(sender);
   });
   return knownDeployed;
-}
-
-/**
- * How `tx`'s operation is authorized: by the code its deployed wallet runs (`implementation`), or, for a wallet not
- * deployed yet, by the code it will start on (a kernel wallet: the creator's, where one is configured). A node error
- * throws: the node's trouble charges nobody.
- */
-async function schemeOf(
-  context: OperationContext,
-  tx: WalletTxRecord,
-  implementation: string | undefined,
-): Promise<SigningScheme | OperationFailure> {
-  if (implementation !== undefined) return context.schemes.ofImplementation(implementation);
-  return tx.accountType === "kernel" ? context.schemes.ofNewKernelWallet() : "ownerSignature";
 }
