@@ -1,26 +1,32 @@
 import { expect } from "chai";
-import { AbiCoder, type JsonRpcSigner, type Signer, Wallet, id, keccak256, parseEther, toBeHex } from "ethers";
-import type { Deployment } from "../../scripts/deployment/deployIdwallet";
-import { deployIdwallet } from "../../scripts/deployment/deployIdwallet";
-import { type ChainNode, startChainNode } from "../../scripts/localStack/chainNode";
-import { devKey } from "../../scripts/localStack/devKeys";
-import { type PackedUserOperation, packInitCode, userOperationHash } from "../../gateway/userop/packedUserOperation";
+import { type JsonRpcSigner, type Signer, Wallet, parseEther } from "ethers";
+import { parseUserId } from "../../gateway/identity/userId";
+import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
+import { userOperationHash } from "../../gateway/userop/packedUserOperation";
 import { toRpcUserOperation } from "../../gateway/userop/rpcUserOperation";
-import { entryPointInterface, opTuple } from "../../gateway/userop/entryPoint";
+import { openDatabase } from "../../gateway/storage/database";
+import { createRepositories } from "../../gateway/storage/repositories";
+import { adminRoute } from "../../scripts/deployment/ownerAccountAdmin";
+import { planWalletUpgrade, sendWalletUpgrade } from "../../scripts/deployment/upgradeWallets";
 import {
+  KernelAccount21__factory,
+  KernelAccountCreator__factory,
   KernelAccountFactory__factory,
   KernelAccount__factory,
   OwnerAccount__factory,
-  SponsorPaymaster__factory,
   TestImmutableKeyOwner__factory,
+  type TestTarget,
+  TestTarget__factory,
 } from "../../typechain-types";
 import { type AltoBundler, startAltoBundler } from "../helpers/altoBundler";
+import { type ServiceChain } from "../helpers/chainWithTarget";
+import { prepareServiceOnChain } from "../helpers/serviceOnChain";
+import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { serviceRequests } from "../helpers/serviceRequests";
 import { onPostgres } from "../helpers/testDatabase";
-import { buildUserOp, signUserOp, sponsorUserOp } from "../helpers/userOps";
+import { buildUserOp, signUserOp } from "../helpers/userOps";
 
-/** ERC-4337's JSON-RPC code for an operation that breaks an ERC-7562 opcode or storage rule. */
-const BANNED_OPCODE_OR_STORAGE = -32502;
-/** Gas for every operation here: generous, and a preVerificationGas above what alto computes for them. */
+/** Gas of the operations a wallet's own key sends: generous, a preVerificationGas above what alto computes. */
 const GAS = {
   verificationGasLimit: 600_000n,
   callGasLimit: 200_000n,
@@ -29,7 +35,6 @@ const GAS = {
   maxFeePerGas: 20_000_000_000n,
 };
 const kernel = KernelAccount__factory.createInterface();
-const factoryInterface = KernelAccountFactory__factory.createInterface();
 
 /** One JSON-RPC call; resolves the answer's result or its error, whichever it has. */
 async function rpc(url: string, method: string, params: unknown[]) {
@@ -38,194 +43,154 @@ async function rpc(url: string, method: string, params: unknown[]) {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
-  return (await answer.json()) as RpcAnswer;
+  return (await answer.json()) as { result?: unknown; error?: { code: number; message: string } };
 }
 
-/** A JSON-RPC answer: a result or an error. */
-interface RpcAnswer {
-  readonly result?: unknown;
-  readonly error?: { code: number; message: string; data?: unknown };
-}
-
-// The chain and the bundler are the test's own and it starts no service: it runs in the SQLite lane only, where the
-// e2e suite runs, as the PostgreSQL lane would run the very same thing again.
-describe("A public ERC-7562 bundler (e2e: alto 0.0.18 in safe mode on anvil, sponsored operations)", function () {
-  this.timeout(120_000);
-  let chain: ChainNode;
-  let deployment: Deployment;
+// The chain, the bundler and the service are the test's own; its database is the lane's, but what it checks is the
+// bundler's rules: it runs in the SQLite lane only, as the PostgreSQL lane would run the very same thing again.
+describe("A public ERC-7562 bundler (e2e: alto 0.0.18 in safe mode on anvil as the service's BUNDLER_URL_LOCALHOST)", function () {
+  this.timeout(180_000);
+  let setup: ServiceChain;
+  let target: TestTarget;
   let admin: JsonRpcSigner;
   let alto: AltoBundler;
-  const sponsor = new Wallet(devKey(2));
-  const custody = new Wallet(devKey(1));
+  let service: ServiceProcess;
+  let requests: ReturnType<typeof serviceRequests>;
 
   before(async function () {
     if (onPostgres()) this.skip();
-    chain = await startChainNode("127.0.0.1", 0, { kind: "anvil" });
-    admin = await chain.provider.getSigner(0);
-    deployment = await deployIdwallet(admin, {
-      admin: await admin.getAddress(),
-      walletSigners: [custody.address],
-      sponsorSigners: [sponsor.address],
-      paymasterDeposit: parseEther("10"),
-    });
-    alto = await startAltoBundler(chain.rpcUrl, { entryPoint: deployment.contracts.entryPoint });
+    setup = await prepareServiceOnChain({ chainKind: "anvil" });
+    admin = await setup.chain.provider.getSigner(0);
+    target = await new TestTarget__factory(admin).deploy();
+    await target.waitForDeployment();
+    alto = await startAltoBundler(setup.chain.rpcUrl, { entryPoint: setup.deployment.contracts.entryPoint });
+    service = await startServiceProcess(setup.env(setup.chain.rpcUrl, { BUNDLER_URL_LOCALHOST: alto.url }));
+    requests = serviceRequests(service.url, setup.appToken, setup.userToken);
   });
   afterEach(function () {
     if (this.currentTest?.state === "failed" && alto) console.log(`alto's log:\n${alto.log()}`);
   });
   after(async () => {
+    await service?.kill();
     await alto?.stop();
-    await chain?.close();
+    await setup?.chain.close();
   });
 
-  /** A kernel wallet's address and salt, named by `label`. */
-  const walletFor = async (label: string) => {
-    const salt = id(`public bundler: ${label}`);
-    const factory = KernelAccountFactory__factory.connect(deployment.contracts.kernelFactory, chain.provider);
-    // The factory's own getAddress(salt): ethers' Contract.getAddress() would answer the factory's address.
-    return { salt, wallet: (await factory.getFunction("getAddress")(salt)) as string };
-  };
-  /** The operator's cold admin hands the wallet of `salt` to `owner` (creating it). */
-  const handOver = async (salt: string, owner: string) => {
-    const ownerAccount = OwnerAccount__factory.connect(deployment.contracts.ownerAccount, admin);
-    await (await ownerAccount.transferWalletOwnership(deployment.contracts.kernelFactory, salt, owner)).wait();
-  };
-  /**
-   * `wallet`'s operation (calling the admin with nothing), sponsored by the SponsorPaymaster, signed by `signer`,
-   * deploying the wallet by `salt` when given, sent to alto: its answer.
-   */
-  const send = async (wallet: string, signer: Signer, deploySalt?: string) => {
-    const c = deployment.contracts;
-    const { chainId } = await chain.provider.getNetwork();
-    const op = buildUserOp(
-      {
-        sender: wallet,
-        nonce: 0n,
-        callData: kernel.encodeFunctionData("execute", [await admin.getAddress(), 0n, "0x", 0]),
-        initCode: deploySalt
-          ? packInitCode(c.kernelFactory, factoryInterface.encodeFunctionData("createAccount", [deploySalt]))
-          : "0x",
-      },
-      GAS,
-    );
-    const now = Math.floor(Date.now() / 1000);
-    const terms = {
-      paymaster: c.sponsorPaymaster,
-      verificationGasLimit: 100_000n,
-      postOpGasLimit: 0n,
-      validUntil: now + 600,
-      validAfter: 0,
-    };
-    const signed = await signUserOp(await sponsorUserOp(op, terms, sponsor, chainId), signer, c.entryPoint, chainId);
-    const answer = await rpc(alto.url, "eth_sendUserOperation", [toRpcUserOperation(signed), c.entryPoint]);
-    return { ...answer, hash: userOperationHash(signed, c.entryPoint, chainId), op: signed };
-  };
-  /**
-   * Whether the EntryPoint itself takes `op` (handleOps as an eth_call from the admin): a refusal below is then
-   * alto's ERC-7562 rules alone, not a bad signature, sponsorship or gas.
-   */
-  const validOnChain = async (op: PackedUserOperation) => {
-    const data = entryPointInterface.encodeFunctionData("handleOps", [[opTuple(op)], await admin.getAddress()]);
-    return chain.provider.call({ from: await admin.getAddress(), to: deployment.contracts.entryPoint, data }).then(
-      () => true,
-      () => false,
-    );
-  };
-  /** Polls alto for the operation's receipt until it has one or 20 s pass. */
+  const contracts = () => setup.deployment.contracts;
+  const record = (n: number) => ({
+    to: target.target as string,
+    data: target.interface.encodeFunctionData("record", [n]),
+  });
+  const walletOf = (userId: string) => deriveWalletAddress(contracts().kernelFactory, "kernel", parseUserId(userId));
+  /** Polls alto for the operation's receipt until it has one or 30 s pass. */
   const receiptOf = async (hash: string) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const { result } = await rpc(alto.url, "eth_getUserOperationReceipt", [hash]);
       if (result) return result as { success: boolean; sender: string };
-      if (Date.now() > deadline) throw new Error(`operation ${hash} not included within 20 s`);
+      if (Date.now() > deadline) throw new Error(`operation ${hash} not included within 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
 
-  /**
-   * The storage slot of `_signers[signer]`: slot 2 in OwnerAccount (after Ownable2Step's owner and pending owner),
-   * slot 1 in SponsorPaymaster (after Ownable's owner). The tests read it back as `true` on chain.
-   */
-  const signerSlot = (signer: string, mappingSlot: 1 | 2) =>
-    keccak256(AbiCoder.defaultAbiCoder().encode(["address", "uint256"], [signer, mappingSlot]));
-  /** Whether `slot` of `contract` holds `true`: the slot named is indeed a live signer's entry. */
-  const holdsTrue = async (contract: string, slot: string) =>
-    (await chain.provider.getStorage(contract, slot)) === toBeHex(1, 32);
-  /** A wallet handed to a TestImmutableKeyOwner, and that owner's key. */
-  const immutableKeyWallet = async (label: string) => {
+  it("a custodial wallet's first operation (not deployed yet) is accepted and included: the creator starts it on 2.1", async () => {
+    const userId = "tel:14155550701";
+    expect(await setup.chain.provider.getCode(walletOf(userId))).to.equal("0x");
+    const final = await requests.final(await requests.submit(userId, [record(701)]));
+    expect(final).to.include({ status: "included", success: true });
+    const receipt = await receiptOf(final.userOpHash!);
+    expect(receipt.success).to.equal(true);
+    const wallet = KernelAccount21__factory.connect(walletOf(userId), setup.chain.provider);
+    expect(await wallet.implementation()).to.equal(contracts().kernelCurrentImplementation);
+    expect(await wallet.accountId()).to.equal("idwallet.kernel.2.1.0");
+  });
+
+  it("a deployed custodial wallet's operations, several at once under one custody root, are each accepted and included", async () => {
+    const ids = await Promise.all(
+      ["tel:14155550701", "tel:14155550702", "tel:14155550703"].map((u, i) => requests.submit(u, [record(710 + i)])),
+    );
+    const finals = await Promise.all(ids.map((id) => requests.final(id)));
+    for (const final of finals) expect(final).to.include({ status: "included", success: true });
+    // Custody signed roots, not operations: no userOperation or sponsorship signature at all, none for a simulation.
+    const database = await openDatabase(setup.database);
+    try {
+      const purposes: string[] = [];
+      for await (const row of createRepositories(database.db, () => new Date()).auditLog.rows()) {
+        purposes.push(row.purpose);
+      }
+      expect(purposes).to.include("custodyRoot");
+      expect(purposes.filter((p) => p === "userOperation" || p === "sponsorship")).to.deep.equal([]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("a wallet left on 2.0.0 is refused by the bundler (STO-021, failed for good); moved to 2.1 by upgrade-wallets, it is accepted", async () => {
+    const userId = "tel:14155550720";
+    // Someone creates the wallet through the frozen factory directly: it starts on 2.0.0.
+    const salt = walletSalt("kernel", parseUserId(userId));
+    const factory = KernelAccountFactory__factory.connect(contracts().kernelFactory, admin);
+    await (await factory.createAccount(salt)).wait();
+    const refused = await requests.final(await requests.submit(userId, [record(720)]));
+    expect(refused.status).to.equal("failed");
+    expect(refused.error?.message).to.match(/unstaked account accessed/);
+    const plan = await planWalletUpgrade(setup.chain.provider, {
+      factory: contracts().kernelFactory,
+      ownerAccount: contracts().ownerAccount,
+      type: "kernel",
+      implementation: contracts().kernelCurrentImplementation,
+      userIds: [userId],
+    });
+    await sendWalletUpgrade(admin, plan);
+    const moved = await requests.final(await requests.submit(userId, [record(721)]));
+    expect(moved).to.include({ status: "included", success: true });
+  });
+
+  /** Creates `label`'s wallet on 2.1 through the creator, hands it to `owner` (through the creator) and funds it. */
+  const handedOver = async (label: string, owner: string) => {
+    const salt = walletSalt("kernel", parseUserId(`github:${label}`));
+    const creator = KernelAccountCreator__factory.connect(contracts().kernelCreator, admin);
+    await (await creator.createAccount(salt)).wait();
+    const data = OwnerAccount__factory.createInterface().encodeFunctionData("transferWalletOwnership", [
+      contracts().kernelFactory,
+      salt,
+      owner,
+    ]);
+    const route = await adminRoute(setup.chain.provider, contracts().ownerAccount, data);
+    await (await admin.sendTransaction({ to: route.to, data: route.data })).wait();
+    const wallet = await creator.walletAddress(salt);
+    await (await admin.sendTransaction({ to: wallet, value: parseEther("1") })).wait();
+    return wallet;
+  };
+  /** `wallet`'s own operation (no paymaster: it pays), signed by `signer`, sent to alto; included or thrown. */
+  const ownOperation = async (wallet: string, signer: Signer, n: number) => {
+    const { entryPoint } = contracts();
+    const { chainId } = await setup.chain.provider.getNetwork();
+    const op = buildUserOp(
+      {
+        sender: wallet,
+        nonce: 0n,
+        callData: kernel.encodeFunctionData("execute", [target.target, 0n, record(n).data, 0]),
+      },
+      GAS,
+    );
+    const signed = await signUserOp(op, signer, entryPoint, chainId);
+    const answer = await rpc(alto.url, "eth_sendUserOperation", [toRpcUserOperation(signed), entryPoint]);
+    expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
+    const receipt = await receiptOf(userOperationHash(signed, entryPoint, chainId));
+    expect(receipt.success).to.equal(true);
+    expect(receipt.sender.toLowerCase()).to.equal(wallet.toLowerCase());
+  };
+
+  it("a 2.1 wallet handed over to an EOA: its owner's own operation is accepted and included (no EXTCODESIZE on the EOA)", async () => {
+    const owner = Wallet.createRandom();
+    await ownOperation(await handedOver("public-bundler-eoa", owner.address), owner, 730);
+  });
+
+  it("a 2.1 wallet handed over to a contract owner whose key is an immutable: accepted and included", async () => {
     const key = Wallet.createRandom();
     const owner = await new TestImmutableKeyOwner__factory(admin).deploy(key.address);
-    const { salt, wallet } = await walletFor(label);
-    await handOver(salt, await owner.getAddress());
-    return { key, wallet };
-  };
-
-  it("refuses a sponsored operation while the SponsorPaymaster is unstaked: it reads its own _signers (STO-031)", async () => {
-    const { key, wallet } = await immutableKeyWallet("unstaked paymaster");
-    const answer = await send(wallet, key);
-    expect(answer.error?.code).to.equal(BANNED_OPCODE_OR_STORAGE);
-    const paymaster = deployment.contracts.sponsorPaymaster;
-    const slot = signerSlot(sponsor.address, 1);
-    expect(answer.error?.message).to.equal(`unstaked paymaster accessed paymaster slot ${slot}`);
-    expect(answer.error?.data).to.deep.equal({ paymaster });
-    expect(await holdsTrue(paymaster, slot)).to.equal(true);
-    expect(await validOnChain(answer.op)).to.equal(true);
+    await owner.waitForDeployment();
+    await ownOperation(await handedOver("public-bundler-contract", await owner.getAddress()), key, 731);
   });
-
-  describe("with the SponsorPaymaster staked", () => {
-    before(async () => {
-      // The paymaster's stake (its deposit was made by the deployment): alto's minimum here, 1 ether for 1 s.
-      const paymaster = SponsorPaymaster__factory.connect(deployment.contracts.sponsorPaymaster, admin);
-      await (await paymaster.addStake(1, { value: parseEther("1") })).wait();
-    });
-
-    it("accepts and includes a wallet handed to an ERC-1271 owner whose key is an immutable (no storage read outside the wallet)", async () => {
-      const { key, wallet } = await immutableKeyWallet("immutable-key owner");
-      const answer = await send(wallet, key);
-      expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
-      expect(answer.result).to.equal(answer.hash);
-      const receipt = await receiptOf(answer.hash);
-      expect(receipt.success).to.equal(true);
-      expect(receipt.sender.toLowerCase()).to.equal(wallet.toLowerCase());
-    });
-
-    // The three below are what wallet code 2.1 changes (issue 36): they flip to "accepted and included" then. Their
-    // wallets run today's code (2.0.0, as the frozen factory creates them); the flipped tests create them as the new
-    // deployment does, and send custodial operations through the CustodyPaymaster.
-    it("refuses today a deployed custodial wallet's operation: the wallet reads OwnerAccount._signers (STO-021)", async () => {
-      const { salt, wallet } = await walletFor("custodial");
-      const factory = KernelAccountFactory__factory.connect(deployment.contracts.kernelFactory, admin);
-      await (await factory.createAccount(salt)).wait();
-      const answer = await send(wallet, custody);
-      await expectSignersRead(answer, wallet);
-    });
-
-    it("refuses today a custodial wallet's first operation (deployed by it) for the same read (STO-021)", async () => {
-      const { salt, wallet } = await walletFor("custodial, first operation");
-      await expectSignersRead(await send(wallet, custody, salt), wallet);
-    });
-
-    it("refuses today a wallet handed to an EOA: EXTCODESIZE on an address without code (OP-041)", async () => {
-      const key = Wallet.createRandom();
-      const { salt, wallet } = await walletFor("EOA owner");
-      await handOver(salt, key.address);
-      const answer = await send(wallet, key);
-      expect(answer.error?.code).to.equal(BANNED_OPCODE_OR_STORAGE);
-      expect(answer.error?.message).to.equal(
-        `account accesses un-deployed contract address ${key.address.toLowerCase()} with opcode EXTCODESIZE`,
-      );
-      expect(await validOnChain(answer.op)).to.equal(true);
-    });
-  });
-
-  /** Alto's refusal of `wallet`'s operation for reading the custody signer's entry of OwnerAccount._signers. */
-  const expectSignersRead = async (answer: RpcAnswer & { op: PackedUserOperation }, wallet: string) => {
-    expect(answer.error?.code).to.equal(BANNED_OPCODE_OR_STORAGE);
-    const ownerAccount = deployment.contracts.ownerAccount;
-    const slot = signerSlot(custody.address, 2);
-    expect(answer.error?.message).to.equal(`unstaked account accessed ${ownerAccount.toLowerCase()} slot ${slot}`);
-    expect(answer.error?.data).to.deep.equal({ account: wallet });
-    expect(await holdsTrue(ownerAccount, slot)).to.equal(true);
-    expect(await validOnChain(answer.op)).to.equal(true);
-  };
 });

@@ -36,6 +36,8 @@ export interface ServiceOnChainOptions {
   readonly ens?: boolean;
   /** Keys of the test's own instead of Hardhat's dev accounts (the relayer's is funded). */
   readonly keys?: ServiceKeys;
+  /** The chain: Hardhat's node (default), or anvil (it runs the JavaScript tracers an ERC-7562 bundler needs). */
+  readonly chainKind?: "hardhat" | "anvil";
 }
 
 /**
@@ -44,7 +46,7 @@ export interface ServiceOnChainOptions {
  * its own process, kill it and start it again.
  */
 export async function prepareServiceOnChain(options: ServiceOnChainOptions = {}) {
-  const chain: ChainNode = await startChainNode("127.0.0.1", 0);
+  const chain: ChainNode = await startChainNode("127.0.0.1", 0, { kind: options.chainKind ?? "hardhat" });
   await options.beforeDeploy?.(chain);
   const admin = await chain.provider.getSigner(0);
   // The local stack's dev keys, each in the same role, unless the test brings its own.
