@@ -1,6 +1,7 @@
 import type { KeySigner } from "../custody/keySigner";
 import type { Bundle } from "../transactions/bundle";
 import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
+import { paymastersOf } from "../userop/bundling/paymasterDeposits";
 import { coveredBehind } from "./builtin/coveredBehind";
 import { InFlight } from "./builtin/inFlight";
 import { fillNonceGap } from "./builtin/nonceFiller";
@@ -185,7 +186,8 @@ export class BuiltinBundler {
     if (!reserved) return false;
     // On an OP-stack chain the relayer also pays the bundle's L1 data fee, beside its gas.
     const relayerWei = call.gasLimit * prepared.fees.maxFeePerGas + (call.l1DataFee ?? 0n);
-    const next = { relayerWei, paymasterWei: call.prefunds ?? 0n };
+    const userOps = call.ops.flatMap((op) => ("userOp" in op ? [op.userOp] : []));
+    const next = { relayerWei, paymasterWei: call.prefunds ?? 0n, paymasters: paymastersOf(userOps) };
     return coveredBehind(this.context, this.relayer.address, reserved, next);
   }
 

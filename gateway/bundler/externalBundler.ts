@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { BuiltUserOp } from "../transactions/builtOp";
 import type { TxOutcome } from "../transactions/txOutcome";
 import type { WalletTxRecord } from "../transactions/txRecord";
-import { type OperationFailure, failureFromReason } from "../userop/failureCodes";
+import { type OperationFailure, failureOfOperation } from "../userop/failureCodes";
 import { buildUserOperations } from "../userop/userOpBuilder";
 import { type UnsealedUserOp, sealCustodyOps } from "../userop/custodySealing";
 import { planBuilds } from "../userop/bundling/buildRequests";
@@ -194,7 +194,11 @@ export class ExternalBundler {
       await this.context.repository.settle(tx.id, outcomeOfUntakenSend(this.context, tx, built, reason));
       return;
     }
-    const failure = failureFromReason(reply.error.message.slice(0, 500));
+    const failure = failureOfOperation(
+      reply.error.message.slice(0, 500),
+      built.userOp.paymasterAndData.slice(0, 42),
+      this.context.builder.custodyPaymaster,
+    );
     const action = mayHoldEarlierBuild(tx, failure) ? "retry" : failure.action;
     // `tx` as it was before this send: its attempts without this one (the send already counted), and its
     // userOp the earlier build, if any, which may still execute.

@@ -51,3 +51,21 @@ export function failureFromReason(reason: string): OperationFailure {
   if (known) return { ...known, message: reason };
   return { code: "OPERATION_REJECTED", action: "fail", message: reason };
 }
+
+/**
+ * failureFromReason for an operation paid by `paymaster`: under the CustodyPaymaster (wallet code 2.1) the paymaster's
+ * signature is the custody key's, the wallet's own authorization, so its AA34 is reported as the wallet signature's
+ * (WALLET_SIGNATURE_INVALID, as AA24 is for code 2.0.0): apps see one code when the operator's key no longer counts.
+ */
+export function failureOfOperation(
+  reason: string,
+  paymaster: string | undefined,
+  custodyPaymaster: string | undefined,
+): OperationFailure {
+  const failure = failureFromReason(reason);
+  const custodial =
+    custodyPaymaster !== undefined &&
+    paymaster !== undefined &&
+    paymaster.toLowerCase() === custodyPaymaster.toLowerCase();
+  return custodial && failure.code === "SPONSOR_SIGNATURE_INVALID" ? { ...AA_CODES.AA24!, message: reason } : failure;
+}

@@ -26,6 +26,14 @@ const CALL_GAS_MARGIN_PERCENT = 10n;
 const CALL_GAS_MARGIN_MIN = 10_000n;
 const VERIFICATION_GAS_MARGIN_PERCENT = 30n;
 const VERIFICATION_GAS_MARGIN_MIN = 20_000n;
+/**
+ * Gas a wallet's creation needs beyond what it measured after another creation in the same simulation call: that one
+ * warmed the creator, the owner account, the factory and both implementations (EIP-2929: 2,600 per cold account and
+ * 2,100 per cold slot against 100 warm). A public bundler validates each operation alone, cold, and refuses one whose
+ * factory runs out of gas ("factory internally reverts on oog"). Measured: 25.7k on the creator path; unused
+ * verification gas costs nothing in v0.7.
+ */
+const COLD_CREATION_GAS = 32_000n;
 /** The largest signatures an operation carries, for its size before it is signed. */
 const WORST_SIGNATURE = `0x${"ff".repeat(65)}`;
 const WORST_PAYMASTER_AND_DATA = `0x${"ff".repeat(20 + 32 + 12 + 65)}`;
@@ -208,7 +216,7 @@ async function finish(
   if ("failure" in m) return m;
   const l1Gas = l1Quote ? l1DataGas(l1Quote, worstBytes(d), expectedGasPrice(fees)) : 0n;
   // preOpGas = validation (deployment, account, paymaster) + preVerificationGas.
-  const validationGas = m.preOpGas - d.preVerificationGas;
+  const validationGas = m.preOpGas - d.preVerificationGas + (d.base.initCode === "0x" ? 0n : COLD_CREATION_GAS);
   const callGasLimit = withMargin(executionGas(m, m.callLimit), CALL_GAS_MARGIN_PERCENT, CALL_GAS_MARGIN_MIN);
   if (callGasLimit > deps.maxCallGas) return callGasTooHigh(callGasLimit, deps);
   const verificationGasLimit = withMargin(validationGas, VERIFICATION_GAS_MARGIN_PERCENT, VERIFICATION_GAS_MARGIN_MIN);

@@ -8,7 +8,6 @@ import { type LocalStack, startLocalStack } from "../../scripts/localStack/start
 import { stackDatabaseEnv } from "../helpers/testDatabase";
 import { devKey } from "../../scripts/localStack/devKeys";
 import {
-  OwnerAccount__factory,
   TestTarget__factory,
   TestToken__factory,
   type TestTarget,
@@ -19,6 +18,7 @@ import { walletSalt } from "../../gateway/identity/walletAddress";
 import { postJson } from "../helpers/http";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
 import { TestBundler } from "../helpers/testBundler";
+import { ownerAccountAdmin } from "../helpers/ownerAccountAdmin";
 
 const PHONE = "+14155550123";
 const USER = "tel:14155550123";
@@ -220,7 +220,7 @@ describe("Transactions (e2e: POST /v1/kernel/tx through an external ERC-4337 bun
     // Last but one: the user's wallet is the operator's no more. Its key may give it code whose validation passes the
     // service's simulation and fails at the bundler's, whose reverts would count against our paymaster there.
     const c = stack.deployment.contracts;
-    const owner = OwnerAccount__factory.connect(c.ownerAccount, await chain.getSigner(0));
+    const owner = ownerAccountAdmin(await chain.getSigner(0), c.ownerAccount);
     const salt = walletSalt("kernel", parseUserId(USER));
     await (await owner.transferWalletOwnership(c.kernelFactory, salt, Wallet.createRandom().address)).wait();
     const { result, received, bundles } = await send([record(9)]);

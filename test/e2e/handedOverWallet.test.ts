@@ -4,7 +4,6 @@ import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import {
   KernelAccount__factory,
-  OwnerAccount__factory,
   TestFlakyValidationAccount__factory,
   type TestTarget,
 } from "../../typechain-types";
@@ -12,6 +11,7 @@ import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWit
 import { type ProxyDecision, type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { revertedTransactionsOf } from "../helpers/relayerHistory";
 import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProcess";
+import { ownerAccountAdmin } from "../helpers/ownerAccountAdmin";
 import { serviceRequests } from "../helpers/serviceRequests";
 
 /** How long the attacker's request is given to end; today's code reverts bundle after bundle all that time. */
@@ -35,7 +35,7 @@ describe("Wallets handed to their user's key (e2e: the built-in bundler builds o
   const handOver = async (userId: string, key: string) => {
     const c = setup.deployment.contracts;
     const admin = await setup.chain.provider.getSigner(0);
-    const owner = OwnerAccount__factory.connect(c.ownerAccount, admin);
+    const owner = ownerAccountAdmin(admin, c.ownerAccount);
     await (await owner.transferWalletOwnership(c.kernelFactory, walletSalt("kernel", parseUserId(userId)), key)).wait();
   };
   const record = (n: number) => target.interface.encodeFunctionData("record", [n]);

@@ -216,8 +216,10 @@ describe("Every custody key in an HSM (e2e: SoftHSM2 through PKCS#11, the servic
     expect(await cli("audit", "export")).to.equal(0);
     const rows = out.map((line) => JSON.parse(line) as { purpose: string; signer: string; userId?: string });
     const signersOf = (purpose: string) => [...new Set(rows.filter((r) => r.purpose === purpose).map((r) => r.signer))];
-    expect(signersOf("userOperation")).to.deep.equal([addressOf("walletSigner")]);
-    expect(signersOf("sponsorship")).to.deep.equal([addressOf("sponsorSigner")]);
+    // New wallets run code 2.1: the wallet key signs one custody root per bundle, and nothing per operation.
+    expect(signersOf("custodyRoot")).to.deep.equal([addressOf("walletSigner")]);
+    expect(signersOf("userOperation")).to.deep.equal([]);
+    expect(signersOf("sponsorship")).to.deep.equal([]);
     expect(signersOf("relayerTransaction")).to.deep.equal([addressOf("relayer")]);
     expect(signersOf("safeTransaction")).to.deep.equal([addressOf("safeOperator")]);
     expect(signersOf("eip1271")).to.deep.equal([addressOf("walletSigner")]);

@@ -81,7 +81,8 @@ describe("Local stack in HSM mode (e2e: IDWALLET_HSM=1, the dev keys in a SoftHS
     expect(await (await ens.getResolver("alice.github.idwallet.eth"))!.getText("com.github")).to.equal("alice");
     ens.destroy();
     const signers = await auditSigners(stack);
-    expect([...signers.get("userOperation")!]).to.deep.equal([computeAddress(devKey(1))]);
+    // New wallets run code 2.1: the wallet key signs each bundle's custody root.
+    expect([...signers.get("custodyRoot")!]).to.deep.equal([computeAddress(devKey(1))]);
     expect([...signers.get("relayerTransaction")!]).to.deep.equal([computeAddress(devKey(4))]);
 
     await stack.close();

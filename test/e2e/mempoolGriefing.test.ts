@@ -5,7 +5,6 @@ import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAd
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
 import {
   KernelAccountFactory__factory,
-  OwnerAccount__factory,
   TestTarget__factory,
   type TestTarget,
 } from "../../typechain-types";
@@ -16,6 +15,7 @@ import { type ServiceProcess, startServiceProcess } from "../helpers/serviceProc
 import { serviceRequests } from "../helpers/serviceRequests";
 import { storedRequests } from "../helpers/storedRequests";
 import { devKey } from "../../scripts/localStack/devKeys";
+import { ownerAccountAdmin } from "../helpers/ownerAccountAdmin";
 
 type Setup = Awaited<ReturnType<typeof prepareServiceOnChain>>;
 type Decide = (method: string, params: unknown[]) => ProxyDecision | Promise<ProxyDecision>;
@@ -140,7 +140,7 @@ describe("Griefing the bundler from the mempool (e2e: an outsider, or our own bu
     const c = user();
     const cId = await stored().store(c, await target.getAddress(), record(5));
     const admin = await setup.chain.provider.getSigner(0);
-    const owner = OwnerAccount__factory.connect(setup.deployment.contracts.ownerAccount, admin);
+    const owner = ownerAccountAdmin(admin, setup.deployment.contracts.ownerAccount);
     let simulated = false;
     let removed = false;
     let removal: Promise<unknown> | undefined;

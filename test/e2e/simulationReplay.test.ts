@@ -43,7 +43,8 @@ describe("Simulation replay (e2e: an outsider who watches the node's calls repla
     expect(final).to.include({ status: "failed" });
     expect(final.error?.code).to.equal("SIMULATION_FAILED");
 
-    // Every signed operation of this request the node was shown: each one the outsider sends is refused.
+    // Every operation of this request the node was shown: each one the outsider sends is refused. The wallet is new, on
+    // code 2.1: its simulation carries no custody signature, only a throwaway key's, which the paymaster refuses.
     const seen = simulatedOps(proxy.seen).filter((op) => op.callData.includes(marker));
     expect(seen.length).to.be.greaterThan(0);
     const outsider = await setup.chain.provider.getSigner(9);
@@ -53,7 +54,7 @@ describe("Simulation replay (e2e: an outsider who watches the node's calls repla
         entryPoint.getFunction("handleOps")([opTuple(op)], await outsider.getAddress(), { gasLimit: 10_000_000 }),
       )
         .to.be.revertedWithCustomError(entryPoint, "FailedOp")
-        .withArgs(0, "AA32 paymaster expired or not due");
+        .withArgs(0, "AA34 signature error");
     }
     // Its nonce is unused: nothing of it ran, and "failed" stands.
     const nonce = seen[0]!.nonce;

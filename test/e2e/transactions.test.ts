@@ -3,8 +3,7 @@ import { JsonRpcProvider, type Signer, Wallet, computeAddress, keccak256 } from 
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import {
   KernelAccount__factory,
-  OwnerAccount__factory,
-  SponsorPaymaster__factory,
+  CustodyPaymaster__factory,
   TestTarget__factory,
   TestToken__factory,
   type TestTarget,
@@ -17,6 +16,7 @@ import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken, phoneLogin } from "../helpers/stackClients";
 import { databaseLocation } from "../../gateway/config/databaseSetting";
+import { ownerAccountAdmin } from "../helpers/ownerAccountAdmin";
 
 const PHONE = "+14155550123";
 const USER = "tel:14155550123";
@@ -68,7 +68,7 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
     expect(await chain.getCode(wallet)).to.equal("0x");
     const paymasterDeposit = await chain.call({
       to: stack.deployment.contracts.entryPoint,
-      data: `0x70a08231${stack.deployment.contracts.sponsorPaymaster.slice(2).padStart(64, "0")}`,
+      data: `0x70a08231${stack.deployment.contracts.custodyPaymaster.slice(2).padStart(64, "0")}`,
     });
 
     const res = await submit({
@@ -98,8 +98,9 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
     expect(await chain.getBalance(wallet)).to.equal(0n);
     const depositAfter = await chain.call({
       to: stack.deployment.contracts.entryPoint,
-      data: `0x70a08231${stack.deployment.contracts.sponsorPaymaster.slice(2).padStart(64, "0")}`,
+      data: `0x70a08231${stack.deployment.contracts.custodyPaymaster.slice(2).padStart(64, "0")}`,
     });
+    // A new wallet starts on code 2.1: its operations are paid (and authorized) by the CustodyPaymaster.
     expect(BigInt(depositAfter)).to.be.lessThan(BigInt(paymasterDeposit));
   });
 
@@ -141,7 +142,7 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
     );
     // The admin allows the script's code on chain, by its code hash.
     const admin = await chain.getSigner(0);
-    const ownerAccount = OwnerAccount__factory.connect(stack.deployment.contracts.ownerAccount, admin);
+    const ownerAccount = ownerAccountAdmin(admin, stack.deployment.contracts.ownerAccount);
     await (await ownerAccount.setDelegateCode(keccak256(await chain.getCode(await target.getAddress())), true)).wait();
 
     const res = await submit(request);
@@ -294,7 +295,8 @@ describe("Transactions (e2e: POST /v1/kernel/tx and /v1/base/tx through the buil
   });
 
   it("holds requests while the paymaster deposit is too low, and sends them once it is topped up", async () => {
-    const paymaster = SponsorPaymaster__factory.connect(stack.deployment.contracts.sponsorPaymaster, deployer);
+    // The wallet is on code 2.1: the CustodyPaymaster's deposit pays for it.
+    const paymaster = CustodyPaymaster__factory.connect(stack.deployment.contracts.custodyPaymaster, deployer);
     const deposit = await paymaster.getDeposit();
     await (await paymaster.withdrawTo(await deployer.getAddress(), deposit)).wait();
     const res = await submit({

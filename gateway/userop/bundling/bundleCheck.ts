@@ -2,7 +2,7 @@ import { toBeHex } from "ethers";
 import { revertDataOf } from "../../chains/revertData";
 import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
-import { type OperationFailure, failureFromReason } from "../failureCodes";
+import { type OperationFailure, failureOfOperation } from "../failureCodes";
 import { decodeEntryPointError } from "../entryPoint";
 import { encodeHandleOps } from "../opsAbi";
 import { bundledGas } from "../operationGas";
@@ -90,7 +90,11 @@ export async function checkBundle(
       const decoded = decodeEntryPointError(revertDataOf(error) ?? "0x");
       if (decoded?.name.startsWith("FailedOp")) {
         const [rejected] = group.splice(Number(decoded.args[0]), 1);
-        await settle(rejected!, failureFromReason(String(decoded.args[1])));
+        const paymaster = rejected!.userOp.paymasterAndData.slice(0, 42);
+        await settle(
+          rejected!,
+          failureOfOperation(String(decoded.args[1]), paymaster, context.builder.custodyPaymaster),
+        );
         continue;
       }
       // No answer about any operation: the node's trouble (it fails an empty bundle too), or one of these.

@@ -2,11 +2,11 @@ import { dataLength } from "ethers";
 import { mapLimit } from "../mapLimit";
 import type { BuiltUserOp } from "../../transactions/builtOp";
 import type { WalletTxRecord } from "../../transactions/txRecord";
-import { entryPointInterface } from "../entryPoint";
 import { operationGas } from "../operationGas";
 import { checkBundle } from "./bundleCheck";
 import { outcomeOfFailure } from "./operationOutcomes";
 import type { OwnTransactions } from "../../relaying/ownTransactions";
+import { depositsCover, paymastersOf } from "./paymasterDeposits";
 import type { OperationContext } from "./operationContext";
 
 const CODE_LOOKUP_CONCURRENCY = 16;
@@ -127,17 +127,12 @@ async function unchangedByOwnBundles(
   ops: readonly BuiltUserOp[],
   own: OwnTransactions,
 ): Promise<boolean> {
-  const paymaster = context.builder.paymaster;
-  const [ownBlocks, deposit] = await Promise.all([
-    own.onlySince(context.chain.provider, simulatedAt, ["bundle"]),
-    context.chain.provider.send("eth_call", [
-      { to: context.entryPoint, data: entryPointInterface.encodeFunctionData("balanceOf", [paymaster]) },
-      "latest",
-    ]) as Promise<string>,
-  ]);
-  if (!ownBlocks) return false;
   const prefunds = ops.reduce((sum, op) => sum + operationPrefund(op.userOp), 0n);
-  return BigInt(deposit) >= prefunds;
+  const [ownBlocks, covered] = await Promise.all([
+    own.onlySince(context.chain.provider, simulatedAt, ["bundle"]),
+    depositsCover(context, paymastersOf(ops.map((op) => op.userOp)), prefunds),
+  ]);
+  return ownBlocks && covered;
 }
 
 /** An operation's maxFeePerGas: the low 128 bits of its gasFees. */
