@@ -68,7 +68,11 @@ export interface DeployedContracts extends WalletCodeContracts {
  * whose paymaster or factory reads its own storage only when that entity is staked (STO-031). Each is owned by the
  * admin and has BasePaymaster's owner-only addStake / unlockStake / withdrawStake (scripts/deployment/entityStake.ts).
  */
-export const STAKED_CONTRACTS = ["sponsorPaymaster", "custodyPaymaster", "kernelCreator"] as const satisfies readonly (keyof DeployedContracts)[];
+export const STAKED_CONTRACTS = [
+  "sponsorPaymaster",
+  "custodyPaymaster",
+  "kernelCreator",
+] as const satisfies readonly (keyof DeployedContracts)[];
 
 /** Result of deploying to one chain. */
 export interface Deployment {

@@ -7,12 +7,7 @@ import pino from "pino";
 import { type LocalStack, startLocalStack } from "../../scripts/localStack/startLocalStack";
 import { stackDatabaseEnv } from "../helpers/testDatabase";
 import { devKey } from "../../scripts/localStack/devKeys";
-import {
-  TestTarget__factory,
-  TestToken__factory,
-  type TestTarget,
-  type TestToken,
-} from "../../typechain-types";
+import { TestTarget__factory, TestToken__factory, type TestTarget, type TestToken } from "../../typechain-types";
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import { postJson } from "../helpers/http";

@@ -2,11 +2,7 @@ import { expect } from "chai";
 import { Wallet, parseEther } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import {
-  KernelAccount__factory,
-  TestFlakyValidationAccount__factory,
-  type TestTarget,
-} from "../../typechain-types";
+import { KernelAccount__factory, TestFlakyValidationAccount__factory, type TestTarget } from "../../typechain-types";
 import { type ServiceChain, chainWithTarget, stopAll } from "../helpers/chainWithTarget";
 import { type ProxyDecision, type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { revertedTransactionsOf } from "../helpers/relayerHistory";

@@ -3,11 +3,7 @@ import { Transaction, Wallet, getAddress } from "ethers";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
 import { entryPointInterface } from "../../gateway/userop/entryPoint";
-import {
-  KernelAccountFactory__factory,
-  TestTarget__factory,
-  type TestTarget,
-} from "../../typechain-types";
+import { KernelAccountFactory__factory, TestTarget__factory, type TestTarget } from "../../typechain-types";
 import { type ProxyDecision, type RpcProxy, startRpcProxy } from "../helpers/rpcProxy";
 import { revertedTransactionsOf } from "../helpers/relayerHistory";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
