@@ -3,6 +3,7 @@ import { chainByName } from "../chains/registry";
 import { parseRate } from "./policySettings";
 import { Address, ChainName, PrivateKey } from "../chains/evmSchemas";
 import { CustodySettings, keySettingProblems, servesLocalChainOnly } from "./custodySettings";
+import { ContractsConfig } from "./contractSettings";
 import { DatabaseUrl } from "./databaseSetting";
 import { OtpSettings, SmsSettings } from "./phoneLoginSettings";
 import {
@@ -107,21 +108,7 @@ export const ConfigSchema = z
         port: int(0, 65535).optional(),
       })
       .prefault({}),
-    contracts: z.object({
-      entryPoint: Address.optional(),
-      ownerAccount: Address.optional(),
-      kernelFactory: Address,
-      baseFactory: Address,
-      sponsorPaymaster: Address.optional(),
-      /** The CustodyPaymaster: wallets on code 2.1 and later are authorized by it, one custody root per bundle. */
-      custodyPaymaster: Address.optional(),
-      /** The KernelAccountCreator: new kernel wallets are created through it, on current code. */
-      kernelCreator: Address.optional(),
-      /** Wallet code the owner account moved wallets to: chosen without a log query from block 0. */
-      walletImplementations: z.array(Address).default([]),
-      /** The ENS resolver of the domain (IdwalletResolver), shown in GET /v1/networks. */
-      ensResolver: Address.optional(),
-    }),
+    contracts: ContractsConfig,
     ens: z
       .object({
         domain: z

@@ -1,4 +1,4 @@
-import { TypedDataEncoder } from "ethers";
+import { TypedDataEncoder, recoverAddress } from "ethers";
 import { keccak256Bytes } from "../identity/keccak";
 import { concatHex } from "./hexData";
 import type { PackedUserOperation } from "./packedUserOperation";
@@ -114,4 +114,34 @@ export async function signCustodyRoot(
     signature: "0x",
   }));
   return { root: tree.root, ops };
+}
+
+/**
+ * The key whose root signature authorizes `op` under the CustodyPaymaster (the inverse of signCustodyRoot), or undefined
+ * when its paymasterAndData is not the CustodyPaymaster's layout or names no signer.
+ */
+export function custodyRootSigner(
+  op: PackedUserOperation,
+  chain: { chainId: bigint; entryPoint: string },
+): string | undefined {
+  const data = op.paymasterAndData;
+  const bytes = (data.length - 2) / 2;
+  const fixed = 20 + 32 + 12 + 65;
+  if (bytes < fixed || (bytes - fixed) % 32 !== 0 || (bytes - fixed) / 32 > MAX_PROOF_LENGTH) return undefined;
+  const at = (from: number, to: number) => `0x${data.slice(2 + from * 2, 2 + to * 2)}`;
+  const terms: SponsorshipTerms = {
+    paymaster: at(0, 20),
+    verificationGasLimit: BigInt(at(20, 36)),
+    postOpGasLimit: BigInt(at(36, 52)),
+    validUntil: Number(BigInt(at(52, 58))),
+    validAfter: Number(BigInt(at(58, 64))),
+  };
+  const proof = Array.from({ length: (bytes - fixed) / 32 }, (_, i) => at(fixed + 32 * i, fixed + 32 * (i + 1)));
+  const termsHash = sponsorshipHash({ ...op, paymasterAndData: encodePaymasterAndData(terms) }, terms, chain.chainId);
+  const root = rootOfProof(custodyLeaf(termsHash), proof);
+  try {
+    return recoverAddress(custodyRootDigest(root, terms.paymaster, chain.entryPoint, chain.chainId), at(64, fixed));
+  } catch {
+    return undefined;
+  }
 }

@@ -22,7 +22,7 @@ const AdminSettingsSchema = z
     auditLogKey: service.auditLogKey,
     webhooks: service.webhooks,
     chains: service.chains,
-    contracts: z.object({ ownerAccount: Address.optional() }).prefault({}),
+    contracts: z.object({ ownerAccount: Address.optional(), entryPoint: Address.optional() }).prefault({}),
   })
   // The service's rule (config/schema.ts), with the CLI's way out.
   .refine((s) => s.databaseUrl === undefined || s.databasePath === undefined, {

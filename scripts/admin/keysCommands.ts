@@ -6,6 +6,7 @@ import type { Repositories } from "../../gateway/storage/repositories";
 import type { TransactionsRepository } from "../../gateway/transactions/transactionsRepository";
 import { OwnerAccount__factory } from "../../typechain-types";
 import { adminRoute } from "../deployment/ownerAccountAdmin";
+import { ENTRY_POINT_V07 } from "../deployment/entryPoint";
 import type { AdminSettings } from "./adminSettings";
 import type { KeysCommand } from "./keysArgs";
 import { rotateSafeOperator } from "./safeOperatorRotation";
@@ -83,7 +84,12 @@ async function changeWalletSigner(
     if (isSigner) return output.out(`${command.signer} already signs for the wallets on ${command.chain}`);
   } else {
     if (!isSigner) return output.out(`${command.signer} does not sign for the wallets on ${command.chain}`);
-    const stranded = strandedBy(await repos.transactions.built(command.chain), command.signer, clock());
+    // A custody root (wallet code 2.1) names the chain and its EntryPoint in what the key signed.
+    const rotationChain = {
+      chainId: (await provider.getNetwork()).chainId,
+      entryPoint: settings.contracts.entryPoint ?? ENTRY_POINT_V07,
+    };
+    const stranded = strandedBy(await repos.transactions.built(command.chain), command.signer, clock(), rotationChain);
     if (stranded.length > 0) {
       throw new KeysCommandError(
         `${stranded.length} request(s) in flight on ${command.chain} carry an operation ${command.signer} signed ` +

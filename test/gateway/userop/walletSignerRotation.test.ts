@@ -5,11 +5,33 @@ import type { TxRecord, WalletTxRecord } from "../../../gateway/transactions/txR
 import { encodePaymasterAndData } from "../../../gateway/userop/sponsorship";
 import { personalDigest } from "../../../gateway/userop/words";
 import { parseKeysCommand } from "../../../scripts/admin/keysArgs";
+import { signCustodyRoot } from "../../../gateway/userop/custodyRoot";
+import { buildUserOp } from "../../helpers/userOps";
 
 const OLD = new Wallet("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
 const NEW = new Wallet("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a");
 const NOW = new Date("2026-11-25T12:00:00Z");
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+const CHAIN = { chainId: 31337n, entryPoint: "0x0000000071727De22E5E9d8BAf0edAc6f37da032" };
+
+/** A stored wallet request built for code 2.1: one of three operations under a root `signer` signed. */
+async function rootBuilt(id: string, signer: Wallet, validUntil: number): Promise<TxRecord> {
+  const terms = {
+    paymaster: "0x00000000000000000000000000000000000000bb",
+    verificationGasLimit: 60_000n,
+    postOpGasLimit: 0n,
+    validUntil,
+    validAfter: 0,
+  };
+  const ops = [1n, 2n, 3n].map((nonce) => buildUserOp({ sender: OLD.address, nonce, callData: "0x" }));
+  const { ops: sealed } = await signCustodyRoot(
+    ops.map((op) => ({ op, terms })),
+    CHAIN,
+    async (digest) => signer.signingKey.sign(digest).serialized,
+  );
+  return { id, accountType: "kernel", userOpHash: hexlify(randomBytes(32)), userOp: sealed[1] } as TxRecord;
+}
 
 /** A stored wallet request whose last build `signer` signed, its sponsorship valid until `validUntil`. */
 function built(id: string, signer: Wallet | undefined, validUntil: number): TxRecord {
@@ -39,8 +61,19 @@ describe("wallet signer rotation: what retiring a key would strand", () => {
       built("never-built", undefined, 0),
       { id: "safe", accountType: "safe" } as TxRecord,
     ];
-    expect(strandedBy(requests, OLD.address, NOW).map((tx) => tx.id)).to.deep.equal(["old-live"]);
-    expect(strandedBy(requests, NEW.address.toLowerCase(), NOW).map((tx) => tx.id)).to.deep.equal(["new-live"]);
+    expect(strandedBy(requests, OLD.address, NOW, CHAIN).map((tx) => tx.id)).to.deep.equal(["old-live"]);
+    expect(strandedBy(requests, NEW.address.toLowerCase(), NOW, CHAIN).map((tx) => tx.id)).to.deep.equal(["new-live"]);
+  });
+
+  it("a build of wallet code 2.1 counts for the key that signed its custody root (no signature of its own)", async () => {
+    const live = await rootBuilt("root-old-live", OLD, seconds(NOW) + 60);
+    const other = await rootBuilt("root-new-live", NEW, seconds(NOW) + 60);
+    const expired = await rootBuilt("root-old-expired", OLD, seconds(NOW) - 1);
+    expect(strandedBy([live, other, expired], OLD.address, NOW, CHAIN).map((tx) => tx.id)).to.deep.equal([
+      "root-old-live",
+    ]);
+    // The same build read as for another chain names no key of ours: the root's digest names the chain.
+    expect(strandedBy([live], OLD.address, NOW, { ...CHAIN, chainId: 1n })).to.deep.equal([]);
   });
 
   it("reads `keys <action> <chain> <address>` and refuses anything else, naming it", () => {
