@@ -20,6 +20,7 @@ const jsonLine = (row: AuditRow): string =>
     appId: row.appId,
     userId: row.userId,
     chain: row.chain,
+    covers: row.covers,
     prevHash: row.prevHash,
     hash: row.hash,
   });

@@ -13,6 +13,7 @@ import {
 import { parseUserId } from "../../gateway/identity/userId";
 import { walletSalt } from "../../gateway/identity/walletAddress";
 import {
+  CustodyPaymaster__factory,
   IEntryPoint__factory,
   KernelAccountFactory__factory,
   KernelAccount__factory,
@@ -30,12 +31,15 @@ import {
   until,
 } from "../helpers/clusterService";
 import { type ExportedRow, admin, adminWith } from "../helpers/adminCli";
+import { custodyLeaf, rootOfProof } from "../../gateway/userop/custodyRoot";
 import { cutAuditEnd, rechainEditedRow } from "../helpers/auditThief";
 import { prepareServiceOnChain } from "../helpers/serviceOnChain";
 import { serviceRequests } from "../helpers/serviceRequests";
 import { countRows, editAuditDigest } from "../helpers/testDatabase";
 
 const USER = "tel:14155552671";
+/** Users whose wallets are new: created by the creator on code 2.1, their operations under custody roots. */
+const NEW_USERS = ["tel:14155552672", "tel:14155552673", "tel:14155552674"];
 const SAFE = new Interface([
   "function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)",
   "event ExecutionSuccess(bytes32 indexed txHash, uint256 payment)",
@@ -48,6 +52,7 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
   /** The key each purpose is signed with. */
   const signerOf: Record<string, string> = {
     userOperation: signers.walletSigner,
+    custodyRoot: signers.walletSigner,
     eip1271: signers.walletSigner,
     sponsorship: signers.sponsorSigner,
     relayerTransaction: signers.relayer,
@@ -111,6 +116,10 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
       { to: await target.getAddress(), data: target.interface.encodeFunctionData("record", [1]) },
     ]);
     expect(await requests.final(requestId)).to.include({ status: "included", success: true });
+    const targetAddress = await target.getAddress();
+    const record = (n: number) => ({ to: targetAddress, data: target.interface.encodeFunctionData("record", [n]) });
+    const news = await Promise.all(NEW_USERS.map((user, i) => requests.submit(user, [record(10 + i)])));
+    for (const id of news) expect(await requests.final(id)).to.include({ status: "included", success: true });
     await safePayout();
     await cluster.service.stop();
     cluster = undefined;
@@ -167,6 +176,9 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
     const provider = setup.chain.provider;
     const entryPoint = IEntryPoint__factory.connect(setup.deployment.contracts.entryPoint, provider);
     const paymaster = SponsorPaymaster__factory.connect(setup.deployment.contracts.sponsorPaymaster, provider);
+    const custodyPaymaster = CustodyPaymaster__factory.connect(setup.deployment.contracts.custodyPaymaster, provider);
+    const chunks = (proof: string) =>
+      Array.from({ length: (proof.length - 2) / 64 }, (_, i) => `0x${proof.slice(2 + 64 * i, 66 + 64 * i)}`);
     /** The row that logged `signature` over `digest` for `purpose`; fails if there is none. */
     const rowOf = (purpose: string, digest: string, signature: string) => {
       const row = rows.find(
@@ -175,7 +187,7 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
       expect(row, `${purpose} over ${digest} is not in the log`).not.to.equal(undefined);
       return row!;
     };
-    const seen = { relayerTransaction: 0, userOperation: 0, safeTransaction: 0 };
+    const seen = { relayerTransaction: 0, userOperation: 0, safeTransaction: 0, rootedOperation: 0, rootedBundle: 0 };
     for (let n = 0; n <= (await provider.getBlockNumber()); n++) {
       for (const tx of (await provider.getBlock(n, true))!.prefetchedTransactions) {
         if (tx.from !== signers.relayer) continue;
@@ -188,7 +200,23 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
           tx.to === entryPoint.target
             ? (entryPoint.interface.decodeFunctionData("handleOps", tx.data)[0] as Result)
             : [];
+        const rooted: string[] = [];
         for (const op of ops.map((o: Result) => o.toObject() as PackedUserOperationStruct)) {
+          if (
+            String(op.paymasterAndData).slice(0, 42).toLowerCase() === custodyPaymaster.target.toString().toLowerCase()
+          ) {
+            // Code 2.1: no signature of its own; the custody root its proof leads to is one row, listing it.
+            expect(op.signature).to.equal("0x");
+            const [validUntil, validAfter, rootSignature, proof] = await custodyPaymaster.parsePaymasterData(
+              op.paymasterAndData,
+            );
+            const covered = await custodyPaymaster.getHash(op, validUntil, validAfter);
+            const root = rootOfProof(custodyLeaf(covered), chunks(proof));
+            rowOf("custodyRoot", await custodyPaymaster.rootDigest(root), rootSignature);
+            rooted.push(covered);
+            seen.rootedOperation += 1;
+            continue;
+          }
           const opHash = await entryPoint.getUserOpHash(op);
           const [validUntil, validAfter, sponsorSignature] = await paymaster.parsePaymasterData(op.paymasterAndData);
           const sponsorship = await paymaster.getHash(op, validUntil, validAfter);
@@ -199,6 +227,12 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
             expect(row).to.deep.include({ appId: setup.appId, userId: USER, chain: "localhost" });
           }
           seen.userOperation += 1;
+        }
+        if (rooted.length > 0) {
+          // One custody signature for the bundle: one row whose covered hashes are exactly its 2.1 operations.
+          const roots = rows.filter((r) => r.purpose === "custodyRoot" && rooted.every((h) => r.covers?.includes(h)));
+          expect(roots.map((r) => r.covers)).to.deep.equal([rooted]);
+          seen.rootedBundle += 1;
         }
         const receipt = (await provider.getTransactionReceipt(tx.hash))!;
         const executed = receipt.logs.map((l) => SAFE.parseLog(l)).find((e) => e?.name === "ExecutionSuccess");
@@ -213,6 +247,9 @@ describe("The signature audit log of a cluster's run (e2e: WORKERS=2, then audit
     // The Safe's creation, its payout and the bundle at least; one operation, one Safe transaction.
     expect(seen.relayerTransaction).to.be.at.least(3);
     expect([seen.userOperation, seen.safeTransaction]).to.deep.equal([1, 1]);
+    // The new users' three operations, under as many custody roots as bundles carried them, and no root besides.
+    expect(seen.rootedOperation).to.equal(NEW_USERS.length);
+    expect(rows.filter((r) => r.purpose === "custodyRoot")).to.have.length(seen.rootedBundle);
   });
 
   it("a thief with database credentials deletes the last rows: audit verify names where the log was cut", async () => {

@@ -16,6 +16,8 @@ export interface ExportedRow {
   appId?: string;
   userId?: string;
   chain?: string;
+  /** A custody root's covered hashes. */
+  covers?: string[];
   prevHash: string;
   hash: string;
 }
