@@ -125,18 +125,32 @@ describe("Wallet code 2.1: custodial operations authorized by one custody signat
       .withArgs(0, "AA32 paymaster expired or not due");
   });
 
-  it("a custodial UserOperation cannot change the owner or the code of its wallet (rule 6)", async () => {
+  it("a custodial UserOperation cannot change the owner, the code or a signer set (rule 6)", async () => {
     const f = await loadFixture(fixture);
     const wallet = f.moved[0]!.wallet;
     const steal = callData(wallet, 0n, kernel.encodeFunctionData("transferOwnership", [f.stranger.address]));
     const upgrade = callData(wallet, 0n, kernel.encodeFunctionData("upgradeToAndCall", [f.stranger.address, "0x"]));
-    const ops = await custodyBundle(f, [opOf(wallet, steal, 10n), opOf(wallet, upgrade, 11n)]);
+    // Nor a signer set: the owner account's (its admin is the creator) and, through the creator, the cold key's forward.
+    const addSigner = f.ownerAccount.interface.encodeFunctionData("addSigner", [f.stranger.address]);
+    const signerSet = callData(await f.ownerAccount.getAddress(), 0n, addSigner);
+    const forwarded = callData(
+      await f.creator.getAddress(),
+      0n,
+      f.creator.interface.encodeFunctionData("forward", [addSigner]),
+    );
+    const ops = await custodyBundle(f, [
+      opOf(wallet, steal, 10n),
+      opOf(wallet, upgrade, 11n),
+      opOf(wallet, signerSet, 12n),
+      opOf(wallet, forwarded, 13n),
+    ]);
     const receipt = await (await handleOps(f.entryPoint, ops, f.admin.address)).wait();
     const outcomes = receipt!.logs
       .map((log) => f.entryPoint.interface.parseLog(log))
       .filter((e) => e?.name === "UserOperationEvent")
       .map((e) => e!.args.success);
-    expect(outcomes).to.deep.equal([false, false]);
+    expect(outcomes).to.deep.equal([false, false, false, false]);
+    expect(await f.ownerAccount.isSigner(f.stranger.address)).to.equal(false);
     const account = KernelAccount21__factory.connect(wallet, ethers.provider);
     expect(await account.owner()).to.equal(await f.ownerAccount.getAddress());
     expect(await account.implementation()).to.equal(await f.k21.getAddress());
