@@ -106,7 +106,9 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
       amount: "7",
     });
     let report = "";
-    for (let round = 0; round < 100 && !report.includes("2 Safe(s) now owned by"); round++) {
+    // Until the relayer has sent both swaps: a time bound, not a count, as a loaded machine runs each round slower.
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && !report.includes("2 Safe(s) now owned by")) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       report = await rotate();
     }

@@ -44,10 +44,10 @@ export function serviceRequests(url: string, appToken: string, userToken: (userI
       return ((await res.json()) as { id: string }).id;
     },
     view,
-    /** Waits (`?wait=true`, up to five times) until the request is included or failed; returns that record. */
-    final: async (id: string): Promise<TxView> => {
+    /** Waits (`?wait=true`, up to `rounds` times) until the request is included or failed; returns that record. */
+    final: async (id: string, rounds = 5): Promise<TxView> => {
       let current = await view(id);
-      for (let round = 0; round < 5 && !["included", "failed"].includes(current.status); round++) {
+      for (let round = 0; round < rounds && !["included", "failed"].includes(current.status); round++) {
         current = await view(id, true);
       }
       return current;
