@@ -12,6 +12,7 @@ import { ExternalBundler } from "./externalBundler";
 import type { OperationContext } from "../userop/bundling/operationContext";
 import { WalletCustody } from "../userop/walletCustody";
 import { WalletSchemes } from "../userop/walletSchemes";
+import { factoryImplementation } from "../identity/walletAddress";
 import { type Fence, chainWorkerLease } from "../leases/lease";
 import { LeasedStepper, type LeaseSettings } from "./leasedStepper";
 import type { Stepper } from "./stepper";
@@ -101,6 +102,7 @@ export function startTxWorkers(
       provider: chain.provider,
       ...(custodyPaymaster ? { custodyPaymaster } : {}),
       ...(kernelCreator ? { creator: kernelCreator } : {}),
+      firstImplementations: Object.values(factories).map(factoryImplementation),
       clock: deps.clock,
     });
     // One oracle reader per chain that charges an L1 data fee (shared by every build on it: read once a block).

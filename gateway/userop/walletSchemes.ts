@@ -12,7 +12,10 @@ export type SigningScheme = "ownerSignature" | "custodyRoot";
 const CODE = new Interface([
   "function custodyPaymaster() view returns (address)",
   "function implementation() view returns (address)",
+  "function accountId() view returns (string)",
 ]);
+/** The accountId of code that authorizes the 2.0.0 way (the kernel's first code and code built on it; the legacy type). */
+const OWNER_SIGNATURE_CODE = /^idwallet\.(kernel\.2\.0\.|base\.)/;
 /** How long the creator's current implementation is trusted before it is read again (the admin may change it). */
 const CREATOR_TTL_MS = 60_000;
 
@@ -23,6 +26,8 @@ export interface WalletSchemesDeps {
   readonly custodyPaymaster?: string;
   /** The KernelAccountCreator (CONTRACT_KERNEL_CREATOR): new kernel wallets are created through it, on its code. */
   readonly creator?: string;
+  /** The factories' first implementations (2.0.0 code), known without asking. */
+  readonly firstImplementations?: readonly string[];
   readonly clock: () => Date;
 }
 
@@ -43,17 +48,31 @@ export class WalletSchemes {
     return this.deps.custodyPaymaster === undefined ? undefined : this.deps.creator;
   }
 
-  /** The scheme of a wallet running `implementation` (lower-case), or why none can be used. Node errors throw. */
+  /**
+   * The scheme of a wallet running `implementation` (lower-case), or why none can be used. Known code only: a
+   * factory's first implementation, code naming our CustodyPaymaster, code whose accountId is 2.0.0's; an answer of no
+   * code (a node behind on a new deployment) is retried, never remembered as either. Node errors throw.
+   */
   async ofImplementation(implementation: string): Promise<SigningScheme | OperationFailure> {
     const custodyPaymaster = this.deps.custodyPaymaster;
     if (custodyPaymaster === undefined) return "ownerSignature";
+    if (this.deps.firstImplementations?.some((first) => first.toLowerCase() === implementation)) {
+      return "ownerSignature";
+    }
     const known = this.byImplementation.get(implementation);
     if (known !== undefined) return known;
-    const answer = await this.call(implementation, "custodyPaymaster");
+    const paymaster = await this.call(implementation, "custodyPaymaster");
     let scheme: SigningScheme | OperationFailure;
-    if (answer === undefined) scheme = "ownerSignature";
-    else if (answer.toLowerCase() === custodyPaymaster.toLowerCase()) scheme = "custodyRoot";
-    else scheme = otherPaymaster(implementation, answer);
+    if (paymaster !== undefined) {
+      scheme =
+        paymaster.toLowerCase() === custodyPaymaster.toLowerCase()
+          ? "custodyRoot"
+          : otherPaymaster(implementation, paymaster);
+    } else {
+      const id = await this.call(implementation, "accountId");
+      if (id === undefined || !OWNER_SIGNATURE_CODE.test(id)) return unknownCode(implementation);
+      scheme = "ownerSignature";
+    }
     this.byImplementation.set(implementation, scheme);
     return scheme;
   }
@@ -71,8 +90,11 @@ export class WalletSchemes {
     return this.ofImplementation(this.creatorCode.implementation);
   }
 
-  /** An address view of `target`, or undefined when it reverts (no such function). */
-  private async call(target: string, view: "custodyPaymaster" | "implementation"): Promise<string | undefined> {
+  /** A view of `target` (an address, or accountId's text), or undefined when it reverts or there is no code. */
+  private async call(
+    target: string,
+    view: "custodyPaymaster" | "implementation" | "accountId",
+  ): Promise<string | undefined> {
     let data: string;
     try {
       data = await this.deps.provider.send("eth_call", [{ to: target, data: CODE.encodeFunctionData(view) }, "latest"]);
@@ -81,7 +103,8 @@ export class WalletSchemes {
       throw error;
     }
     if (data === "0x") return undefined;
-    return getAddress(String(CODE.decodeFunctionResult(view, data)[0]));
+    const value = String(CODE.decodeFunctionResult(view, data)[0]);
+    return view === "accountId" ? value : getAddress(value);
   }
 }
 
@@ -95,4 +118,11 @@ const otherPaymaster = (implementation: string, paymaster: string): OperationFai
   code: "WALLET_NOT_CUSTODIAL",
   action: "fail",
   message: `the wallet runs ${getAddress(implementation)}, whose custody paymaster ${paymaster} is not this service's (CONTRACT_CUSTODY_PAYMASTER)`,
+});
+
+/** Code that names no custody paymaster and no accountId we know, or no code at all (a node behind): tried again. */
+const unknownCode = (implementation: string): OperationFailure => ({
+  code: "WALLET_NOT_CUSTODIAL",
+  action: "retry",
+  message: `the wallet runs ${getAddress(implementation)}, whose way of authorizing operations the service cannot tell (no custodyPaymaster, no known accountId); tried again`,
 });
