@@ -38,6 +38,11 @@ contract KernelAccountCreator is Ownable2Step {
     error KernelAccountCreatorInvalidImplementation(address implementation);
     /// @notice A forwarded call to the OwnerAccount reverted without giving a reason.
     error KernelAccountCreatorForwardFailed();
+    /// @notice The wallet at `account` is not a custodial wallet left on the factory's first implementation, or new
+    ///         wallets start on that implementation themselves (a rollback): there is nothing to move.
+    error KernelAccountCreatorNothingToMove(address account);
+    /// @notice The admin role cannot be renounced: the wallets would lose their governor.
+    error KernelAccountCreatorCannotRenounce();
 
     /// @param ownerAccount_ The operator's OwnerAccount (its admin must then hand its role to this contract).
     /// @param factory_ The frozen kernel factory.
@@ -72,6 +77,31 @@ contract KernelAccountCreator is Ownable2Step {
             salts[0] = salt;
             ownerAccount.upgradeWallets(factory, salts, implementation, "");
         }
+    }
+
+    /// @notice Moves the wallet for `salt` to the current implementation when it was created on the factory's first
+    ///         one and is custodial: anyone may create a wallet through the frozen factory directly (ahead of its first
+    ///         operation, or from another wallet's calls), leaving it on code that public ERC-7562 bundlers refuse;
+    ///         anyone may then move it on, to the code the cold key chose and nothing else. Nothing moves while new
+    ///         wallets start on the first implementation (a rollback sets it first), or for a handed-over wallet.
+    /// @param salt The wallet's salt.
+    function moveToCurrent(bytes32 salt) external {
+        address account = factory.getAddress(salt);
+        address first = factory.accountImplementation();
+        if (
+            implementation == first ||
+            account.code.length == 0 ||
+            OwnedAccount(payable(account)).implementation() != first ||
+            OwnedAccount(payable(account)).owner() != address(ownerAccount)
+        ) revert KernelAccountCreatorNothingToMove(account);
+        bytes32[] memory salts = new bytes32[](1);
+        salts[0] = salt;
+        ownerAccount.upgradeWallets(factory, salts, implementation, "");
+    }
+
+    /// @notice Refused: without an admin the wallets would have no governor (move the role to a key with `forward`).
+    function renounceOwnership() public view override onlyOwner {
+        revert KernelAccountCreatorCannotRenounce();
     }
 
     /// @notice The address of the wallet for `salt` on every chain.

@@ -53,8 +53,8 @@ const lookupFailed = (implementation: string): OperationFailure => ({
  * reverted bundle charges none of its operations. So a wallet is built for only if it has no code yet (our factory
  * creates it, owned by the custodian) or both (1) its owner slot is empty (the custodian; OwnedAccount) and (2) its
  * ERC-1967 implementation is one the operator chose: a factory's first implementation, one the operator names
- * (CONTRACT_WALLET_IMPLEMENTATIONS), or one the owner account moved wallets to (its WalletsUpgraded events; only its
- * cold admin can). Both are read from storage, not asked of the
+ * (CONTRACT_WALLET_IMPLEMENTATIONS), or one the owner account moved wallets to (its WalletsUpgraded events: its cold admin,
+ * or the KernelAccountCreator holding the admin role, which moves wallets only to the code the cold key chose). Both are read from storage, not asked of the
  * wallet, whose code may be anyone's: code of the user's that cleared the owner slot still fails (2), and a wallet
  * whose slots pass runs the operator's code with the custodian as owner, so it is the custodian's again.
  */

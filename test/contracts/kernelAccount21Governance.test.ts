@@ -207,6 +207,48 @@ describe("The KernelAccountCreator: the OwnerAccount's admin, creating wallets o
     expect(await f.creator.walletAddress(early.salt)).to.equal(early.wallet);
   });
 
+  it("anyone moves a custodial wallet pinned to 2.0.0 on to current code, and nothing else", async () => {
+    const f = await loadFixture(fixture);
+    const first = await f.kernelFactory.accountImplementation();
+    const [pinned, handed] = [kernelWallet(f, "github:k21-pinned"), kernelWallet(f, "github:k21-pinned-handed")];
+    // An outsider pins a wallet to the first code through the frozen factory; another is handed to its user there.
+    await f.kernelFactory.connect(f.stranger).createAccount(pinned.salt);
+    await f.handOver(handed.salt, f.alice.address);
+    await f.creator.connect(f.stranger).moveToCurrent(pinned.salt);
+    const account = KernelAccount21__factory.connect(pinned.wallet, ethers.provider);
+    expect(await account.implementation()).to.equal(await f.k21.getAddress());
+    expect(await account.owner()).to.equal(await f.ownerAccount.getAddress());
+    for (const [salt, wallet] of [
+      [pinned.salt, pinned.wallet], // already current
+      [handed.salt, handed.wallet], // its user's now
+      [kernelWallet(f, "github:k21-never").salt, kernelWallet(f, "github:k21-never").wallet], // not created
+    ]) {
+      await expect(f.creator.connect(f.stranger).moveToCurrent(salt!))
+        .to.be.revertedWithCustomError(f.creator, "KernelAccountCreatorNothingToMove")
+        .withArgs(wallet);
+    }
+    // A rollback starts new wallets on the first code again: then nobody moves a wallet forward behind the admin.
+    const again = kernelWallet(f, "github:k21-rolled-back");
+    await f.kernelFactory.connect(f.stranger).createAccount(again.salt);
+    await f.creator.setImplementation(first);
+    await expect(f.creator.connect(f.stranger).moveToCurrent(again.salt)).to.be.revertedWithCustomError(
+      f.creator,
+      "KernelAccountCreatorNothingToMove",
+    );
+  });
+
+  it("the cold key cannot renounce the admin role through the creator, leaving the wallets without a governor", async () => {
+    const f = await loadFixture(fixture);
+    await expect(f.creator.renounceOwnership()).to.be.revertedWithCustomError(
+      f.creator,
+      "KernelAccountCreatorCannotRenounce",
+    );
+    await expect(f.creator.connect(f.stranger).renounceOwnership()).to.be.revertedWithCustomError(
+      f.creator,
+      "OwnableUnauthorizedAccount",
+    );
+  });
+
   it("the cold key moves the OwnerAccount's admin role back to itself through the creator", async () => {
     const f = await loadFixture(fixture);
     await f.asAdmin(f.ownerAccount.interface.encodeFunctionData("transferOwnership", [f.admin.address]));
