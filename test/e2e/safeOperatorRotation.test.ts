@@ -112,7 +112,7 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
       await new Promise((resolve) => setTimeout(resolve, 200));
       report = await rotate();
     }
-    expect(report).to.include(`2 Safe(s) now owned by ${newAddress} and recorded so; 0 swap(s) queued`);
+    expect(report, report).to.include(`2 Safe(s) now owned by ${newAddress} and recorded so; 0 swap(s) queued`);
     expect(await final(second, safes[1]!, during.txUuid)).to.include({ status: "included" });
     for (const safe of safes) {
       const now = await owners(safe);
