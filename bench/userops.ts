@@ -176,7 +176,10 @@ async function main(): Promise<void> {
     // Raw keys and HSM one after the other on the same code, so their ratio is of the same minutes of the machine.
     for (const kind of CHAINS) {
       for (const code of WALLET_CODES) {
-        for (const keys of KEYS) phases.push(...(await automine(kind, code, optionsOf(keys))));
+        for (const keys of KEYS) {
+          console.error(`userops: ${kind}, wallet code ${code}, ${keys === "hsm" ? "HSM" : "raw"} keys`);
+          phases.push(...(await automine(kind, code, optionsOf(keys))));
+        }
       }
     }
     const rates =
