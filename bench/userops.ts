@@ -5,7 +5,8 @@
  * operation per bundle; on a fresh in-process Hardhat chain and on a fresh anvil (its own process), both automining.
  * Then, on anvil mining a block every 2 s, inclusion in blocks after acceptance at a series of offered rates. The
  * service runs in a child process, so neither the chain nor the load generator shares its event loop; the CPU each
- * process spent is read from /proc.
+ * process spent is read from /proc. The custody signatures each scenario made are counted from the service's audit log
+ * and checked against the bundles on chain (bench/lib/userOpsCustody.ts).
  *
  *   npx hardhat run bench/userops.ts
  *
@@ -17,8 +18,13 @@
  *   USEROPS_BLOCK_SECONDS=30 USEROPS_BLOCK_TIME=2 USEROPS_BLOCK_USERS=1024   seconds per rate, block time, wallets
  *   USEROPS_BLOCK_MAX_OPS=                       TX_MAX_OPS_PER_BUNDLE on the interval-mined chain (unset: default)
  *   WORKERS=1                                    service processes (the transaction worker runs in one of them)
- *   USEROPS_KEYS=process                         where the service's keys are: `process` (raw keys in its
- *                                                environment) or `hsm` (a SoftHSM2 token, signed through PKCS#11)
+ *   USEROPS_KEYS=process,hsm                     where the service's keys are, each automine scenario run under
+ *                                                each in turn: `process` (raw keys in its environment) and `hsm`
+ *                                                (a SoftHSM2 token, signed through PKCS#11); the sweep uses the first
+ *   USEROPS_WALLET_CODE=2.1                      the wallets' code, each automine scenario run on each: `2.1` (the
+ *                                                deployment as `npm run deploy` makes it now: new wallets through the
+ *                                                creator, one custody root per bundle) and/or `2.0.0` (as before: a
+ *                                                sponsorship and a wallet signature per operation); the sweep runs 2.1
  *   USEROPS_RPC_TRACE=1                          also time the service's chain calls by method, per scenario
  *   BENCH_CPU_PROF=<dir>                         also write V8 CPU profiles of the service children to <dir>
  *
@@ -37,8 +43,11 @@ import { type RpcTrace, startRpcTrace } from "./lib/userOpsRpcTrace";
 import {
   BENCH_KEYS,
   BENCH_TOKEN_SECRET,
+  type KeysMode,
   type ServiceOptions,
   type UserOpsService,
+  type WalletCode,
+  parseWalletCode,
   startUserOpsChain,
   startUserOpsService,
 } from "./lib/userOpsStack";
@@ -75,9 +84,13 @@ const BLOCK_TIME = envInt("USEROPS_BLOCK_TIME", 2);
 const BLOCK_USERS = envInt("USEROPS_BLOCK_USERS", 1_024);
 const BLOCK_MAX_OPS = process.env.USEROPS_BLOCK_MAX_OPS || undefined;
 const WORKERS = envInt("WORKERS", 1);
-const KEYS_SETTING = process.env.USEROPS_KEYS || "process";
-if (KEYS_SETTING !== "process" && KEYS_SETTING !== "hsm") throw new Error("USEROPS_KEYS must be process or hsm");
-const KEYS: "process" | "hsm" = KEYS_SETTING;
+const KEYS: KeysMode[] = envList("USEROPS_KEYS", "process,hsm").map((keys) => {
+  if (keys !== "process" && keys !== "hsm") throw new Error("USEROPS_KEYS must list process and/or hsm");
+  return keys;
+});
+const WALLET_CODES = envList("USEROPS_WALLET_CODE", "2.1").map(parseWalletCode);
+if (KEYS.length === 0 || WALLET_CODES.length === 0)
+  throw new Error("USEROPS_KEYS and USEROPS_WALLET_CODE list one at least");
 const POLLERS = 8;
 /**
  * Distinct wallets; requests go round-robin over them, so a wallet's next request is this many requests later:
@@ -102,10 +115,10 @@ const DEFAULT_MAX_OPS = loadConfig({
   CONTRACT_BASE_FACTORY: "0x0000000000000000000000000000000000000002",
 }).transactions.maxOpsPerBundle;
 
-/** Bundled, then one op per bundle, on a fresh automining chain of `kind`. */
-async function automine(kind: ChainNodeKind, options: ServiceOptions): Promise<Phase[]> {
+/** Bundled, then one op per bundle, on a fresh automining chain of `kind` whose wallets run `walletCode`. */
+async function automine(kind: ChainNodeKind, walletCode: WalletCode, options: ServiceOptions): Promise<Phase[]> {
   const users = await makeUsers(USERS);
-  const chain = await startUserOpsChain({ kind });
+  const chain = await startUserOpsChain({ kind, walletCode });
   let service: UserOpsService | undefined;
   let trace: RpcTrace | undefined;
   const settings = (label: string, maxOpsPerBundle: number, measured = false): PhaseSettings => ({
@@ -143,7 +156,7 @@ async function automine(kind: ChainNodeKind, options: ServiceOptions): Promise<P
 }
 
 async function main(): Promise<void> {
-  const tokenDir = KEYS === "hsm" ? mkdtempSync(path.join(tmpdir(), "idwallet-userops-hsm-")) : undefined;
+  const tokenDir = KEYS.includes("hsm") ? mkdtempSync(path.join(tmpdir(), "idwallet-userops-hsm-")) : undefined;
   // A normal exit on Ctrl-C, so the exit hooks of the service children and anvil kill them.
   process.once("SIGINT", () => {
     if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
@@ -155,9 +168,20 @@ async function main(): Promise<void> {
       tokenDir === undefined
         ? undefined
         : await createCustodyToken({ dir: tokenDir, token: "userops-bench", keys: BENCH_KEYS });
-    const options: ServiceOptions = { nodeArgs: PROFILE_ARGS, ...(token ? { token } : {}) };
+    const optionsOf = (keys: KeysMode): ServiceOptions => ({
+      nodeArgs: PROFILE_ARGS,
+      ...(keys === "hsm" && token ? { token } : {}),
+    });
     const phases: Phase[] = [];
-    for (const kind of CHAINS) phases.push(...(await automine(kind, options)));
+    // Raw keys and HSM one after the other on the same code, so their ratio is of the same minutes of the machine.
+    for (const kind of CHAINS) {
+      for (const code of WALLET_CODES) {
+        for (const keys of KEYS) {
+          console.error(`userops: ${kind}, wallet code ${code}, ${keys === "hsm" ? "HSM" : "raw"} keys`);
+          phases.push(...(await automine(kind, code, optionsOf(keys))));
+        }
+      }
+    }
     const rates =
       BLOCK_RATES.length === 0
         ? []
@@ -169,13 +193,13 @@ async function main(): Promise<void> {
             concurrency: CONCURRENCY,
             pollers: POLLERS,
             env: { WORKERS: String(WORKERS), ...(BLOCK_MAX_OPS ? { TX_MAX_OPS_PER_BUNDLE: BLOCK_MAX_OPS } : {}) },
-            service: options,
+            service: optionsOf(KEYS[0]!),
             maxOpsPerBundle: BLOCK_MAX_OPS ? Number(BLOCK_MAX_OPS) : DEFAULT_MAX_OPS,
             traceRpc: process.env.USEROPS_RPC_TRACE === "1",
           });
     const settings: ReportSettings = {
       workers: WORKERS,
-      keys: KEYS,
+      sweepKeys: KEYS[0]!,
       concurrency: CONCURRENCY,
       users: USERS,
       blockTime: BLOCK_TIME,

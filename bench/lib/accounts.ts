@@ -3,7 +3,7 @@ import simpleFactoryArtifact from "@account-abstraction/contracts/artifacts/Simp
 import simpleAccountArtifact from "@account-abstraction/contracts/artifacts/SimpleAccount.json";
 import { parseUserId } from "../../gateway/identity/userId";
 import { deriveWalletAddress, walletSalt } from "../../gateway/identity/walletAddress";
-import { packInitCode } from "../../gateway/userop/packedUserOperation";
+import { type PackedUserOperation, packInitCode } from "../../gateway/userop/packedUserOperation";
 import { KernelAccount__factory, KernelAccountFactory__factory, TestToken__factory } from "../../typechain-types";
 
 const CALL = 0;
@@ -19,14 +19,22 @@ export interface Transfer {
   readonly amount: bigint;
 }
 
-/** A wallet under test: its address, how it is deployed, who signs for it, how it encodes transfers. */
+/**
+ * What makes an unsigned operation acceptable: the owner's signature, a paymaster's sponsorship and then the owner's,
+ * or a custody root; it returns the operation as sent and the bytes of it priced apart (a custody proof), if any.
+ */
+export type Authorize = (op: PackedUserOperation) => Promise<{ op: PackedUserOperation; apartBytes?: string }>;
+
+/** A wallet under test: its address, how it is deployed, how its operations are authorized, how it encodes transfers. */
 export interface BenchAccount {
   readonly label: string;
   readonly address: string;
   readonly initCode: string;
-  readonly signer: Signer;
+  readonly authorize: Authorize;
   /** What `owner()` must return once deployed, so a mix-up of the variants cannot go unnoticed. */
   readonly expectedOwner: string;
+  /** The implementation its ERC-1967 slot must name once deployed, where the code it runs is the point. */
+  readonly expectedImplementation?: string;
   encodeTransfers(token: string, transfers: readonly Transfer[]): string;
 }
 
@@ -48,41 +56,58 @@ function encodeSimpleTransfers(token: string, transfers: readonly Transfer[]): s
   return simple.encodeFunctionData("executeBatch", [transfers.map(() => token), transfers.map(() => 0n), data]);
 }
 
-/** Our KernelAccount for `userId` (the bench's own by default), from the KernelAccountFactory at `factory`, owned by `owner`. */
+/** Where a KernelAccount comes from: the frozen factory its address derives from, and who creates it (default: it). */
+export interface KernelOrigin {
+  readonly factory: string;
+  /** The KernelAccountCreator, whose createAccount(salt) creates the same wallet on current code. */
+  readonly creator?: string;
+}
+
+/** Our KernelAccount for `userId` (the bench's own by default), from `origin`, owned by `owner`. */
 export function kernelAccount(
   label: string,
-  factory: string,
-  signer: Signer,
+  origin: KernelOrigin,
+  authorize: Authorize,
   owner: string,
   userId = BENCH_USER_ID,
 ): BenchAccount {
+  // The creator's createAccount(bytes32) has the factory's selector: the same factory data behind another address.
   const factoryData = kernelFactory.encodeFunctionData("createAccount", [walletSalt("kernel", userId)]);
   return {
     label,
-    address: deriveWalletAddress(factory, "kernel", userId),
-    initCode: packInitCode(factory, factoryData),
-    signer,
+    address: deriveWalletAddress(origin.factory, "kernel", userId),
+    initCode: packInitCode(origin.creator ?? origin.factory, factoryData),
+    authorize,
     expectedOwner: owner,
     encodeTransfers: encodeKernelTransfers,
   };
 }
 
-/** eth-infinitism's SimpleAccount v0.7 owned by `signer`, from a freshly deployed SimpleAccountFactory. */
-export async function simpleAccount(entryPoint: string, deployer: Signer, signer: Signer): Promise<BenchAccount> {
+/**
+ * eth-infinitism's SimpleAccount v0.7 owned by `signer`, from a freshly deployed SimpleAccountFactory; `authorize`
+ * signs as its owner (and may sponsor first).
+ */
+export async function simpleAccount(
+  label: string,
+  entryPoint: string,
+  deployer: Signer,
+  signer: Signer,
+  authorize: Authorize,
+): Promise<BenchAccount> {
   const { abi, bytecode } = simpleFactoryArtifact;
   const factory = await new ContractFactory(abi, bytecode, deployer).deploy(entryPoint);
   await factory.waitForDeployment();
   const owner = await signer.getAddress();
   const salt = 0n;
   return {
-    label: "SimpleAccount",
+    label,
     // By name: BaseContract.getAddress() shadows the factory's own getAddress(owner, salt).
     address: await factory.getFunction("getAddress")(owner, salt),
     initCode: packInitCode(
       await factory.getAddress(),
       factory.interface.encodeFunctionData("createAccount", [owner, salt]),
     ),
-    signer,
+    authorize,
     expectedOwner: owner,
     encodeTransfers: encodeSimpleTransfers,
   };

@@ -5,6 +5,7 @@
 import type { ChainNodeKind } from "../../scripts/localStack/chainNode";
 import { type CpuSpent, cpuSpent, snapshotCpu } from "./processCpu";
 import { chainBundles } from "./userOpsChain";
+import { type CustodyCount, auditMark, countCustody } from "./userOpsCustody";
 import {
   type UserOpRequest,
   type UserOpsLoadOptions,
@@ -13,12 +14,14 @@ import {
   runUserOps,
 } from "./userOpsLoad";
 import type { MethodTimes, RpcTrace } from "./userOpsRpcTrace";
-import type { UserOpsChain, UserOpsService } from "./userOpsStack";
+import type { KeysMode, UserOpsChain, UserOpsService, WalletCode } from "./userOpsStack";
 
 /** What one scenario measured. */
 export interface Phase {
   readonly chain: ChainNodeKind;
   readonly label: string;
+  readonly walletCode: WalletCode;
+  readonly keys: KeysMode;
   readonly maxOpsPerBundle: number;
   readonly offeredPerSecond: number;
   readonly run: UserOpsRun;
@@ -27,6 +30,8 @@ export interface Phase {
   /** CPU over the run: `service` (its process tree), `chain` (anvil's process; Hardhat's is in `bench`), `bench`. */
   readonly cpu: CpuSpent;
   readonly rpc?: readonly MethodTimes[];
+  /** The custody signatures the scenario made, from the audit log (absent when the service's database is shared). */
+  readonly custody?: CustodyCount;
 }
 
 /** A scenario: its name, the service's bundle size, and the load offered. */
@@ -49,6 +54,7 @@ export async function measure(
   const fromBlock = (await provider.getBlockNumber()) + 1;
   const roots: Record<string, number> = { service: service.pid, bench: process.pid };
   if (chain.node.pid !== undefined) roots.chain = chain.node.pid;
+  const seqBefore = service.databasePath === undefined ? undefined : await auditMark(service.databasePath);
   trace?.take();
   const before = snapshotCpu(roots);
   const run = await runUserOps(service.url, service.appToken, requests, settings.load);
@@ -69,9 +75,18 @@ export async function measure(
         `${onChain.bundles} bundles${unknown.length > 0 ? `, and not ${unknown.join(", ")}` : ""}`,
     );
   }
+  const custody =
+    seqBefore === undefined
+      ? undefined
+      : await countCustody(service.databasePath!, seqBefore, onChain.opsByBundle, {
+          custodyPaymaster: chain.deployment.contracts.custodyPaymaster,
+          chainId: BigInt(chain.deployment.chainId),
+        });
   return {
     chain: chain.node.kind,
     label,
+    walletCode: chain.walletCode,
+    keys: service.keys,
     maxOpsPerBundle: settings.maxOpsPerBundle,
     offeredPerSecond: settings.load.ratePerSecond,
     run,
@@ -79,5 +94,6 @@ export async function measure(
     gasPerOp: Number(onChain.gasUsed) / onChain.ops,
     cpu,
     ...(rpc ? { rpc } : {}),
+    ...(custody ? { custody } : {}),
   };
 }

@@ -27,9 +27,25 @@ const DEV_RELAYER = 4;
 export const BENCH_TOKEN_SECRET = "userops-bench-secret-not-for-production-use";
 export const BENCH_TOKEN_ISSUER = "idwallet-userops-bench";
 
+/**
+ * The code the bench's wallets run: "2.1", as `npm run deploy` and the local stack set a deployment up now (the creator
+ * holds the owner account's admin role, so new wallets start on 2.1, authorized by one custody root per bundle), or
+ * "2.0.0", a deployment left as before (the service configured without the 2.1 contracts: wallets created by the
+ * frozen factory, a sponsorship and a wallet signature per operation, each made for the simulation too).
+ */
+export type WalletCode = "2.1" | "2.0.0";
+
+/** Parses a wallet code setting. */
+export function parseWalletCode(name: string): WalletCode {
+  if (name !== "2.1" && name !== "2.0.0") throw new Error(`wallet code ${name}: 2.1 or 2.0.0`);
+  return name;
+}
+
 /** The chain of a bench run and what is deployed on it. */
 export interface UserOpsChain {
   readonly node: ChainNode;
+  /** The code the service's wallets run. */
+  readonly walletCode: WalletCode;
   readonly deployment: Deployment;
   /** TestTarget: the contract every operation calls. */
   readonly target: string;
@@ -47,9 +63,15 @@ export const BENCH_KEYS = {
   relayer: devKey(DEV_RELAYER),
 } as const;
 
-/** Starts a fresh chain on a free loopback port and deploys idwallet (paymaster deposit 1,000 ETH) and TestTarget. */
-export async function startUserOpsChain(options: ChainNodeOptions = {}): Promise<UserOpsChain> {
-  const node = await startChainNode("127.0.0.1", 0, options);
+/**
+ * Starts a fresh chain on a free loopback port and deploys idwallet (paymaster deposits 1,000 ETH) and TestTarget; for
+ * wallet code 2.1 (the default) with the creator as the owner account's admin, as `npm run deploy` does.
+ */
+export async function startUserOpsChain(
+  options: ChainNodeOptions & { readonly walletCode?: WalletCode } = {},
+): Promise<UserOpsChain> {
+  const { walletCode: code = "2.1", ...nodeOptions } = options;
+  const node = await startChainNode("127.0.0.1", 0, nodeOptions);
   try {
     const accounts = await node.provider.listAccounts();
     const admin = accounts[DEV_ADMIN]!;
@@ -58,11 +80,13 @@ export async function startUserOpsChain(options: ChainNodeOptions = {}): Promise
       walletSigners: [accounts[DEV_WALLET_SIGNER]!.address],
       sponsorSigners: [accounts[DEV_SPONSOR_SIGNER]!.address],
       paymasterDeposit: parseEther("1000"),
+      creatorAsAdmin: code === "2.1",
     });
     const target = await new TestTarget__factory(admin).deploy();
     await target.waitForDeployment();
     return {
       node,
+      walletCode: code,
       deployment,
       target: await target.getAddress(),
       relayer: computeAddress(BENCH_KEYS.relayer),
@@ -75,12 +99,18 @@ export async function startUserOpsChain(options: ChainNodeOptions = {}): Promise
   }
 }
 
+/** Where a service's keys are: raw in its environment, or in a SoftHSM2 token signed through PKCS#11. */
+export type KeysMode = "process" | "hsm";
+
 /** A running service of the bench, with the bearer token of its test-mode app. */
 export interface UserOpsService {
   readonly url: string;
   /** The service's process (its cluster workers are its children). */
   readonly pid: number;
   readonly appToken: string;
+  readonly keys: KeysMode;
+  /** Its SQLite database file (none when it shares a PostgreSQL database): the bench reads the audit log there. */
+  readonly databasePath?: string;
   stop(): Promise<void>;
 }
 
@@ -134,6 +164,14 @@ export async function startUserOpsService(
       CONTRACT_BASE_FACTORY: c.baseFactory,
       CONTRACT_SPONSOR_PAYMASTER: c.sponsorPaymaster,
       CONTRACT_ENS_RESOLVER: c.ensResolver,
+      // Code 2.1 as the local stack configures it: new wallets through the creator, chosen without a log query.
+      ...(chain.walletCode === "2.1"
+        ? {
+            CONTRACT_CUSTODY_PAYMASTER: c.custodyPaymaster,
+            CONTRACT_KERNEL_CREATOR: c.kernelCreator,
+            CONTRACT_WALLET_IMPLEMENTATIONS: c.kernelCurrentImplementation,
+          }
+        : {}),
       WALLET_SIGNER_KEY: chain.keys.walletSigner,
       SPONSOR_SIGNER_KEY: chain.keys.sponsorSigner,
       RELAYER_SIGNER_KEY: chain.keys.relayer,
@@ -149,6 +187,8 @@ export async function startUserOpsService(
       url: running.url,
       pid: running.pid,
       appToken,
+      keys: options.token ? "hsm" : "process",
+      ...(options.database ? {} : { databasePath }),
       stop: async () => {
         await running.stop();
         removeData();

@@ -10,20 +10,52 @@ export const cpuPerOp = (phase: Phase, name: string): string => {
   return spent === undefined ? "–" : `${(spent / phase.run.ops.length).toFixed(2)} ms`;
 };
 
+/** How a phase's keys are named in the tables. */
+export const keysName = (phase: Phase): string => (phase.keys === "hsm" ? "HSM" : "raw");
+
 /** The automine scenarios, one row each. */
 export function resultTable(phases: readonly Phase[]): string[] {
   return [
-    "| Chain | Scenario | Max ops/bundle | Requests | Offered/s | Accepted/s | Ops/s | p50 latency | p99 latency | " +
+    "| Chain | Wallet code | Keys | Scenario | Max ops/bundle | Requests | Offered/s | Accepted/s | Ops/s | p50 latency | p99 latency | " +
       "POST p99 | Bundles | Mean ops/bundle | Gas/op | Service CPU/op | Chain CPU/op | Bench CPU/op | Other load |",
-    "| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+    "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
     ...phases.map(
       (p) =>
-        `| ${p.chain} | ${p.label} | ${p.maxOpsPerBundle} | ${int(p.run.ops.length)} | ${int(p.offeredPerSecond)} | ` +
+        `| ${p.chain} | ${p.walletCode} | ${keysName(p)} | ${p.label} | ${p.maxOpsPerBundle} | ${int(p.run.ops.length)} | ${int(p.offeredPerSecond)} | ` +
         `${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ` +
         `${ms(p.run.acceptP99Ms)} | ${int(p.bundles)} | ${(p.run.ops.length / p.bundles).toFixed(1)} | ` +
         `${int(p.gasPerOp)} | ${cpuPerOp(p, "service")} | ${p.chain === "hardhat" ? "in bench" : cpuPerOp(p, "chain")} | ` +
         `${cpuPerOp(p, "bench")} | ${p.cpu.otherLoadPercent.toFixed(0)} % |`,
     ),
+  ];
+}
+
+/**
+ * The custody signatures of the automine scenarios, from the audit log: by purpose, per bundle and per operation, and
+ * the custody roots the chain's bundles carry (each checked against its audit row).
+ */
+export function custodyTable(phases: readonly Phase[]): string[] {
+  const counted = phases.filter((p) => p.custody);
+  if (counted.length === 0) return [];
+  return [
+    "",
+    "Custody signatures: the audit log's rows of the wallet and sponsorship keys during the scenario (simulations " +
+      "included), by purpose; roots on chain: custody roots the bundles carry, each found in a custodyRoot row that " +
+      "covers exactly its bundle's operations. Relayer: the relayer key's transaction signatures.",
+    "",
+    "| Chain | Wallet code | Keys | Scenario | Bundles | Ops | userOperation | sponsorship | custodyRoot | " +
+      "Custody signatures/bundle | Custody signatures/op | Roots on chain (ops under them) | Relayer signatures |",
+    "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+    ...counted.map((p) => {
+      const c = p.custody!;
+      const n = (purpose: keyof typeof c.byPurpose) => int(c.byPurpose[purpose] ?? 0);
+      return (
+        `| ${p.chain} | ${p.walletCode} | ${keysName(p)} | ${p.label} | ${int(p.bundles)} | ${int(p.run.ops.length)} | ` +
+        `${n("userOperation")} | ${n("sponsorship")} | ${n("custodyRoot")} | ${(c.custody / p.bundles).toFixed(2)} | ` +
+        `${(c.custody / p.run.ops.length).toFixed(2)} | ${int(c.rootsOnChain)} (${int(c.opsUnderRoots)}) | ` +
+        `${n("relayerTransaction")} |`
+      );
+    }),
   ];
 }
 
