@@ -7,7 +7,6 @@ import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint
 import {PackedUserOperation} from "@account-abstraction/contracts/interfaces/PackedUserOperation.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {Hashes} from "@openzeppelin/contracts/utils/cryptography/Hashes.sol";
 
 /// @notice The signer set the custody paymaster trusts: the OwnerAccount's.
 interface ICustodySigners {
@@ -117,8 +116,27 @@ contract CustodyPaymaster is BasePaymaster, EIP712 {
             userOp.paymasterAndData
         );
         bytes32 node = keccak256(bytes.concat(keccak256(abi.encode(getHash(userOp, validUntil, validAfter)))));
-        for (uint256 i = 0; i < proof.length; i += 32) {
-            node = Hashes.commutativeKeccak256(node, bytes32(proof[i:i + 32]));
+        // OpenZeppelin's commutativeKeccak256 over each 32-byte entry, read straight from calldata in the scratch
+        // space: ~100 gas an entry instead of ~540 with slices (parsePaymasterData checked whole entries).
+        assembly ("memory-safe") {
+            let end := add(proof.offset, proof.length)
+            for {
+                let at := proof.offset
+            } lt(at, end) {
+                at := add(at, 32)
+            } {
+                let sibling := calldataload(at)
+                switch lt(node, sibling)
+                case 1 {
+                    mstore(0x00, node)
+                    mstore(0x20, sibling)
+                }
+                default {
+                    mstore(0x00, sibling)
+                    mstore(0x20, node)
+                }
+                node := keccak256(0x00, 0x40)
+            }
         }
         (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(rootDigest(node), signature);
         bool approved = err == ECDSA.RecoverError.NoError && custodian.isSigner(recovered);
