@@ -17,6 +17,7 @@ import type { WorkKinds } from "../relaying/workKind";
 import { createWorkKinds } from "./workKinds";
 import { type BundlerReply, BundlerRpc, type RpcErrorAnswer } from "./bundlerRpc";
 import { outcomeOfUntakenSend } from "./untakenSend";
+import { mempoolConflict } from "./mempoolConflict";
 
 /** Where the chain's ERC-4337 bundler is. */
 export interface ExternalBundlerSettings {
@@ -24,6 +25,12 @@ export interface ExternalBundlerSettings {
   readonly timeoutMs: number;
   /** An operation without a receipt after this long is checked on chain and sent again. */
   readonly resendAfterMs: number;
+  /**
+   * At most this many of our operations held by the bundler at once (BUNDLER_MAX_PENDING_<CHAIN>); none: no limit. For
+   * a bundler that cannot hold several operations of one paymaster: alto 0.0.18 in safe mode validates each on top of
+   * the others under its paymaster and blames it for their storage, refusing it or dropping it from its mempool.
+   */
+  readonly maxPending?: number;
 }
 
 /** eth_getUserOperationReceipt's answer (ERC-4337), the field used: the transaction that carried the operation. */
@@ -60,12 +67,13 @@ export class ExternalBundler {
   }
 
   async tick(): Promise<boolean> {
-    const tracked = await this.track();
-    const sent = await this.sendDue();
-    return tracked || sent;
+    const { settled, inFlight } = await this.track();
+    const sent = await this.sendDue(inFlight);
+    return settled || sent;
   }
 
-  private async track(): Promise<boolean> {
+  /** Follows the submitted operations; says whether any settled, and the wallets whose operations the bundler holds. */
+  private async track(): Promise<{ settled: boolean; inFlight: Set<string> }> {
     // Requests of a kind only the built-in relayer sends (a chain switched to an external bundler leaves them be).
     const submitted = (await this.context.repository.submitted(this.context.chain.name)).flatMap((tx) => {
       const carried = this.kinds.of(tx).withExternalBundler(tx);
@@ -75,7 +83,8 @@ export class ExternalBundler {
     // they are looked up at the next step, and meanwhile an operation long without one is checked on chain.
     const step = { unanswered: false };
     const settled = await mapLimit(submitted, CONCURRENCY, (tx) => this.follow(tx, step));
-    return settled.some(Boolean);
+    const inFlight = new Set(submitted.filter((_, i) => !settled[i]).map((tx) => tx.sender.toLowerCase()));
+    return { settled: settled.some(Boolean), inFlight };
   }
 
   /**
@@ -126,9 +135,13 @@ export class ExternalBundler {
     return includedOutcome(event);
   }
 
-  private async sendDue(): Promise<boolean> {
+  /** Builds and sends the due requests; `inFlight`: wallets whose operations the bundler holds from earlier steps. */
+  private async sendDue(inFlight: Set<string>): Promise<boolean> {
     const { repository, chain } = this.context;
-    const due = await selectDue(this.context, this.kinds, this.context.maxOpsPerBundle);
+    const { maxPending } = this.settings;
+    const room = maxPending === undefined ? this.context.maxOpsPerBundle : maxPending - inFlight.size;
+    if (room <= 0) return false;
+    const due = await selectDue(this.context, this.kinds, Math.min(room, this.context.maxOpsPerBundle));
     if (due === undefined) return false;
     if (due.length === 0) return true;
     const fees = await currentFees(chain.provider);
@@ -161,9 +174,10 @@ export class ExternalBundler {
     for (const built of await sealCustodyOps(unsealed, this.context.builder)) {
       ready.push({ tx: requests.find((r) => r.tx.id === built.txId)!.tx, built });
     }
+    for (const { tx } of ready) inFlight.add(tx.sender.toLowerCase());
     await mapLimit(ready, CONCURRENCY, async ({ tx, built }) => {
       await repository.markSubmitted(built);
-      await this.submit(tx, built);
+      await this.submit(tx, built, inFlight);
     });
     return true;
   }
@@ -172,9 +186,10 @@ export class ExternalBundler {
    * Hands a recorded operation to the bundler. A hash: it is the bundler's, followed by tracking. A refusal the bundler
    * answered settles it by its reason. Anything else (an HTTP error, no answer in time, a closed connection, an error
    * that is no refusal) means the bundler did not take it, as far as it said: sent again later, within a bound
-   * (outcomeOfUntakenSend).
+   * (outcomeOfUntakenSend). So is a refusal that blames another of our wallets in flight (`inFlight`): a mempool
+   * conflict, not this operation's fault (mempoolConflict).
    */
-  private async submit(tx: WalletTxRecord, built: BuiltUserOp): Promise<void> {
+  private async submit(tx: WalletTxRecord, built: BuiltUserOp, inFlight: ReadonlySet<string>): Promise<void> {
     const reply = this.noted(
       await this.bundler.call("eth_sendUserOperation", [toRpcUserOperation(built.userOp), this.context.entryPoint]),
     );
@@ -187,9 +202,12 @@ export class ExternalBundler {
       }
       return;
     }
-    if ("unanswered" in reply || !isRefusal(reply.error)) {
+    const conflict = "error" in reply ? mempoolConflict(reply.error, tx.sender, inFlight) : undefined;
+    if ("unanswered" in reply || !isRefusal(reply.error) || conflict) {
       const reason =
-        "unanswered" in reply ? reply.unanswered : `JSON-RPC error ${reply.error.code} ${reply.error.message}`;
+        "unanswered" in reply
+          ? reply.unanswered
+          : `${conflict ?? ""}JSON-RPC error ${reply.error.code} ${reply.error.message}`;
       this.context.logger.warn({ tx: tx.id, error: reason.slice(0, 500) }, "bundler did not take the operation");
       await this.context.repository.settle(tx.id, outcomeOfUntakenSend(this.context, tx, built, reason));
       return;

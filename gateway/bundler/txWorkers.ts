@@ -142,7 +142,7 @@ export function startTxWorkers(
       },
     });
     const logger = deps.logger.child({ component: "bundler", chain: chain.name });
-    const bundlerUrl = config.chains[chain.name]?.bundlerUrl;
+    const { bundlerUrl, bundlerMaxPending } = config.chains[chain.name] ?? {};
     const start = (fence: Fence): Stepper => {
       const fenced = context(deps.repository.fenced(fence));
       return bundlerUrl
@@ -150,6 +150,7 @@ export function startTxWorkers(
             url: bundlerUrl,
             timeoutMs: config.rpcTimeoutMs,
             resendAfterMs: t.stuckAfterSeconds * 1000,
+            ...(bundlerMaxPending ? { maxPending: bundlerMaxPending } : {}),
           })
         : new BuiltinBundler(fenced, {
             relayer: signers.relayer!,

@@ -31,6 +31,8 @@ export const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http:// 
 export const ChainConnectionConfig = z.object({
   rpcUrl: HttpUrl,
   bundlerUrl: HttpUrl.optional(),
+  /** At most this many of our operations held by the external bundler at once (none: no limit). */
+  bundlerMaxPending: int(1, 10_000).optional(),
 });
 
 /** Safe 1.5.0 contract addresses; any may be left to the global setting (gateway/config/safeSettings.ts). */
