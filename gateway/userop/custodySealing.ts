@@ -34,19 +34,19 @@ export function placeholderCustodyData(terms: SponsorshipTerms, proofDepth: numb
 }
 
 /**
- * A key of no one's, made when the process starts and never kept: it signs the simulated custodial operations, so their
- * paymaster validation runs the same code and gas as the real one (ecrecover, the signer look-up) and fails, without a
- * custody signature. Nobody who sees a simulation can have that operation included (AA34).
+ * A signature by a key of no one's, made once when the process starts (the key is never kept), over a digest of no
+ * one's: every simulated custodial operation carries it, so that its paymaster validation runs the same code and gas as
+ * the real one (ecrecover of some address, the signer look-up) and fails, without a custody signature and without a
+ * signature per simulation. Nobody who sees a simulation can have that operation included (AA34).
  */
-const THROWAWAY_KEY = new SigningKey(randomBytes(32));
+const SIMULATION_SIGNATURE = new SigningKey(randomBytes(32)).sign(randomBytes(32)).serialized;
+/** Proof entries of the simulations: random once, as real sibling hashes would be. */
+const SIMULATION_PROOF = Array.from({ length: MAX_PROOF_LENGTH }, () => `0x${randomBytes(32).toString("hex")}`);
 
-/** paymasterAndData for simulating a custodial operation: the terms, a throwaway key's signature, a proof's length. */
+/** paymasterAndData for simulating a custodial operation: the terms, the throwaway signature, a proof's length. */
 export function simulationCustodyData(terms: SponsorshipTerms, proofDepth: number): string {
-  const signature = THROWAWAY_KEY.sign(randomBytes(32)).serialized;
-  return concatHex([
-    encodePaymasterAndData(terms, signature),
-    ...Array.from({ length: proofDepth }, () => `0x${randomBytes(32).toString("hex")}`),
-  ]);
+  if (proofDepth > MAX_PROOF_LENGTH) throw new RangeError(`a proof has at most ${MAX_PROOF_LENGTH} entries`);
+  return concatHex([encodePaymasterAndData(terms, SIMULATION_SIGNATURE), ...SIMULATION_PROOF.slice(0, proofDepth)]);
 }
 
 /** The proof depth a tree over `count` operations may need: ceil(log2(count)). */
