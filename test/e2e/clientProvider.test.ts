@@ -12,7 +12,7 @@ import { type Chain, createWalletClient, custom, getAddress, type Hex, isAddress
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { TestNFT__factory, TestToken__factory } from "../../typechain-types";
 import { startTestStack } from "../helpers/localStack";
-import { clientPhoneLogin, demoAppClient, fund, stackChain } from "../helpers/packageClient";
+import { WALLET_CAPABILITIES, clientPhoneLogin, demoAppClient, fund, stackChain } from "../helpers/packageClient";
 
 /** ERC-6492's magic suffix: the signature of a wallet not yet deployed, wrapped with its factory call. */
 const ERC6492_SUFFIX = /6492649264926492649264926492649264926492649264926492649264926492$/;
@@ -152,7 +152,7 @@ describe("@idwallet/client hands a phone user's idwallet to ethers and viem (e2e
   it("a viem WalletClient over the provider sends two calls with wallet_sendCalls: one UserOperation, both effects on chain", async () => {
     const wallet = createWalletClient({ account: signer.address as Hex, chain, transport: custom(provider) });
     const capabilities = await wallet.getCapabilities({ chainId: chain.id });
-    expect(capabilities.atomic).to.deep.equal({ status: "supported" });
+    expect(capabilities).to.deep.equal(WALLET_CAPABILITIES);
     // The WalletClient's own signing (personal_sign, eth_signTypedData_v4 as viem serializes them) verifies too.
     const message = "viem asks through the provider";
     const signature = await wallet.signMessage({ message });

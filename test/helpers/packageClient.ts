@@ -4,6 +4,17 @@ import { type Chain, createPublicClient, defineChain, http } from "viem";
 import type { LocalStack } from "../../scripts/localStack/startLocalStack";
 import { lastSmsCode } from "./stackClients";
 
+/**
+ * What an idwallet provider's `wallet_getCapabilities` answers for its chain, whole: EIP-5792 `atomic` (and the
+ * drafts' `atomicBatch`), ERC-7677 `paymasterService` not supported (the operator pays), `sponsoredGas`.
+ */
+export const WALLET_CAPABILITIES = {
+  atomic: { status: "supported" },
+  atomicBatch: { supported: true },
+  paymasterService: { supported: false },
+  sponsoredGas: { supported: true },
+} as const;
+
 /** A client of the stack's demo app, made from the built package as an app makes it; `fetch` to watch its requests. */
 export const demoAppClient = (stack: LocalStack, fetcher?: typeof fetch): IdwalletClient =>
   createIdwalletClient({

@@ -13,6 +13,7 @@ import {
 } from "@idwallet/client";
 import type { ChainClient } from "../../gateway/chains/clients";
 import { closeAll, listenOn } from "../helpers/fastPathPair";
+import { WALLET_CAPABILITIES } from "../helpers/packageClient";
 import { type ServedTestApp, serveTestApp } from "../helpers/servedTestApp";
 
 const PHONE = "+14155552671";
@@ -229,11 +230,10 @@ describe("client package: what code holding the provider can make it sign or sen
     const other = await refusal("wallet_getCapabilities", [TARGET]);
     expect(other.code).to.equal(RPC_ERROR.unauthorized);
     expect(await provider.request({ method: "wallet_getCapabilities", params: [address, ["0x1"]] })).to.deep.equal({});
-    const mine = (await provider.request({
-      method: "wallet_getCapabilities",
-      params: [address, ["0x7a69"]],
-    })) as Record<string, { atomic: { status: string } }>;
-    expect(mine["0x7a69"]?.atomic).to.deep.equal({ status: "supported" });
+    const mine = await provider.request({ method: "wallet_getCapabilities", params: [address, ["0x7a69"]] });
+    expect(mine).to.deep.equal({ "0x7a69": WALLET_CAPABILITIES });
+    // Without a list of chains: the wallet's chain, as EIP-5792 lets a wallet answer for the chains it serves.
+    expect(await provider.request({ method: "wallet_getCapabilities", params: [address] })).to.deep.equal(mine);
   });
 
   it("wallet_getCallsStatus of an empty or dot id is 5730 and never reads another path (the app's list of requests)", async () => {

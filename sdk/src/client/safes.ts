@@ -12,7 +12,8 @@ export type SafeAccount = Schemas["SafeAccount"];
 /** Which Safe a request is for, and an optional Idempotency-Key (a fresh one is made when omitted). */
 export interface SafeTarget {
   readonly chain: string;
-  readonly address: `0x${string}`;
+  /** The Safe's address, in any spelling: as `create` and `list` answer it (a plain string) or checksummed. */
+  readonly address: string;
   readonly idempotencyKey?: string;
 }
 

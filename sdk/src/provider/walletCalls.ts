@@ -134,13 +134,23 @@ export function receiptReader(fetcher: typeof fetch, rpcUrl: string | undefined)
     rpcUrl ? ((await callNode(fetcher, rpcUrl, "eth_getTransactionReceipt", [hash])) as BundleReceipt | null) : null;
 }
 
-/** EIP-5792 capabilities of every idwallet: atomic batches (one UserOperation) and gas the operator sponsors. */
+/**
+ * What `wallet_getCapabilities` answers for the wallet's chain, by the names wallet libraries read:
+ * - `atomic` (EIP-5792): every batch is one UserOperation, all calls or none, in order.
+ * - `atomicBatch`: the same in the name of EIP-5792's earlier drafts, still read by wallet libraries of that time
+ *   (documented in docs/client.md since the provider's first version).
+ * - `paymasterService` (ERC-7677) not supported: an app's paymaster URL is never called (a `wallet_sendCalls` that
+ *   requires one is refused, 5700), since the operator's paymaster already pays every batch's gas.
+ * - `sponsoredGas`: that the gas is paid, whoever asks; no standard capability says so (ERC-7677's is the app's own
+ *   paymaster), hence this name of the service's own.
+ */
 export function capabilities(chainId: number) {
   return {
     [numberToHex(chainId)]: {
       atomic: { status: "supported" },
       atomicBatch: { supported: true },
+      paymasterService: { supported: false },
       sponsoredGas: { supported: true },
     },
-  };
+  } as const;
 }
