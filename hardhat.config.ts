@@ -2,13 +2,14 @@ import { subtask } from "hardhat/config";
 import { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } from "hardhat/builtin-tasks/task-names";
 import type { HardhatUserConfig, NetworksUserConfig } from "hardhat/types";
 import "@nomicfoundation/hardhat-toolbox";
-import { existsSync } from "node:fs";
 import { CHAINS } from "./gateway/chains/registry";
+import { readEnvFile } from "./gateway/config/envFile";
 // `npm run stake`: a task, since it takes arguments (its code loads only when it runs).
 import "./scripts/stake";
 
-// Deployment settings may live in .env (see .env.example); the environment wins over the file.
-if (existsSync(".env")) process.loadEnvFile(".env");
+// Deployment settings may live in .env, or the file ENV_FILE names (see .env.example), read as npm run serve and
+// npm start read it: the environment wins over the file.
+readEnvFile(process.env, true);
 
 /** The compiler is pinned: a released contract's bytecode, and so every wallet address, depends on it. */
 const SOLC_VERSION = "0.8.28";

@@ -30,16 +30,10 @@ import { transactionRoutes } from "./routes/transactions";
 import { webhooksRouter } from "./routes/webhooks";
 import { readBudgetUsage } from "./policy/budgetUsage";
 import { admitAppToken } from "./auth/appAuth";
-import { checkHealth } from "./chains/health";
 import { userIdToName } from "./ens/names";
 import { createTokenEndpointLimits } from "./auth/tokenEndpointLimits";
 
-import { throttled } from "./http/sharedRuns";
-
 export type { AppDeps } from "./appDeps";
-
-/** The least time between two health checks of a process: a load balancer probes every few seconds. */
-const HEALTH_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Builds the service's request handler from injected parts, served in this order: the ENS CCIP-read gateway
@@ -164,6 +158,7 @@ export function createExpressApp(
     networksRouter({
       config,
       capabilities,
+      reachability: services.chainHealth,
       custody: { safeOperator: deps.custody.addresses.safeOperator, ccipGateway: deps.custody.ccipGateway },
     }),
   );
@@ -214,13 +209,8 @@ export function createExpressApp(
       registry: metrics.registry,
       adminToken: config.healthAdminToken,
       metricsToken: config.metricsToken,
-      // Anyone may ask, as often as they like: the checks (a database ping, eth_blockNumber on every chain) run at
-      // most once per HEALTH_CHECK_INTERVAL_MS in this process, whatever the number of callers (design invariant 10).
-      // Never answered from before the probe came: an outage shows at the next probe.
-      health: throttled(
-        () => checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
-        HEALTH_CHECK_INTERVAL_MS,
-      ),
+      // Shared with GET /v1/networks, which answers from what the checks found (appServices.ts).
+      health: services.chainHealth.check,
     }),
   );
   app.use(docsRouter(config.publicUrl));

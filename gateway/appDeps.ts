@@ -28,6 +28,11 @@ export interface AppDeps {
   readonly tokens: AppTokens;
   readonly maintenance: MaintenanceMonitor;
   readonly chains: ReadonlyMap<string, ChainClient>;
+  /**
+   * When every configured chain's RPC answered its chain id (start-up's check, server.ts): each counts reachable from
+   * then until a health check says otherwise. Unset: not checked yet.
+   */
+  readonly chainsVerifiedAt?: Date;
   readonly pingDatabase: () => Promise<void>;
   readonly apps: Pick<AppsRepository, "verifySecret" | "findById" | "list">;
   readonly otp: OtpService;

@@ -8,6 +8,14 @@ import { createL1DataReservation } from "./userop/l1DataReservation";
 import { type AdmitAnonymous, anonymousAdmission } from "./http/anonymousLimit";
 import { createProcessLimits } from "./limits/processLimits";
 import { createListCursors } from "./transactions/listCursor";
+import { checkHealth } from "./chains/health";
+import { type ChainReachability, createChainReachability } from "./chains/chainReachability";
+import { throttled } from "./http/sharedRuns";
+
+/** The least time between two health checks of a process: a load balancer probes every few seconds. */
+const HEALTH_CHECK_INTERVAL_MS = 1000;
+/** How old the chains' last known reachability may be when GET /v1/networks answers from it (it starts the next). */
+const REACHABILITY_MAX_AGE_MS = 10_000;
 
 /**
  * The services' parts the routes share, built once per app: the express routes and the fast paths in front of them
@@ -26,6 +34,8 @@ export interface AppServices {
    * memory as the CCIP gateway's lookups are: it guards the process's CPU, and the route touches no database.
    */
   readonly admitAnonymousResolver: AdmitAnonymous;
+  /** The health check (GET /health) and the chains' last known reachability it keeps (GET /v1/networks). */
+  readonly chainHealth: ChainReachability;
 }
 
 /** What each chain can do here, decided once as the app is built (the workers' chains decided at start-up). */
@@ -50,9 +60,22 @@ export function appServices(deps: AppDeps): AppServices {
     userTokensRequireApp: config.proofs.userTokensRequireApp,
     clock: deps.clock,
   };
+  const chainHealth = createChainReachability({
+    // Anyone may ask, as often as they like: the checks (a database ping, eth_blockNumber on every chain) run at most
+    // once per HEALTH_CHECK_INTERVAL_MS in this process, whatever the number of callers (design invariant 10). Never
+    // answered from before the probe came: an outage shows at the next probe.
+    check: throttled(
+      () => checkHealth({ pingDatabase: deps.pingDatabase, chains: deps.chains, timeoutMs: config.rpcTimeoutMs }),
+      HEALTH_CHECK_INTERVAL_MS,
+    ),
+    clock: deps.clock,
+    maxAgeMs: REACHABILITY_MAX_AGE_MS,
+    ...(deps.chainsVerifiedAt ? { verified: { chains: deps.chains.keys(), at: deps.chainsVerifiedAt } } : {}),
+  });
   return {
     policy,
     capabilities,
+    chainHealth,
     waitTimeoutMs: Math.min(config.transactions.waitTimeoutMs, Math.max(0, config.requestTimeoutMs - 1000)),
     findApp,
     proof,

@@ -100,6 +100,8 @@ export async function startServer(
     checkRoleKeysApart(custody.addresses, { localOnly: servesLocalChainOnly(config.chains) });
     const chains = createChainClients(config);
     await verifyChainIds(chains);
+    // Every configured chain answered just now: GET /v1/networks says so until a health check finds otherwise.
+    const chainsVerifiedAt = clock();
     await verifyEnsResolver(config.ens, config.contracts.kernelFactory, chains);
     const maintenance = createMaintenanceMonitor({
       configured: config.maintenance,
@@ -153,6 +155,7 @@ export async function startServer(
       tokens: createAppTokens({ ...config.auth, secret: config.auth.tokenSecret, clock }),
       maintenance,
       chains,
+      chainsVerifiedAt,
       apps: repositories.apps,
       providers: repositories.providers,
       knownProviders,

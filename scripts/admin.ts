@@ -3,22 +3,38 @@
  * service's settings (scripts/admin/adminSettings.ts).
  * Exit codes: 0 done, 1 not found or failed, 2 usage error.
  */
-import { withLocalStackConfig } from "./admin/adminSettings";
+import { ConfigError } from "../gateway/config/load";
+import { adminEnvironment } from "./admin/adminSettings";
 import { runAdminCli } from "./admin/cli";
 
-// The entry file is the only place that touches process state (conventions 1); everything else is injected. Beside a
-// local stack (no CONFIG_FILE, its settings file in DATA_DIR or data/), the CLI reads the settings it gave its service.
-const source = withLocalStackConfig(process.env);
-// One line on stderr: which settings the CLI acts under is never a surprise, and stdout stays the command's.
-if (source.found !== undefined) process.stderr.write(`Using the local stack's settings from ${source.found}\n`);
-runAdminCli(process.argv.slice(2), {
-  env: source.env,
-  clock: () => new Date(),
-  output: {
-    out: (text) => process.stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(`${text}\n`),
-  },
-}).then(
+/** Reads the settings as the service does (`.env`, then beside a local stack its settings file) and runs the command. */
+async function main(): Promise<number> {
+  // The entry file is the only place that touches process state (conventions 1); everything else is injected.
+  let source: ReturnType<typeof adminEnvironment>;
+  try {
+    source = adminEnvironment(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Error: ${error.message}\n`);
+    return 2;
+  }
+  // One line on stderr each: which settings the CLI acts under is never a surprise, and stdout stays the command's.
+  if (source.envFile.length > 0) {
+    const file = process.env.ENV_FILE ?? ".env";
+    process.stderr.write(`Using the settings in ${file} (a variable set in the environment wins)\n`);
+  }
+  if (source.found !== undefined) process.stderr.write(`Using the local stack's settings from ${source.found}\n`);
+  return runAdminCli(process.argv.slice(2), {
+    env: source.env,
+    clock: () => new Date(),
+    output: {
+      out: (text) => process.stdout.write(`${text}\n`),
+      err: (text) => process.stderr.write(`${text}\n`),
+    },
+  });
+}
+
+main().then(
   (code) => {
     process.exitCode = code;
   },

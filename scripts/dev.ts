@@ -9,7 +9,7 @@
  */
 import { chainNodeKind } from "./localStack/chainNode";
 import { type LocalStack, startLocalStack } from "./localStack/startLocalStack";
-import { banner } from "./localStack/banner";
+import { banner, chainNotice } from "./localStack/banner";
 import { listenSettings } from "./localStack/portCheck";
 
 /** A switch setting (IDWALLET_HSM, FRESH): 1 or true is on; unset, empty, 0 or false is off. */
@@ -17,18 +17,6 @@ function switchSetting(name: string, value: string | undefined): boolean {
   if (value === undefined || ["", "0", "false"].includes(value)) return false;
   if (["1", "true"].includes(value)) return true;
   throw new Error(`${name} must be 1 or 0, not "${value}"`);
-}
-
-/** What the start did with the data directory's chain, when there is something to say (printed in the banner). */
-function chainNotice(stack: LocalStack): string | undefined {
-  const { restored, newChainReason, cleared } = stack.chainHistory;
-  const where = stack.config.dataDir;
-  if (restored) return `Chain restored from ${where}: the Safes, wallets and transactions of the last run are on it.`;
-  const counts = Object.entries(cleared ?? {})
-    .filter(([, n]) => n > 0)
-    .map(([kind, n]) => `${kind}: ${n}`);
-  if (counts.length === 0) return undefined;
-  return `A new chain, so the old chain's records are cleared from ${where} (${counts.join(", ")}): ${newChainReason}.`;
 }
 
 async function main(): Promise<void> {

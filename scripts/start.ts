@@ -1,16 +1,18 @@
 /**
  * `npm start [-- --fresh]`: runs the local stack (scripts/dev.ts) under `hardhat run`, which compiles first and
  * takes no options of its own script; `--fresh` becomes FRESH=1 (a new chain, the data's records of the old one
- * cleared). Everything else is set in the environment, as scripts/dev.ts describes. The ports are checked first.
+ * cleared). Everything else is set in the environment or `.env`, as scripts/dev.ts describes. The ports are checked
+ * first, with `.env` read.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { readEnvFile } from "../gateway/config/envFile";
 import { checkStackPorts, listenSettings, stackPorts } from "./localStack/portCheck";
 import { LOCAL_STACK_SETTINGS } from "./localStack/stackSettings";
 
 const USAGE = `usage: npm start [-- --fresh]
   --fresh  start a new chain and clear the data directory's records of the old one (the same as FRESH=1)
-Settings (environment): ${LOCAL_STACK_SETTINGS.join(", ")}, and the service's (README, Quickstart)`;
+Settings (environment, or .env): ${LOCAL_STACK_SETTINGS.join(", ")}, and the service's (README, Quickstart)`;
 
 /** The environment additions the arguments ask for; throws, with the usage, on one it does not know. */
 export function startArguments(args: readonly string[]): { help: boolean; env: Record<string, string> } {
@@ -36,8 +38,11 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  // Before Hardhat loads and compiles (seconds): a taken port is said at once.
+  // Before Hardhat loads and compiles (seconds): a taken port is said at once. `.env` (or ENV_FILE's file) is read
+  // first, as gateway/main.ts reads it, so that a PORT or DEV_RPC_PORT set there is the one checked; the stack gets
+  // this environment, in which Hardhat's own reading of the file (hardhat.config.ts) then sets nothing more.
   try {
+    readEnvFile(process.env, true);
     const { host, apiPort, rpcPort } = listenSettings(process.env);
     await checkStackPorts(host, stackPorts(apiPort, rpcPort, process.env));
   } catch (error) {

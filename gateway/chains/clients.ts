@@ -33,10 +33,27 @@ export function createChainClients(config: ChainConnections): Map<string, ChainC
   return clients;
 }
 
-/** Refuses to start if any configured RPC answers another chain id than the registry's. */
+/** Thrown at start-up when a configured RPC does not answer (its node down, a wrong URL): names the setting. */
+export class ChainUnreachableError extends Error {
+  override readonly name = "ChainUnreachableError";
+}
+
+/**
+ * Refuses to start if any configured RPC does not answer, or answers another chain id than the registry's: a chain
+ * is never listed served on an RPC the service could not reach (GET /v1/networks then follows the health checks).
+ */
 export async function verifyChainIds(clients: Map<string, ChainClient>): Promise<void> {
   for (const client of clients.values()) {
-    const answered = Number(await client.provider.send("eth_chainId", []));
+    let answered: number;
+    try {
+      answered = Number(await client.provider.send("eth_chainId", []));
+    } catch (error) {
+      // The chain's setting as config/load.ts names it (RPC_URL_<short name, upper case, - as _>).
+      const setting = `RPC_URL_${client.name.toUpperCase().replace(/-/g, "_")}`;
+      throw new ChainUnreachableError(
+        `the RPC of ${client.name} (${setting}) did not answer eth_chainId: ${(error as Error).message}; start its node, or correct or unset ${setting}`,
+      );
+    }
     if (answered !== client.chainId) {
       throw new ChainMismatchError(
         `RPC of ${client.name} serves chain id ${answered}, the registry says ${client.chainId}`,

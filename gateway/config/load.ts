@@ -215,7 +215,7 @@ function readConfigFile(file: string): Record<string, unknown> {
  * Settings renamed since an earlier release: the old name and the new one. A raw key is named after its key's
  * reference setting (`<REFERENCE>_KEY`), so each key has one name in the docs.
  */
-const RENAMED: ReadonlyArray<readonly [string, string]> = [
+export const RENAMED_SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ["CONTRACT_OFFCHAIN_RESOLVER", "CONTRACT_ENS_RESOLVER"],
   ["RELAYER_KEY", "RELAYER_SIGNER_KEY"],
   ["SAFE_OPERATOR_KEY", "SAFE_OPERATOR_SIGNER_KEY"],
@@ -235,7 +235,7 @@ const RETIRED: ReadonlyArray<readonly [string, string]> = [
  * their settings alike. Throws ConfigError for an unreadable file or a renamed or retired setting.
  */
 export function configInputOf(env: Env, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  for (const [old, now] of RENAMED) {
+  for (const [old, now] of RENAMED_SETTINGS) {
     // Refused, not ignored: an operator's setting must not silently stop meaning anything.
     if (env[old] !== undefined && env[old] !== "") throw new ConfigError(`${old} is now called ${now}; rename it`);
   }

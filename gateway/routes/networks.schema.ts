@@ -14,7 +14,8 @@ const SafeContracts = z
 export const NetworksResponse = z
   .object({
     served: z.array(z.string()).meta({
-      description: "Short names of the chains this deployment serves (configured, and the registry's API status live)",
+      description:
+        "Short names of the chains this deployment serves (configured, and the registry's API status live); each network's reachable says whether its RPC answered the last check",
       example: ["localhost"],
     }),
     networks: z.array(
@@ -34,6 +35,15 @@ export const NetworksResponse = z
           description:
             "This deployment serves the chain: configured (its RPC answered the chain id at start-up) and api live",
         }),
+        reachable: z
+          .boolean()
+          .nullable()
+          .meta({
+            description:
+              "The chain's RPC answered the service's last check (its chain id at start-up, then the health checks'" +
+              " eth_blockNumber, re-checked in the background once the last is 10 s old); null: not configured, or not checked yet",
+          }),
+        rpcCheckedAt: z.iso.datetime().nullable().meta({ description: "When that check was; null with reachable" }),
         rpcUrl: z.string().optional().meta({ description: "Only for the local development chain" }),
         contractAddresses: z.record(z.string(), z.string()).nullable(),
         safeContracts: SafeContracts.nullable().meta({

@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { Address } from "../../gateway/chains/evmSchemas";
+import { readEnvFile } from "../../gateway/config/envFile";
 import { ConfigError, configInputOf, envNameOf } from "../../gateway/config/load";
 import { ConfigSchema } from "../../gateway/config/schema";
 import { LOCAL_STACK_CONFIG_FILE } from "../localStack/localStackConfig";
@@ -39,20 +40,59 @@ export type AdminSettings = z.infer<typeof AdminSettingsSchema> & {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Settings that say the CLI is pointed at a deployment of its own: with any of them set, a local stack's file left in
- * the data directory is never read underneath (it would lend its dev secrets key and loopback webhook rules).
+ * Settings that say which deployment the CLI administers, each with where the local stack's file holds it. Set to
+ * anything but what the file holds, the CLI is pointed at a deployment of its own: a local stack's file left in the
+ * data directory is never read underneath (it would lend its dev secrets key and loopback webhook rules). Set to what
+ * it holds (a local stack started under the same `.env` wrote them there), the file is that deployment's.
  */
-const OWN_DEPLOYMENT_SETTINGS = ["CONFIG_FILE", "DATABASE_URL", "DATABASE_PATH", "SECRETS_KEY"] as const;
+const DEPLOYMENT_SETTINGS: ReadonlyArray<readonly [string, (file: StackFile) => unknown, (value: string) => string]> = [
+  ["DATABASE_URL", (file) => file.databaseUrl, (value) => value],
+  // Written absolute (localStackConfig.ts): compared as a path from here.
+  ["DATABASE_PATH", (file) => file.databasePath, (value) => path.resolve(value)],
+  ["SECRETS_KEY", (file) => file.secrets?.key, (value) => value],
+];
+
+/** What DEPLOYMENT_SETTINGS read of a local stack's file. */
+interface StackFile {
+  readonly databaseUrl?: unknown;
+  readonly databasePath?: unknown;
+  readonly secrets?: { readonly key?: unknown };
+}
+
+/** Whether every deployment setting set in `env` is the one the local stack's `file` holds (unreadable: no). */
+function sameDeployment(env: Env, file: string): boolean {
+  const named = DEPLOYMENT_SETTINGS.filter(([name]) => env[name]);
+  if (named.length === 0) return true;
+  let settings: StackFile;
+  try {
+    settings = JSON.parse(readFileSync(file, "utf8")) as StackFile;
+  } catch {
+    return false;
+  }
+  return named.every(([name, held, normal]) => held(settings) === normal(env[name]!));
+}
 
 /**
  * The environment with CONFIG_FILE pointing at the local stack's settings (scripts/localStack/localStackConfig.ts)
- * when no setting names a deployment of its own and `<DATA_DIR or data>/local-stack.config.json` exists, and the file
- * found, if any.
+ * when CONFIG_FILE is not set, `<DATA_DIR or data>/local-stack.config.json` exists and no deployment setting names
+ * another deployment (DEPLOYMENT_SETTINGS), and the file found, if any.
  */
 export function withLocalStackConfig(env: Env): { env: Env; found?: string } {
-  if (OWN_DEPLOYMENT_SETTINGS.some((name) => env[name])) return { env };
+  if (env.CONFIG_FILE) return { env };
   const file = path.join(env.DATA_DIR || "data", LOCAL_STACK_CONFIG_FILE);
-  return existsSync(file) ? { env: { ...env, CONFIG_FILE: file }, found: file } : { env };
+  return existsSync(file) && sameDeployment(env, file) ? { env: { ...env, CONFIG_FILE: file }, found: file } : { env };
+}
+
+/**
+ * The environment the CLI acts under, read as the service reads its own: ENV_FILE's file or the working directory's
+ * `.env` under the variables set (gateway/config/envFile.ts, as `npm run serve` reads it; the CLI is never a cluster
+ * worker), then the local stack's file as withLocalStackConfig finds it. `envFile`: the settings the file set.
+ * Throws ConfigError when ENV_FILE names a file that cannot be read.
+ */
+export function adminEnvironment(env: Env): { env: Env; found?: string; envFile: string[] } {
+  const read: NodeJS.ProcessEnv = { ...env };
+  const envFile = readEnvFile(read, true);
+  return { ...withLocalStackConfig(read), envFile };
 }
 
 /**

@@ -37,6 +37,21 @@ function persistenceLine(stack: LocalStack): string {
     : "new on every start, the old chain's records cleared; CHAIN_NODE=anvil keeps it";
 }
 
+/**
+ * What the start did with the data directory's chain, when there is something to say (the banner's notice): the
+ * chain restored, or the old chain's records cleared, counted by kind.
+ */
+export function chainNotice(stack: LocalStack): string | undefined {
+  const { restored, newChainReason, cleared } = stack.chainHistory;
+  const where = stack.config.dataDir;
+  if (restored) return `Chain restored from ${where}: the Safes, wallets and transactions of the last run are on it.`;
+  const counts = Object.entries(cleared ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind}: ${n}`);
+  if (counts.length === 0) return undefined;
+  return `A new chain, so the old chain's records are cleared from ${where} (${counts.join(", ")}): ${newChainReason}.`;
+}
+
 /** A line to set the banner apart from the log lines around it. */
 const RULE = "─".repeat(100);
 

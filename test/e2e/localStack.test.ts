@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Contract, JsonRpcProvider, computeAddress, parseEther, parseUnits } from "ethers";
+import { Contract, JsonRpcProvider, Wallet, computeAddress, parseEther, parseUnits } from "ethers";
 import { stakePolicyOf } from "../../gateway/chains/stakePolicy";
 import { readPortfolio } from "../../gateway/dust/chainReads";
 import { MULTICALL3_ADDRESS } from "../../gateway/dust/multicall3";
@@ -15,7 +15,7 @@ import { KernelAccountFactory__factory } from "../../typechain-types";
 import { postJson } from "../helpers/http";
 import { startTestStack } from "../helpers/localStack";
 import { demoAppToken } from "../helpers/stackClients";
-import { banner, demoTransaction } from "../../scripts/localStack/banner";
+import { banner, chainNotice, demoTransaction } from "../../scripts/localStack/banner";
 import { databaseLocation } from "../../gateway/config/databaseSetting";
 import { onPostgres } from "../helpers/testDatabase";
 
@@ -50,7 +50,8 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     const body = (await res.json()) as { networks: Record<string, unknown>[]; safeOperator: string };
     const { networks } = body;
     const local = networks.find((n) => n.name === "localhost");
-    expect(local).to.include({ chainId: 31337, configured: true, rpcUrl: stack.rpcUrl });
+    // Its RPC answered its chain id as the service started: reachable, without a call of this request's.
+    expect(local).to.include({ chainId: 31337, configured: true, served: true, reachable: true, rpcUrl: stack.rpcUrl });
     expect(local?.contractAddresses).to.deep.include({
       entryPoint: stack.deployment.contracts.entryPoint,
       kernelFactory: stack.deployment.contracts.kernelFactory,
@@ -98,6 +99,23 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
       clientId: stack.demoApp.clientId,
       secret: stack.demoApp.clientSecret,
     };
+    // Records of this chain, for the restart to clear with it: a Safe, and a wallet's transaction (included).
+    const token = await demoAppToken(stack);
+    const safe = await postJson(
+      `${stack.apiUrl}/v1/localhost/account`,
+      { signers: [Wallet.createRandom().address] },
+      token,
+    );
+    expect(safe.status).to.equal(202);
+    const accepted = await postJson(`${stack.apiUrl}/v1/kernel/tx`, demoTransaction(stack), token);
+    expect(accepted.status).to.equal(202);
+    for (const route of [
+      `/v1/localhost/account/${String(safe.body.address)}/tx/${String(safe.body.txUuid)}`,
+      `/v1/kernel/tx/${String(accepted.body.id)}`,
+    ]) {
+      const final = await fetch(`${stack.apiUrl}${route}?wait=true`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(await final.json(), route).to.include({ status: "included" });
+    }
     const databasePath = databaseLocation(stack.config);
     const secretsFile = path.join(dataDir, "dev-secrets.json");
     // A file's mode is SQLite's question; on PostgreSQL the server keeps the data and only the secrets file is ours.
@@ -145,9 +163,23 @@ describe("Local stack (e2e: real chain over HTTP, real database, real HTTP API)"
     expect(stack.dust).to.deep.equal(first.dust);
     // The demo app's credentials stay: the same secret, kept in the data directory for the next start to show.
     expect(stack.demoApp).to.deep.equal({ clientId: first.clientId, clientSecret: first.secret });
-    // Hardhat's chain is new on every start: the data's records of the old one are cleared with it (none here).
+    // Hardhat's chain is new on every start: the data's records of the old one are cleared with it, and the banner
+    // says how many. The Safe's creation is a transaction too.
     expect(stack.chainHistory.restored).to.equal(false);
     expect(stack.chainHistory.newChainReason).to.match(/Hardhat's in-process chain is not saved/);
+    expect(stack.chainHistory.cleared).to.include({ safes: 1, transactions: 2 });
+    const notice = chainNotice(stack)!;
+    expect(notice).to.match(
+      /^A new chain, so the old chain's records are cleared from .* \(transactions: 2, safes: 1, /,
+    );
+    expect(banner(stack, notice)).to.contain(notice);
+    const again = await demoAppToken(stack);
+    const gone = await fetch(`${stack.apiUrl}/v1/kernel/tx/${String(accepted.body.id)}`, {
+      headers: { Authorization: `Bearer ${again}` },
+    });
+    expect(gone.status, "the old chain's transaction").to.equal(404);
+    const safes = await postJson(`${stack.apiUrl}/v1/localhost/accounts`, {}, again);
+    expect(JSON.stringify(safes.body), "the old chain's Safe").to.not.contain(String(safe.body.address));
   });
 
   it("runs the banner's example transaction as printed: the demo user's wallet mints itself a demo token", async () => {

@@ -49,12 +49,15 @@ export function adminWith(env: Record<string, string>, database: string, ...args
 /** Settings a test runner's own environment might carry: never passed to adminBeside's CLI. */
 const RUNNER_SETTINGS = ["CONFIG_FILE", "DATA_DIR", "DATABASE_URL", "DATABASE_PATH", "SECRETS_KEY", "AUDIT_LOG_KEY"];
 
-/** `npm run admin -- <args>` without `--db`, and of the service's settings only `env`: what the CLI finds itself. */
+/**
+ * `npm run admin -- <args>` without `--db`, and of the service's settings only `env`: what the CLI finds itself
+ * (ENV_FILE "": no `.env` a developer keeps at the root, unless `env` names one).
+ */
 export function adminBeside(env: Record<string, string>, ...args: string[]): Promise<AdminRun> {
   const inherited = Object.entries(process.env).filter(
     ([name]) => !RUNNER_SETTINGS.includes(name) && !name.startsWith("WEBHOOK_"),
   );
-  return runAdmin({ ...Object.fromEntries(inherited), ...env }, args);
+  return runAdmin({ ...Object.fromEntries(inherited), ENV_FILE: "", ...env }, args);
 }
 
 function runAdmin(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<AdminRun> {

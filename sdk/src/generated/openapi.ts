@@ -1082,7 +1082,7 @@ export interface components {
     };
     NetworksResponse: {
       /**
-       * @description Short names of the chains this deployment serves (configured, and the registry's API status live)
+       * @description Short names of the chains this deployment serves (configured, and the registry's API status live); each network's reachable says whether its RPC answered the last check
        * @example [
        *       "localhost"
        *     ]
@@ -1113,6 +1113,13 @@ export interface components {
         configured: boolean;
         /** @description This deployment serves the chain: configured (its RPC answered the chain id at start-up) and api live */
         served: boolean;
+        /** @description The chain's RPC answered the service's last check (its chain id at start-up, then the health checks' eth_blockNumber, re-checked in the background once the last is 10 s old); null: not configured, or not checked yet */
+        reachable: boolean | null;
+        /**
+         * Format: date-time
+         * @description When that check was; null with reachable
+         */
+        rpcCheckedAt: string | null;
         /** @description Only for the local development chain */
         rpcUrl?: string;
         contractAddresses: {
@@ -1868,6 +1875,8 @@ export interface operations {
            *           "safe": true,
            *           "configured": false,
            *           "served": false,
+           *           "reachable": null,
+           *           "rpcCheckedAt": null,
            *           "contractAddresses": {
            *             "ownerAccount": "0x3a1Da83C53C515eD0C080a168CD496a614E6a3b0",
            *             "kernelFactory": "0xceC3C4092E836F57feF220c11e29690fB504a671",
@@ -1889,6 +1898,8 @@ export interface operations {
            *           "safe": true,
            *           "configured": true,
            *           "served": true,
+           *           "reachable": true,
+           *           "rpcCheckedAt": "2026-11-22T12:00:00.000Z",
            *           "rpcUrl": "http://127.0.0.1:8545",
            *           "contractAddresses": {
            *             "ownerAccount": "0x3a1Da83C53C515eD0C080a168CD496a614E6a3b0",

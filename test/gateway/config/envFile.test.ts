@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readEnvFile } from "../../../gateway/config/envFile";
@@ -16,7 +17,7 @@ function envDirectory(text: string): { dir: string; file: string } {
   return { dir, file };
 }
 
-describe(".env for npm run serve", () => {
+describe(".env for npm run serve and npm start", () => {
   it("reads ENV_FILE's settings, the environment winning (a variable set, even empty, keeps its value)", () => {
     const { file } = envDirectory(
       'PORT=4000\nLOG_LEVEL=debug\n# a comment\nHOST=0.0.0.0\nMAINTENANCE_MESSAGE="back soon"\n',
@@ -74,4 +75,44 @@ describe(".env for npm run serve", () => {
     expect(stderr).to.match(/^ {2}PORT: /m);
     expect(stderr).to.not.include("AUTH_TOKEN_SECRET");
   });
+
+  it("npm start reads .env before its port check: a taken PORT set there is said at once, the environment's winning", async function () {
+    this.timeout(60_000);
+    const blockers = await Promise.all([listening(), listening()]);
+    const [inFile, inEnv] = blockers.map((server) => (server.address() as AddressInfo).port);
+    try {
+      const start = (dotenv: string, env: Record<string, string>) => {
+        const { dir } = envDirectory(dotenv);
+        return spawnSync(
+          process.execPath,
+          ["-r", require.resolve("sucrase/register/ts"), path.join(ROOT, "scripts", "start.ts")],
+          { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: "utf8", timeout: 50_000 },
+        );
+      };
+      const api = start(`PORT=${inFile}\nDEV_RPC_PORT=0\n`, {});
+      expect(api.status, api.stderr).to.equal(1);
+      expect(api.stderr).to.match(
+        new RegExp(`^npm start: port ${inFile} on 127\\.0\\.0\\.1, for the API, is already in use.*set PORT`),
+      );
+      // DEV_RPC_PORT in the environment wins over the file's: its port is the one checked.
+      const rpc = start(`PORT=0\nDEV_RPC_PORT=${inFile}\n`, { DEV_RPC_PORT: String(inEnv) });
+      expect(rpc.status, rpc.stderr).to.equal(1);
+      expect(rpc.stderr).to.match(new RegExp(`^npm start: port ${inEnv} .*for the chain's RPC.*set DEV_RPC_PORT`));
+      const missing = start("", { ENV_FILE: "missing.env" });
+      expect([missing.status, missing.stderr]).to.deep.equal([
+        1,
+        "npm start: ENV_FILE missing.env: ENOENT: no such file or directory, open 'missing.env'\n",
+      ]);
+    } finally {
+      for (const server of blockers) server.close();
+    }
+  });
 });
+
+/** A server holding a port the system chose on 127.0.0.1. */
+function listening(): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { CUSTODY_KEYS } from "../../../gateway/config/custodySettings";
-import { ConfigError, SETTING_NAMES, loadConfig } from "../../../gateway/config/load";
+import { ConfigError, RENAMED_SETTINGS, SETTING_NAMES, loadConfig } from "../../../gateway/config/load";
 import { LOCAL_STACK_SETTINGS } from "../../../scripts/localStack/stackSettings";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
@@ -58,4 +58,44 @@ describe("one name per setting", () => {
     // The admin CLI's own (`npm run admin -- keys …`), never the service's.
     expect(notRead).to.deep.equal(["ADMIN_PRIVATE_KEY"]);
   });
+
+  it("a renamed setting's old name appears in README.md and docs/*.md only in a note naming it renamed (`OLD` is now `NEW`)", () => {
+    const files = [
+      "README.md",
+      ...readdirSync(path.join(ROOT, "docs"))
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => path.join("docs", name)),
+    ];
+    const found = files.map((file) => oldNamesIn(file, readFileSync(path.join(ROOT, file), "utf8")));
+    expect(found.flatMap((f) => f.strays)).to.deep.equal([]);
+    // The note is there for each, so an operator with an old name finds the new one in the docs too.
+    const noted = new Set(found.flatMap((f) => f.noted));
+    expect([...noted].sort()).to.deep.equal(RENAMED_SETTINGS.map(([old]) => old).sort());
+    // The check itself: an old name used as a setting is found, with its line.
+    const stray = oldNamesIn(
+      "x.md",
+      "Renamed: `RELAYER_KEY` is now\n`RELAYER_SIGNER_KEY`.\nSet `SAFE_OPERATOR_KEY=0x…`.",
+    );
+    expect(stray).to.deep.equal({
+      strays: ["x.md:3: SAFE_OPERATOR_KEY (now SAFE_OPERATOR_SIGNER_KEY)"],
+      noted: ["RELAYER_KEY"],
+    });
+  });
 });
+
+/**
+ * Where `text` names a renamed setting by its old name: in a note naming it renamed (`OLD` is now `NEW`, or `OLD`
+ * `NEW` in a list of such pairs), or elsewhere, a stray (`file:line: OLD (now NEW)`).
+ */
+function oldNamesIn(file: string, text: string): { strays: string[]; noted: string[] } {
+  const strays: string[] = [];
+  const noted: string[] = [];
+  for (const [old, now] of RENAMED_SETTINGS) {
+    const note = new RegExp(`^\`${old}\`(?:\\s+is\\s+now)?\\s+\`${now}\``);
+    for (const match of text.matchAll(new RegExp(`\\b${old}\\b`, "g"))) {
+      if (match.index > 0 && note.test(text.slice(match.index - 1))) noted.push(old);
+      else strays.push(`${file}:${text.slice(0, match.index).split("\n").length}: ${old} (now ${now})`);
+    }
+  }
+  return { strays, noted };
+}

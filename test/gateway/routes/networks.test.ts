@@ -3,9 +3,9 @@ import { Wallet } from "ethers";
 import request from "supertest";
 import golden from "../../vectors/addresses.json";
 import { CHAINS } from "../../../gateway/chains/registry";
-import { createChainClients } from "../../../gateway/chains/clients";
+import { type ChainClient, createChainClients } from "../../../gateway/chains/clients";
 import { NetworksResponse } from "../../../gateway/routes/networks.schema";
-import { TEST_OWNER_ACCOUNT, buildTestApp } from "../../helpers/testApp";
+import { TEST_NOW, TEST_OWNER_ACCOUNT, buildTestApp } from "../../helpers/testApp";
 
 describe("GET /v1/networks", () => {
   it("lists every chain of the registry with its status and the contract addresses", async () => {
@@ -23,6 +23,8 @@ describe("GET /v1/networks", () => {
       safe: true,
       configured: false,
       served: false,
+      reachable: null,
+      rpcCheckedAt: null,
       contractAddresses: {
         ownerAccount: TEST_OWNER_ACCOUNT,
         kernelFactory: golden.kernelFactory,
@@ -122,5 +124,51 @@ describe("GET /v1/networks", () => {
     // Chains that serve no Safe accounts show none, even with global Safe settings.
     expect(byName.base).to.include({ safe: false, safeContracts: null });
     expect(res.body.safeOperator).to.equal(operator.address);
+  });
+
+  it("an outsider hammering GET /v1/networks makes no RPC call per request; a node gone down shows unreachable, still served", async () => {
+    const node = { up: true, calls: 0 };
+    const localhost = {
+      name: "localhost",
+      chainId: 31337,
+      provider: {
+        send: async () => {
+          node.calls++;
+          if (!node.up) throw new Error("connect ECONNREFUSED 127.0.0.1:8545");
+          return "0x10";
+        },
+      },
+    } as unknown as ChainClient;
+    const { app, close } = buildTestApp(
+      { chains: { localhost: { rpcUrl: "http://127.0.0.1:8545" } } },
+      { chains: new Map([["localhost", localhost]]) },
+    );
+    try {
+      const local = async () => {
+        const res = await request(app).get("/v1/networks").expect(200);
+        expect(() => NetworksResponse.parse(res.body)).to.not.throw();
+        return res.body.networks.find((n: { name: string }) => n.name === "localhost");
+      };
+      // Not checked yet (this app skipped start-up's check): said so, and one check starts behind the answer.
+      expect(await local()).to.include({ served: true, reachable: null, rpcCheckedAt: null });
+      for (let i = 0; i < 100 && node.calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 30; i++) {
+        expect(await local()).to.include({ reachable: true, rpcCheckedAt: TEST_NOW.toISOString() });
+      }
+      expect(node.calls, "RPC calls for 31 requests").to.equal(1);
+      // Chains not configured say nothing of an RPC they do not have.
+      const res = await request(app).get("/v1/networks").expect(200);
+      expect(res.body.networks.find((n: { name: string }) => n.name === "matic")).to.include({
+        reachable: null,
+        rpcCheckedAt: null,
+      });
+
+      node.up = false;
+      await request(app).get("/health").expect(503);
+      expect(await local()).to.include({ configured: true, served: true, reachable: false });
+      expect(node.calls).to.equal(2);
+    } finally {
+      close();
+    }
   });
 });
