@@ -20,28 +20,29 @@ const PHONE = "+14155552671";
 const WALLET_SIGNER_KEY = `0x${"3c".repeat(32)}`;
 const TARGET = "0x000000000000000000000000000000000000dEaD";
 
-/** A node where no wallet is deployed (eth_getCode answers 0x): signatures come ERC-6492-wrapped, nothing is sent. */
+/**
+ * A node where no wallet is deployed (eth_getCode answers 0x): signatures come ERC-6492-wrapped, nothing is sent. It
+ * answers JSON-RPC batches too: the service's client batches calls made at once (a reachability check beside a read).
+ */
 async function emptyNode() {
+  const answer = (call: { id: number; method: string }) => {
+    const result = call.method === "eth_chainId" ? "0x7a69" : call.method === "eth_getCode" ? "0x" : undefined;
+    return { jsonrpc: "2.0", id: call.id, ...(result ? { result } : { error: { code: -32601, message: "not here" } }) };
+  };
   const node = await listenOn((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const call = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; method: string };
-      const result = call.method === "eth_chainId" ? "0x7a69" : call.method === "eth_getCode" ? "0x" : undefined;
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as
+        { id: number; method: string } | { id: number; method: string }[];
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: call.id,
-          ...(result ? { result } : { error: { code: -32601, message: "not here" } }),
-        }),
-      );
+      res.end(JSON.stringify(Array.isArray(body) ? body.map(answer) : answer(body)));
     });
   });
   const chain: ChainClient = {
     name: "localhost",
     chainId: 31337,
-    provider: new JsonRpcProvider(`http://127.0.0.1:${node.port}`, 31337, { staticNetwork: true }),
+    provider: new JsonRpcProvider(`http://127.0.0.1:${node.port}`, 31337, { staticNetwork: true, batchMaxCount: 1 }),
   };
   return { chain, close: () => closeAll([node]) };
 }
