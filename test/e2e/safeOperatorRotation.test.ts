@@ -105,14 +105,22 @@ describe("Safe operator rotation (e2e: the operator's owner key swapped on every
       to: Wallet.createRandom().address,
       amount: "7",
     });
-    let report = "";
     // Until the relayer has sent both swaps: a time bound, not a count, as a loaded machine runs each round slower.
+    // Each run reports the Safes it found swapped and recorded; the two swaps may land in different runs.
+    const reports: string[] = [];
+    let [swapped, pending] = [0, Infinity];
     const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline && !report.includes("2 Safe(s) now owned by")) {
+    while (Date.now() < deadline && (swapped < 2 || pending > 0)) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      report = await rotate();
+      const report = await rotate();
+      const counts = /^(\d+) Safe\(s\) now owned by (0x[0-9a-fA-F]{40}) and recorded so; (\d+) swap\(s\) queued/.exec(
+        report,
+      );
+      expect(counts?.[2], report).to.equal(newAddress);
+      [swapped, pending] = [swapped + Number(counts![1]), Number(counts![3])];
+      reports.push(report);
     }
-    expect(report, report).to.include(`2 Safe(s) now owned by ${newAddress} and recorded so; 0 swap(s) queued`);
+    expect([swapped, pending], reports.join("\n")).to.deep.equal([2, 0]);
     expect(await final(second, safes[1]!, during.txUuid)).to.include({ status: "included" });
     for (const safe of safes) {
       const now = await owners(safe);
