@@ -8,27 +8,34 @@ const inFlight = (...addresses: string[]) => new Set(addresses.map((a) => a.toLo
 
 describe("A bundler's refusal that blames another of our wallets in its mempool (ERC-7562 STO-041)", () => {
   it("is a conflict when it names another wallet whose operation the bundler holds, in any case", () => {
-    const refusal = { message: `unstaked account accessed ${other.toLowerCase()} slot ${slot}` };
+    const refusal = { code: -32502, message: `unstaked account accessed ${other.toLowerCase()} slot ${slot}` };
     expect(mempoolConflict(refusal, mine, inFlight(other, mine))).to.match(new RegExp(other.toLowerCase()));
   });
 
   it("is the operation's own refusal when the wallet it names is not in flight: a stranger's or a settled one", () => {
-    const refusal = { message: `unstaked account accessed ${other} slot ${slot}` };
+    const refusal = { code: -32502, message: `unstaked account accessed ${other} slot ${slot}` };
     expect(mempoolConflict(refusal, mine, inFlight(mine))).to.equal(undefined);
   });
 
   it("is the operation's own refusal when it names only the operation's own wallet", () => {
-    expect(mempoolConflict({ message: `AA24 signature error for ${mine}` }, mine, inFlight(mine, other))).to.equal(
+    expect(
+      mempoolConflict({ code: -32507, message: `AA24 signature error for ${mine}` }, mine, inFlight(mine, other)),
+    ).to.equal(undefined);
+  });
+
+  it("is the operation's own refusal when it names no address (an EntryPoint reason)", () => {
+    expect(mempoolConflict({ code: -32500, message: "AA21 didn't pay prefund" }, mine, inFlight(other))).to.equal(
       undefined,
     );
   });
 
-  it("is the operation's own refusal when it names no address (an EntryPoint reason)", () => {
-    expect(mempoolConflict({ message: "AA21 didn't pay prefund" }, mine, inFlight(other))).to.equal(undefined);
+  it("does not read an address out of a longer hex string (a hash or a slot)", () => {
+    const refusal = { code: -32502, message: `slot 0x${other.slice(2).toLowerCase()}000000000000000000000000 refused` };
+    expect(mempoolConflict(refusal, mine, inFlight(other))).to.equal(undefined);
   });
 
-  it("does not read an address out of a longer hex string (a hash or a slot)", () => {
-    const refusal = { message: `slot 0x${other.slice(2).toLowerCase()}000000000000000000000000 refused` };
-    expect(mempoolConflict(refusal, mine, inFlight(other))).to.equal(undefined);
+  it("is the operation's own refusal when another kind of refusal names one of our wallets: a sender's revert data echoed back", () => {
+    const echoed = { code: -32521, message: `execution reverted: pay ${other}` };
+    expect(mempoolConflict(echoed, mine, inFlight(other))).to.equal(undefined);
   });
 });
