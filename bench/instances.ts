@@ -12,12 +12,16 @@
  *   INSTANCES_CONCURRENCY=64  most POSTs in flight
  *   INSTANCES_ROUNDS=1        the three scenarios, this many times in turn (the report gives each run and the median)
  *
- * PostgreSQL is a throwaway server of the Debian `postgresql` package (as in the tests). Exits non-zero if any
- * request is refused, fails, or is not carried by the chain's bundles exactly once.
+ * PostgreSQL is a throwaway server of the Debian `postgresql` package (as in the tests), with pg_stat_statements
+ * loaded so the report can say what a request costs the database. Each row says what bounds it, from the CPU of the
+ * service(s), the database server and this process (the load and Hardhat's chain). Exits non-zero if any request is
+ * refused, fails, or is not carried by the chain's bundles exactly once.
  */
-import { machineLine } from "./lib/benchOptions";
+import { type InstancesScenario, type Measured, coresLine, instancesReport } from "./lib/instancesReport";
+import { STATEMENT_STATS_SETTINGS, StatementCounter } from "./lib/postgresStatements";
+import { cpuSpent, snapshotCpu } from "./lib/processCpu";
 import { chainBundles } from "./lib/userOpsChain";
-import { type UserOpRequest, type UserOpsRun, UserOpsFailure, percentile, runUserOps } from "./lib/userOpsLoad";
+import { type UserOpRequest, UserOpsFailure, runUserOps } from "./lib/userOpsLoad";
 import {
   type BenchDatabase,
   type UserOpsChain,
@@ -44,28 +48,37 @@ const USERS = 256;
 /** Wallets deployed per warm-up wave: a bundle of deployments stays under the 2^24 transaction gas cap. */
 const WARMUP_WAVE = 32;
 
-interface Scenario {
-  readonly label: string;
-  readonly database: "sqlite" | "postgres";
-  readonly instances: number;
-}
-
-const SCENARIOS: readonly Scenario[] = [
+const SCENARIOS: readonly InstancesScenario[] = [
   { label: "SQLite, 1 instance", database: "sqlite", instances: 1 },
   { label: "PostgreSQL, 1 instance", database: "postgres", instances: 1 },
   { label: "PostgreSQL, 2 instances", database: "postgres", instances: 2 },
 ];
 
-/** Runs `requests` over `services` and checks the chain's new bundles carry exactly them. */
-async function measure(chain: UserOpsChain, services: readonly UserOpsService[], requests: readonly UserOpRequest[]) {
+/** A scenario's services, the database server they use, and its statement counter (PostgreSQL). */
+interface Running {
+  readonly services: readonly UserOpsService[];
+  readonly databasePid?: number;
+  readonly statements?: StatementCounter;
+}
+
+/** Runs `requests` over the scenario's services and checks the chain's new bundles carry exactly them. */
+async function measure(chain: UserOpsChain, running: Running, requests: readonly UserOpRequest[]): Promise<Measured> {
+  const { services } = running;
   const provider = chain.node.provider;
   const fromBlock = (await provider.getBlockNumber()) + 1;
+  const roots: Record<string, number> = { bench: process.pid };
+  services.forEach((service, i) => (roots[`instance ${i + 1}`] = service.pid));
+  if (running.databasePid !== undefined) roots.database = running.databasePid;
+  await running.statements?.reset();
+  const before = snapshotCpu(roots);
   const run = await runUserOps(
     services.map((service) => service.url),
     services[0]!.appToken,
     requests,
     { ratePerSecond: RATE, concurrency: CONCURRENCY, pollers: 8, timeoutMs: 180_000 },
   );
+  const cpu = cpuSpent(before, snapshotCpu(roots));
+  const statements = await running.statements?.read();
   const onChain = await chainBundles(
     provider,
     { fromBlock, toBlock: await provider.getBlockNumber() },
@@ -75,89 +88,79 @@ async function measure(chain: UserOpsChain, services: readonly UserOpsService[],
   if (onChain.ops !== requests.length) {
     throw new UserOpsFailure(`${requests.length} requests included, but the chain holds ${onChain.ops} operations`);
   }
-  return run;
+  return { run, cpu, ...(statements ? { statements } : {}) };
 }
 
 /** The services of a scenario on a fresh database (their app tokens are the same app's). */
-async function startScenario(chain: UserOpsChain, scenario: Scenario, postgres: PostgresServer, round: number) {
+async function startScenario(
+  chain: UserOpsChain,
+  scenario: InstancesScenario,
+  postgres: PostgresServer,
+  round: number,
+): Promise<Running> {
   let database: BenchDatabase | undefined;
+  let statements: StatementCounter | undefined;
   if (scenario.database === "postgres") {
-    database = await prepareBenchDatabase(await postgres.createDatabase(`bench_${round}_${scenario.instances}`));
+    const url = await postgres.createDatabase(`bench_${round}_${scenario.instances}`);
+    database = await prepareBenchDatabase(url);
+    statements = await StatementCounter.open(url);
   }
   const services: UserOpsService[] = [];
   for (let i = 0; i < scenario.instances; i++) {
     services.push(await startUserOpsService(chain, { INSTANCE_ID: `bench-${i}` }, database ? { database } : {}));
   }
-  return services;
+  return statements ? { services, databasePid: postgres.pid, statements } : { services };
+}
+
+/** Stops a scenario's services and its statement counter. */
+async function stopScenario(running: Running): Promise<void> {
+  await Promise.all(running.services.map((service) => service.stop()));
+  await running.statements?.close();
 }
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
-const median = (values: readonly number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 async function main(): Promise<void> {
   const users = await makeUsers(USERS);
   const chain = await startUserOpsChain();
-  const postgres = await startPostgresServer();
-  const runs = new Map<string, UserOpsRun[]>(SCENARIOS.map((s) => [s.label, []]));
-  let services: UserOpsService[] = [];
+  const postgres = await startPostgresServer(STATEMENT_STATS_SETTINGS);
+  const runs = new Map<string, Measured[]>(SCENARIOS.map((s) => [s.label, []]));
+  let running: Running | undefined;
   try {
     const requests = new Requests(chain.target);
-    services = await startScenario(chain, SCENARIOS[0]!, postgres, 0);
+    running = await startScenario(chain, SCENARIOS[0]!, postgres, 0);
     for (let first = 0; first < USERS; first += WARMUP_WAVE) {
       const wave = users.slice(first, first + WARMUP_WAVE);
-      await measure(chain, services, requests.next(wave, wave.length));
+      await measure(chain, running, requests.next(wave, wave.length));
     }
-    await Promise.all(services.map((service) => service.stop()));
-    services = [];
+    await stopScenario(running);
+    running = undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenario of SCENARIOS) {
-        services = await startScenario(chain, scenario, postgres, round);
+        running = await startScenario(chain, scenario, postgres, round);
         // A few requests first (JIT, connections, the worker's lease), not measured.
-        await measure(chain, services, requests.next(users, 20));
-        const run = await measure(chain, services, requests.next(users, REQUESTS));
-        runs.get(scenario.label)!.push(run);
+        await measure(chain, running, requests.next(users, 20));
+        const measured = await measure(chain, running, requests.next(users, REQUESTS));
+        runs.get(scenario.label)!.push(measured);
+        const { run } = measured;
         console.error(
-          `${scenario.label}, run ${round}: ${int(run.acceptedPerSecond)} accepted/s, ${int(run.opsPerSecond)} ops/s`,
+          `${scenario.label}, run ${round}: ${int(run.acceptedPerSecond)} accepted/s, ${int(run.opsPerSecond)} ops/s ` +
+            `(cores: ${coresLine(measured)})`,
         );
-        await Promise.all(services.map((service) => service.stop()));
-        services = [];
+        await stopScenario(running);
+        running = undefined;
       }
     }
   } finally {
-    await Promise.all(services.map((service) => service.stop()));
+    if (running) await stopScenario(running);
     postgres.stop();
     await chain.close();
   }
-
   console.log(
-    [
-      "## Several instances: acceptance and UserOperations per second",
-      "",
-      machineLine(),
-      "",
-      `Fresh in-process Hardhat chain (automine), built-in bundler, default settings; each service a child process ` +
-        `(one process each, raw keys). POST /v1/kernel/tx offered at ${int(RATE)} requests/s with at most ` +
-        `${CONCURRENCY} in flight, alternating between the instances; ${int(REQUESTS)} requests per run, each one ` +
-        `call of TestTarget.record from an already deployed wallet of ${USERS}. Every request ended included with ` +
-        "success, carried once by the chain's bundles. Accepted/s = requests / (last 202 − first submission); " +
-        "ops/s = requests / (last inclusion − first submission). Everything (chain, load, database, instances) " +
-        "shares the machine's cores.",
-      "",
-      "| Scenario | Runs | Accepted/s (median) | Ops/s (median) | POST p99 (median) | Accepted/s, each run | Ops/s, each run |",
-      "| --- | --: | --: | --: | --: | --- | --- |",
-      ...SCENARIOS.map((scenario) => {
-        const each = runs.get(scenario.label)!;
-        return (
-          `| ${scenario.label} | ${each.length} | ${int(median(each.map((r) => r.acceptedPerSecond)))} | ` +
-          `${int(median(each.map((r) => r.opsPerSecond)))} | ${int(median(each.map((r) => r.acceptP99Ms)))} ms | ` +
-          `${each.map((r) => int(r.acceptedPerSecond)).join(", ")} | ${each.map((r) => int(r.opsPerSecond)).join(", ")} |`
-        );
-      }),
-    ].join("\n"),
+    instancesReport(
+      { rate: RATE, concurrency: CONCURRENCY, requests: REQUESTS, users: USERS },
+      SCENARIOS.map((scenario) => ({ ...scenario, runs: runs.get(scenario.label)! })),
+    ),
   );
 }
 

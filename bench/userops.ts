@@ -13,8 +13,8 @@
  * `hardhat run` passes no script arguments, so the settings are environment variables (defaults shown):
  *   USEROPS_CHAINS=hardhat,anvil                 the automining chains, in turn
  *   USEROPS_BUNDLED=1000|2000 USEROPS_UNBUNDLED=200   requests measured per scenario (bundled: Hardhat|anvil)
- *   USEROPS_RATE=500|1000 USEROPS_CONCURRENCY=32 offered requests/s (Hardhat|anvil), most POSTs in flight
- *   USEROPS_BLOCK_RATES=5,10,20,50,100,200,300  offered rates on the interval-mined anvil ("none": skip it)
+ *   USEROPS_RATE=500|1500 USEROPS_CONCURRENCY=32 offered requests/s (Hardhat|anvil), most POSTs in flight
+ *   USEROPS_BLOCK_RATES=50,100,200,300,500,750,1000  offered rates on the interval-mined anvil ("none": skip it)
  *   USEROPS_BLOCK_SECONDS=30 USEROPS_BLOCK_TIME=2 USEROPS_BLOCK_USERS=1024   seconds per rate, block time, wallets
  *   USEROPS_BLOCK_MAX_OPS=                       TX_MAX_OPS_PER_BUNDLE on the interval-mined chain (unset: default)
  *   WORKERS=1                                    service processes (the transaction worker runs in one of them)
@@ -71,10 +71,10 @@ function envList(name: string, fallback: string): string[] {
 const CHAINS = envList("USEROPS_CHAINS", "hardhat,anvil").map(chainNodeKind);
 /** Per chain: anvil's bundled target (≥ 500 ops/s over ≥ 2,000 requests) needs more requests, offered faster. */
 const BUNDLED_OPS = { hardhat: envInt("USEROPS_BUNDLED", 1_000), anvil: envInt("USEROPS_BUNDLED", 2_000) };
-const RATE = { hardhat: envInt("USEROPS_RATE", 500), anvil: envInt("USEROPS_RATE", 1_000) };
+const RATE = { hardhat: envInt("USEROPS_RATE", 500), anvil: envInt("USEROPS_RATE", 1_500) };
 const UNBUNDLED_OPS = envInt("USEROPS_UNBUNDLED", 200);
 const CONCURRENCY = envInt("USEROPS_CONCURRENCY", 32);
-const BLOCK_RATES = envList("USEROPS_BLOCK_RATES", "5,10,20,50,100,200,300").map((rate) => {
+const BLOCK_RATES = envList("USEROPS_BLOCK_RATES", "50,100,200,300,500,750,1000").map((rate) => {
   const value = Number(rate);
   if (!Number.isInteger(value) || value <= 0) throw new Error("USEROPS_BLOCK_RATES must be positive integers");
   return value;

@@ -13,12 +13,16 @@ export interface CpuSnapshot {
   readonly ticks: Readonly<Record<string, number>>;
   readonly machineBusy: number;
   readonly machineTotal: number;
+  /** When it was taken (performance.now(), ms). */
+  readonly at: number;
 }
 
 /** What a window cost: milliseconds of CPU per name, and the share of the machine others used, in %. */
 export interface CpuSpent {
   readonly ms: Readonly<Record<string, number>>;
   readonly otherLoadPercent: number;
+  /** The window's wall-clock length, ms. */
+  readonly wallMs: number;
 }
 
 interface ProcessTicks {
@@ -69,7 +73,7 @@ export function snapshotCpu(roots: Readonly<Record<string, number>>): CpuSnapsho
     }
   }
   const machine = machineTicks();
-  return { ticks, machineBusy: machine.busy, machineTotal: machine.total };
+  return { ticks, machineBusy: machine.busy, machineTotal: machine.total, at: performance.now() };
 }
 
 /** CPU spent between two snapshots of the same roots. */
@@ -82,5 +86,9 @@ export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSpent {
     ms[name] = (spent * 1000) / TICKS_PER_SECOND;
   }
   const other = Math.max(0, after.machineBusy - before.machineBusy - ours);
-  return { ms, otherLoadPercent: (100 * other) / Math.max(1, after.machineTotal - before.machineTotal) };
+  return {
+    ms,
+    otherLoadPercent: (100 * other) / Math.max(1, after.machineTotal - before.machineTotal),
+    wallMs: after.at - before.at,
+  };
 }

@@ -1,4 +1,5 @@
 /** Markdown tables of the UserOperation bench. */
+import { cpuBound } from "./cpuBound";
 import type { BlockRate } from "./userOpsBlocks";
 import type { Phase } from "./userOpsPhase";
 
@@ -13,19 +14,35 @@ export const cpuPerOp = (phase: Phase, name: string): string => {
 /** How a phase's keys are named in the tables. */
 export const keysName = (phase: Phase): string => (phase.keys === "hsm" ? "HSM" : "raw");
 
-/** The automine scenarios, one row each. */
-export function resultTable(phases: readonly Phase[]): string[] {
+/**
+ * What bounds a scenario: the service's event loop (one process) or Hardhat's (in the bench's), the machine's cores,
+ * or, when no CPU is, `otherwise`.
+ */
+export function phaseBound(phase: Phase, serviceProcesses: number, otherwise: string): string {
+  const loops = [...(serviceProcesses === 1 ? ["service"] : []), ...(phase.chain === "hardhat" ? ["bench"] : [])];
+  return cpuBound(phase.cpu, loops, otherwise);
+}
+
+/** What bounds an automine scenario when no CPU does. */
+const automineOtherwise = (phase: Phase) =>
+  phase.maxOpsPerBundle === 1
+    ? "the serial cycle of each bundle (simulate, sign, send, mine, settle)"
+    : "the offered rate and the requests in flight";
+
+/** The automine scenarios, one row each; `serviceProcesses`: the service's processes (WORKERS). */
+export function resultTable(phases: readonly Phase[], serviceProcesses: number): string[] {
   return [
     "| Chain | Wallet code | Keys | Scenario | Max ops/bundle | Requests | Offered/s | Accepted/s | Ops/s | p50 latency | p99 latency | " +
-      "POST p99 | Bundles | Mean ops/bundle | Gas/op | Service CPU/op | Chain CPU/op | Bench CPU/op | Other load |",
-    "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+      "POST p99 | Bundles | Mean ops/bundle | Gas/op | Service CPU/op | Chain CPU/op | Bench CPU/op | Other load | Bound by |",
+    "| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- |",
     ...phases.map(
       (p) =>
         `| ${p.chain} | ${p.walletCode} | ${keysName(p)} | ${p.label} | ${p.maxOpsPerBundle} | ${int(p.run.ops.length)} | ${int(p.offeredPerSecond)} | ` +
         `${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ` +
         `${ms(p.run.acceptP99Ms)} | ${int(p.bundles)} | ${(p.run.ops.length / p.bundles).toFixed(1)} | ` +
         `${int(p.gasPerOp)} | ${cpuPerOp(p, "service")} | ${p.chain === "hardhat" ? "in bench" : cpuPerOp(p, "chain")} | ` +
-        `${cpuPerOp(p, "bench")} | ${p.cpu.otherLoadPercent.toFixed(0)} % |`,
+        `${cpuPerOp(p, "bench")} | ${p.cpu.otherLoadPercent.toFixed(0)} % | ` +
+        `${phaseBound(p, serviceProcesses, automineOtherwise(p))} |`,
     ),
   ];
 }
@@ -59,12 +76,12 @@ export function custodyTable(phases: readonly Phase[]): string[] {
   ];
 }
 
-/** The interval-mined sweep, one row per offered rate. */
-export function blockTable(rates: readonly BlockRate[]): string[] {
+/** The interval-mined sweep, one row per offered rate; `serviceProcesses`: the service's processes (WORKERS). */
+export function blockTable(rates: readonly BlockRate[], serviceProcesses: number): string[] {
   return [
     "| Offered/s | Requests | Accepted/s | Ops/s | Blocks p50 | Blocks p99 | Blocks max | p50 latency | p99 latency | " +
-      "Bundles | Mean ops/bundle | Service CPU/op | Other load | Sustained (p99 ≤ 2 blocks) |",
-    "| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- |",
+      "Bundles | Mean ops/bundle | Service CPU/op | Other load | Sustained (p99 ≤ 2 blocks) | Bound by |",
+    "| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- | --- |",
     ...rates.map(({ phase: p, blocks, sustained }) => {
       const sent = p.run.ops.length;
       const stopped = p.run.unsent > 0 ? ` (sending stopped after ${int(sent)} of ${int(sent + p.run.unsent)})` : "";
@@ -72,7 +89,7 @@ export function blockTable(rates: readonly BlockRate[]): string[] {
         `| ${int(p.offeredPerSecond)} | ${int(sent)} | ${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ` +
         `${blocks.p50} | ${blocks.p99} | ${blocks.max} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ${int(p.bundles)} | ` +
         `${(sent / p.bundles).toFixed(1)} | ${cpuPerOp(p, "service")} | ${p.cpu.otherLoadPercent.toFixed(0)} % | ` +
-        `${sustained ? "yes" : "no"}${stopped} |`
+        `${sustained ? "yes" : "no"}${stopped} | ${phaseBound(p, serviceProcesses, "the offered rate and the block time")} |`
       );
     }),
   ];

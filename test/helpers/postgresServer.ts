@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +14,8 @@ const DEBIAN_POSTGRES = "/usr/lib/postgresql";
 /** A throwaway PostgreSQL server in a temporary folder: trust auth, listening on 127.0.0.1 only. */
 export interface PostgresServer {
   readonly port: number;
+  /** The server's postmaster process (its backends are its children). */
+  readonly pid: number;
   /** Creates an empty database and returns its `postgres://` URL: one per test suite, so suites share nothing. */
   createDatabase(name: string): Promise<string>;
   /** Stops the server and deletes its folder. */
@@ -56,9 +58,10 @@ const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * Starts a PostgreSQL server of its own: `initdb` and `pg_ctl` in a new temporary folder on a free port. Durability
- * is off (no fsync): the data is thrown away with the folder.
+ * is off (no fsync): the data is thrown away with the folder. `settings`: more server settings (`-c name=value`),
+ * e.g. a benchmark's `shared_preload_libraries`.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(settings: Readonly<Record<string, string>> = {}): Promise<PostgresServer> {
   const bin = postgresBin();
   const dir = mkdtempSync(path.join(tmpdir(), "idwallet-pg-"));
   const data = path.join(dir, "data");
@@ -88,7 +91,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     let port = 0;
     for (let attempt = 1; !started; attempt += 1) {
       port = await freePort();
-      const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
+      const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);
+      const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off${extra.join("")}`;
       const log = path.join(dir, "server.log");
       const start = asServerUser(pgCtl, ["-D", data, "-o", options, "-l", log, "-w", "start"]);
       try {
@@ -109,7 +113,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     };
-    return { port, createDatabase, stop };
+    // postmaster.pid's first line is the server's process id.
+    const pid = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n", 1)[0]);
+    return { port, pid, createDatabase, stop };
   } catch (error) {
     stop();
     throw error;
