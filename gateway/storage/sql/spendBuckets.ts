@@ -67,6 +67,36 @@ export async function addToBuckets(
   }
 }
 
+/** One settlement's change of one bucket, to be applied with a bundle's others. */
+export interface BucketAddition {
+  readonly key: SpendKey;
+  readonly minute: number;
+  readonly pendingGas: bigint;
+  readonly settledGas: bigint;
+}
+
+/**
+ * Applies a bundle's settlements to their buckets: one statement per bucket, however many of the bundle's requests
+ * share it (its app's bucket of the minute: dozens), each bucket's changes summed. App buckets first, then user ids',
+ * each in one order: the order addToBuckets and acceptance take them in, so none of them waits in a cycle.
+ */
+export async function addToBucketsTogether(
+  trx: Transaction<DatabaseSchema>,
+  additions: readonly BucketAddition[],
+): Promise<void> {
+  const summed = new Map<string, BucketAddition>();
+  for (const a of additions) {
+    const id = JSON.stringify([a.key.scope === "app" ? 0 : 1, a.key.appId, a.key.chain, a.key.userId, a.minute]);
+    const before = summed.get(id);
+    summed.set(
+      id,
+      before ? { ...a, pendingGas: before.pendingGas + a.pendingGas, settledGas: before.settledGas + a.settledGas } : a,
+    );
+  }
+  const ordered = [...summed.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, a]) => a);
+  for (const a of ordered) await addToBuckets(trx, [a.key], a.minute, a);
+}
+
 /**
  * Sums the buckets of `key` from `firstMinute` on (at most a period's worth), and the pending gas of its earlier ones
  * (the partial index of buckets still pending): two range reads of the key's index, in one statement.

@@ -6,7 +6,7 @@ import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequest
 import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
 import { lockRows } from "./dialect/rowLocks";
-import { addToBuckets } from "./spendBuckets";
+import { type BucketAddition, addToBucketsTogether } from "./spendBuckets";
 import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
 import type { OutboxSignal } from "./outboxSignal";
 import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
@@ -205,12 +205,17 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         })
         .where("id", "=", bundleId)
         .execute();
-      for (const [txId, outcome] of outcomes) await this.applyOutcome(trx, outbox, txId, outcome);
+      // The buckets once the bundle's requests are settled: one update per bucket, not two per request.
+      const buckets: BucketAddition[] = [];
+      for (const [txId, outcome] of outcomes) buckets.push(...(await this.applyOutcome(trx, outbox, txId, outcome)));
+      await addToBucketsTogether(trx, buckets);
     });
   }
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
-    await this.write((trx, outbox) => this.applyOutcome(trx, outbox, txId, outcome));
+    await this.write(async (trx, outbox) =>
+      addToBucketsTogether(trx, await this.applyOutcome(trx, outbox, txId, outcome)),
+    );
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
@@ -253,12 +258,13 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     if (changed) await this.events.record(outbox, toRecord(changed), this.clock());
   }
 
+  /** Records `outcome` of request `txId` and its event; returns what its spend buckets gain, for the caller to add. */
   private async applyOutcome(
     trx: Transaction<DatabaseSchema>,
     outbox: WebhookOutbox,
     txId: string,
     outcome: TxOutcome,
-  ): Promise<void> {
+  ): Promise<BucketAddition[]> {
     // The row as it is now, locked until the transaction ends: a concurrent settlement waits, then finds this one's.
     const before = await trx
       .selectFrom("transactions")
@@ -266,7 +272,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       .where("id", "=", txId)
       .$call(lockRows(trx, "update"))
       .executeTakeFirst();
-    if (before === undefined) return;
+    if (before === undefined) return [];
     const change = settlementOf(
       {
         status: before.status,
@@ -276,7 +282,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       },
       outcome,
     );
-    if (change === undefined) return;
+    if (change === undefined) return [];
     const columns = settlementColumns(change);
     const after = await trx
       .updateTable("transactions")
@@ -284,9 +290,11 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       .where("id", "=", txId)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
-    if (change.buckets) await addToBuckets(trx, keys, minuteOf(before.created_at), change.buckets);
     // Only the settlement that made it final is an event.
     if (change.status !== "queued") await this.events.record(outbox, toRecord(after), this.clock());
+    if (!change.buckets) return [];
+    const minute = minuteOf(before.created_at);
+    const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
+    return keys.map((key) => ({ key, minute, ...change.buckets! }));
   }
 }

@@ -28,10 +28,28 @@ const toSubscription = (row: {
 export class SqlWebhookOutbox implements WebhookOutbox {
   /** Whether an event was stored in this transaction. */
   recorded = false;
+  /** Each app's endpoints as this transaction first read them. */
+  private readonly subscribed = new Map<string, Promise<EndpointSubscription[]>>();
 
   constructor(private readonly trx: Transaction<DatabaseSchema>) {}
 
-  async subscriptions(appId: string): Promise<EndpointSubscription[]> {
+  /**
+   * Read once per app and transaction: a bundle's events, dozens of one app's requests changed together, are one
+   * change and go to the endpoints the app had when it began (issue 37: a read per event was a tenth of a request's
+   * statements). The read locks them, so none of them can go before the transaction ends.
+   */
+  subscriptions(appId: string): Promise<EndpointSubscription[]> {
+    let read = this.subscribed.get(appId);
+    if (!read) {
+      read = this.readSubscriptions(appId);
+      this.subscribed.set(appId, read);
+      // A failed read is not kept: the transaction fails with it anyway, and nothing may be answered from it.
+      read.catch(() => this.subscribed.delete(appId));
+    }
+    return read;
+  }
+
+  private async readSubscriptions(appId: string): Promise<EndpointSubscription[]> {
     // PostgreSQL: `for key share` keeps an endpoint from being deleted before its delivery is inserted (the insert
     // would fail its foreign key, and with it the state change it rides with), while leaving its other columns free.
     const rows = await this.trx
