@@ -11,7 +11,7 @@ import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
 import type { OutboxSignal } from "./outboxSignal";
 import type { WebhookOutbox } from "../../webhooks/webhookOutbox";
 import { appSpendSince } from "./spendUsage";
-import { settlementColumns } from "./settlementColumns";
+import { type SettlementEvents, applyOutcome } from "./requestSettlement";
 import { listWalletRequests } from "./requestListing";
 import { countByStatus, revertedGasByChain } from "./queueGauges";
 import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
@@ -20,8 +20,6 @@ import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
 import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
 import { type TransactionsRepository } from "../../transactions/transactionsRepository";
 import { type TxOutcome } from "../../transactions/txOutcome";
-import { settlementOf } from "../../transactions/settlement";
-import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
 
 /**
  * What becomes of each change of a request's state, in its transaction (the outbox, issue 21): the webhooks' step
@@ -207,14 +205,15 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         .execute();
       // The buckets once the bundle's requests are settled: one update per bucket, not two per request.
       const buckets: BucketAddition[] = [];
-      for (const [txId, outcome] of outcomes) buckets.push(...(await this.applyOutcome(trx, outbox, txId, outcome)));
+      for (const [txId, outcome] of outcomes)
+        buckets.push(...(await applyOutcome(trx, this.settlementEvents(outbox), txId, outcome)));
       await addToBucketsTogether(trx, buckets);
     });
   }
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
     await this.write(async (trx, outbox) =>
-      addToBucketsTogether(trx, await this.applyOutcome(trx, outbox, txId, outcome)),
+      addToBucketsTogether(trx, await applyOutcome(trx, this.settlementEvents(outbox), txId, outcome)),
     );
   }
 
@@ -228,6 +227,11 @@ export class SqlTransactionsRepository implements TransactionsRepository {
 
   countByStatus(): Promise<{ chain: string; status: TxStatus; count: number }[]> {
     return countByStatus(this.db);
+  }
+
+  /** A settlement's events: into `outbox`, through the webhook rules, now. */
+  private settlementEvents(outbox: WebhookOutbox): SettlementEvents {
+    return { outbox, record: this.events.record, now: this.clock() };
   }
 
   private async submitOp(
@@ -256,45 +260,5 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       .executeTakeFirst();
     // Webhooks: the event goes in with the state change (the outbox), or not at all.
     if (changed) await this.events.record(outbox, toRecord(changed), this.clock());
-  }
-
-  /** Records `outcome` of request `txId` and its event; returns what its spend buckets gain, for the caller to add. */
-  private async applyOutcome(
-    trx: Transaction<DatabaseSchema>,
-    outbox: WebhookOutbox,
-    txId: string,
-    outcome: TxOutcome,
-  ): Promise<BucketAddition[]> {
-    // The row as it is now, locked until the transaction ends: a concurrent settlement waits, then finds this one's.
-    const before = await trx
-      .selectFrom("transactions")
-      .select(["app_id", "user_id", "chain", "created_at", "status", "attempts", "reserved_gas", "spent_gas"])
-      .where("id", "=", txId)
-      .$call(lockRows(trx, "update"))
-      .executeTakeFirst();
-    if (before === undefined) return [];
-    const change = settlementOf(
-      {
-        status: before.status,
-        attempts: before.attempts,
-        reservedGas: BigInt(before.reserved_gas),
-        spentGas: BigInt(before.spent_gas),
-      },
-      outcome,
-    );
-    if (change === undefined) return [];
-    const columns = settlementColumns(change);
-    const after = await trx
-      .updateTable("transactions")
-      .set({ ...columns, spent_gas: Number(change.spentGas), updated_at: this.clock().toISOString() })
-      .where("id", "=", txId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // Only the settlement that made it final is an event.
-    if (change.status !== "queued") await this.events.record(outbox, toRecord(after), this.clock());
-    if (!change.buckets) return [];
-    const minute = minuteOf(before.created_at);
-    const keys = spendKeysOf({ appId: before.app_id, userId: before.user_id, chain: before.chain });
-    return keys.map((key) => ({ key, minute, ...change.buckets! }));
   }
 }
