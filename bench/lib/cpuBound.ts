@@ -20,13 +20,21 @@ export function coresUsed(cpu: CpuSpent): Record<string, number> {
 const share = (cores: number) => cores.toFixed(2);
 
 /**
- * The bound of a window, in words: `loops` names the processes that do their work on one event loop (their CPU
- * above ~0.8 of a core means that loop is full); `otherwise` is what to say when no CPU was the bound.
+ * The bound of a window, in words. `keptUp`: the work kept pace with the load offered, which then is the bound
+ * whatever the CPU; else `loops` names the processes that do their work on one event loop (their CPU above ~0.8 of a
+ * core means that loop is full), then the machine's cores, and `otherwise` says what it is when no CPU was.
  */
-export function cpuBound(cpu: CpuSpent, loops: readonly string[], otherwise: string, cores = os.cpus().length): string {
+export function cpuBound(
+  cpu: CpuSpent,
+  loops: readonly string[],
+  otherwise: string,
+  options: { keptUp?: boolean; cores?: number } = {},
+): string {
+  const cores = options.cores ?? os.cpus().length;
   const used = coresUsed(cpu);
   const busiest = Object.entries(used).sort((a, b) => b[1] - a[1]);
   const summary = busiest.map(([name, c]) => `${name} ${share(c)}`).join(", ");
+  if (options.keptUp) return `the offered rate, kept up with (cores: ${summary})`;
   const others = (cpu.otherLoadPercent / 100) * cores;
   const machine = busiest.reduce((sum, [, c]) => sum + c, 0) + others;
   const full = busiest.find(([name, c]) => loops.includes(name) && c >= SATURATED_LOOP);

@@ -18,9 +18,21 @@ export const keysName = (phase: Phase): string => (phase.keys === "hsm" ? "HSM" 
  * What bounds a scenario: the service's event loop (one process) or Hardhat's (in the bench's), the machine's cores,
  * or, when no CPU is, `otherwise`.
  */
-export function phaseBound(phase: Phase, serviceProcesses: number, otherwise: string): string {
+export function phaseBound(phase: Phase, serviceProcesses: number, otherwise: string, keptUp = false): string {
   const loops = [...(serviceProcesses === 1 ? ["service"] : []), ...(phase.chain === "hardhat" ? ["bench"] : [])];
-  return cpuBound(phase.cpu, loops, otherwise);
+  return cpuBound(phase.cpu, loops, otherwise, { keptUp });
+}
+
+/**
+ * What bounds a rate of the interval-mined sweep that was not sustained, when no CPU is: full bundles (the bundle
+ * size times the bundles sent a block), or else the service's steps between one block and the next.
+ */
+function sweepOtherwise(rate: BlockRate): string {
+  const p = rate.phase;
+  const full = p.run.ops.length / p.bundles >= 0.9 * p.maxOpsPerBundle;
+  return full
+    ? `full bundles (${p.maxOpsPerBundle} operations, TX_MAX_OPS_PER_BUNDLE) times the bundles sent a block`
+    : "the service's steps between one block and the next";
 }
 
 /** What bounds an automine scenario when no CPU does. */
@@ -82,14 +94,15 @@ export function blockTable(rates: readonly BlockRate[], serviceProcesses: number
     "| Offered/s | Requests | Accepted/s | Ops/s | Blocks p50 | Blocks p99 | Blocks max | p50 latency | p99 latency | " +
       "Bundles | Mean ops/bundle | Service CPU/op | Other load | Sustained (p99 ≤ 2 blocks) | Bound by |",
     "| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- | --- |",
-    ...rates.map(({ phase: p, blocks, sustained }) => {
+    ...rates.map((rate) => {
+      const { phase: p, blocks, sustained } = rate;
       const sent = p.run.ops.length;
       const stopped = p.run.unsent > 0 ? ` (sending stopped after ${int(sent)} of ${int(sent + p.run.unsent)})` : "";
       return (
         `| ${int(p.offeredPerSecond)} | ${int(sent)} | ${int(p.run.acceptedPerSecond)} | ${int(p.run.opsPerSecond)} | ` +
         `${blocks.p50} | ${blocks.p99} | ${blocks.max} | ${ms(p.run.p50Ms)} | ${ms(p.run.p99Ms)} | ${int(p.bundles)} | ` +
         `${(sent / p.bundles).toFixed(1)} | ${cpuPerOp(p, "service")} | ${p.cpu.otherLoadPercent.toFixed(0)} % | ` +
-        `${sustained ? "yes" : "no"}${stopped} | ${phaseBound(p, serviceProcesses, "the offered rate and the block time")} |`
+        `${sustained ? "yes" : "no"}${stopped} | ${phaseBound(p, serviceProcesses, sweepOtherwise(rate), sustained)} |`
       );
     }),
   ];
