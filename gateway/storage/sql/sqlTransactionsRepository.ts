@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
-import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import type { DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../../transactions/spendLimits";
 import type { Fence } from "../../leases/lease";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
@@ -14,11 +14,12 @@ import { appSpendSince } from "./spendUsage";
 import { settlementColumns } from "./settlementColumns";
 import { listWalletRequests } from "./requestListing";
 import { countByStatus, revertedGasByChain } from "./queueGauges";
-import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
-import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
-import { type TransactionsRepository } from "../../transactions/transactionsRepository";
+import { type NewTx, type TxError, type TxRecord, type TxStatus } from "../../transactions/txRecord";
+import { type CancelOutcome, type TransactionsRepository } from "../../transactions/transactionsRepository";
+import { RequestClosedError, cancellable, replaceBundleRow } from "./requestChanges";
 import { type TxOutcome } from "../../transactions/txOutcome";
 import { settlementOf } from "../../transactions/settlement";
 import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
@@ -165,27 +166,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     bundleId: string,
     replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
   ): Promise<Bundle> {
-    return this.write(async (trx) => {
-      const row = await trx
-        .selectFrom("bundles")
-        .selectAll()
-        .where("id", "=", bundleId)
-        // A concurrent replacement waits, then appends to this one's hashes.
-        .$call(lockRows(trx, "update"))
-        .executeTakeFirstOrThrow();
-      const now = this.clock().toISOString();
-      const updated: Selectable<BundlesTable> = {
-        ...row,
-        tx_hashes: JSON.stringify([...StoredHashes.parse(JSON.parse(row.tx_hashes)), replacement.txHash]),
-        raw_tx: replacement.rawTx,
-        max_fee_per_gas: replacement.maxFeePerGas.toString(),
-        max_priority_fee_per_gas: replacement.maxPriorityFeePerGas.toString(),
-        updated_at: now,
-        sent_at: now,
-      };
-      await trx.updateTable("bundles").set(updated).where("id", "=", bundleId).execute();
-      return toBundle(updated);
-    });
+    return this.write((trx) => replaceBundleRow(trx, bundleId, replacement, this.clock()));
   }
 
   async settleBundle(
@@ -211,6 +192,14 @@ export class SqlTransactionsRepository implements TransactionsRepository {
 
   async settle(txId: string, outcome: TxOutcome): Promise<void> {
     await this.write((trx, outbox) => this.applyOutcome(trx, outbox, txId, outcome));
+  }
+
+  async cancelQueued(txId: string, error: TxError): Promise<CancelOutcome> {
+    return this.write(async (trx, outbox) => {
+      const found = await cancellable(trx, txId);
+      if (found === "cancellable") await this.applyOutcome(trx, outbox, txId, { status: "failed", error });
+      return found === "cancellable" ? "cancelled" : found;
+    });
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
@@ -247,10 +236,13 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         updated_at: this.clock().toISOString(),
       }))
       .where("id", "=", op.txId)
+      // A final request stays final: one an operator cancelled while this build was under way is not sent.
+      .where("status", "not in", ["included", "failed"])
       .returningAll()
       .executeTakeFirst();
+    if (!changed) throw new RequestClosedError(op.txId);
     // Webhooks: the event goes in with the state change (the outbox), or not at all.
-    if (changed) await this.events.record(outbox, toRecord(changed), this.clock());
+    await this.events.record(outbox, toRecord(changed), this.clock());
   }
 
   private async applyOutcome(
