@@ -84,3 +84,13 @@ export function createRepositories(
     consoleReads: new SqlConsoleReads(db),
   };
 }
+
+/** What the operator console reads and changes of the repositories (AppDeps.console, issue 38). */
+export const consoleStoresOf = (repositories: Repositories) => ({
+  console: repositories.console,
+  reads: repositories.consoleReads,
+  apps: repositories.apps,
+  settings: repositories.settings,
+  providers: repositories.providers,
+  auditLog: repositories.auditLog,
+});

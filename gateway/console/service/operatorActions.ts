@@ -71,7 +71,7 @@ export const setAppPolicy = (
 ): Promise<App> =>
   audited(deps, who, { action: "app policy", target: appId, detail }, async () => {
     const app = await deps.apps.findById(appId);
-    if (!app) throw new OperatorRefusal(`no app ${appId}`);
+    if (!app) throw new OperatorRefusal(`app ${JSON.stringify(appId)} not found`);
     return deps.apps.setPolicy(appId, change(app.policy));
   });
 
@@ -89,7 +89,7 @@ export const setAppBudget = (deps: OperatorDeps, who: string, appId: string, bud
 export const enableWebhookEndpoint = (deps: OperatorDeps, who: string, endpointId: string): Promise<void> =>
   audited(deps, who, { action: "webhook enable", target: endpointId }, async () => {
     if (!(await deps.webhooks.setStatus(endpointId, { enabled: true })))
-      throw new OperatorRefusal(`no webhook endpoint ${endpointId}`);
+      throw new OperatorRefusal(`webhook endpoint ${JSON.stringify(endpointId)} not found`);
   });
 
 /** Queues an event again for every endpoint it was owed to; how many. */
@@ -103,7 +103,7 @@ export const redeliverEvent = (deps: OperatorDeps, who: string, eventId: string)
   });
 
 const CANCEL_REFUSALS: Readonly<Record<Exclude<CancelOutcome, "cancelled">, (id: string) => string>> = {
-  missing: (id) => `no request ${id}`,
+  missing: (id) => `request ${JSON.stringify(id)} not found`,
   built: (id) =>
     `request ${id} was built or sent already: a signed build of it may still be included, so it cannot be cancelled`,
   final: (id) => `request ${id} is final already (included or failed)`,
