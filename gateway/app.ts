@@ -142,7 +142,8 @@ export function createExpressApp(
   const app = express();
   baseMiddleware(app, deps, metrics, headers);
   // The operator console (issue 38): only where the operator configured it, and up in maintenance too.
-  if (deps.console && consoleServed(config.console)) app.use(consoleRouter(consoleDeps(deps, services), config.console));
+  if (deps.console && consoleServed(config.console))
+    app.use(consoleRouter(consoleDeps(deps, services), config.console));
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));

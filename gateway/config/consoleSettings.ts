@@ -22,3 +22,11 @@ export type ConsoleSettings = z.infer<typeof ConsoleSettings>;
 
 /** Whether /console exists at all: without CONSOLE_TOKEN or CONSOLE_ENABLED every console URL is a 404. */
 export const consoleServed = (settings: ConsoleSettings): boolean => settings.enabled || settings.token !== undefined;
+
+/** The console's environment variables → their place in the configuration (config/load.ts reads them). */
+export const CONSOLE_ENV_PATHS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["CONSOLE_ENABLED", ["console", "enabled"]],
+  ["CONSOLE_TOKEN", ["console", "token"]],
+  ["CONSOLE_SESSION_TTL_SECONDS", ["console", "sessionTtlSeconds"]],
+  ["CONSOLE_LINK_TTL_SECONDS", ["console", "linkTtlSeconds"]],
+];

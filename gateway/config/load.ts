@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CHAINS } from "../chains/registry";
 import { type Config, ConfigSchema } from "./schema";
+import { CONSOLE_ENV_PATHS } from "./consoleSettings";
 
 /** Start-up refused: names each missing or bad setting by its environment variable. */
 export class ConfigError extends Error {
@@ -31,10 +32,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TEST_DEPLOYMENT", ["testDeployment"]],
   ["HEALTH_ADMIN_TOKEN", ["healthAdminToken"]],
   ["METRICS_TOKEN", ["metricsToken"]],
-  ["CONSOLE_ENABLED", ["console", "enabled"]],
-  ["CONSOLE_TOKEN", ["console", "token"]],
-  ["CONSOLE_SESSION_TTL_SECONDS", ["console", "sessionTtlSeconds"]],
-  ["CONSOLE_LINK_TTL_SECONDS", ["console", "linkTtlSeconds"]],
+  ...CONSOLE_ENV_PATHS,
   ["MAINTENANCE", ["maintenance", "enabled"]],
   ["MAINTENANCE_RETRY_AFTER", ["maintenance", "retryAfterSeconds"]],
   ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],

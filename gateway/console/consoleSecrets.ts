@@ -15,8 +15,5 @@ export const csrfTokenOf = (sessionId: string): string =>
 
 /** Compares two secrets in constant time (by their digests, so their lengths leak nothing either). */
 export function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(
-    createHash("sha256").update(given).digest(),
-    createHash("sha256").update(expected).digest(),
-  );
+  return timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest());
 }

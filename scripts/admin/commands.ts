@@ -13,7 +13,12 @@ import { KeysCommandError, runKeysCommand } from "./keysCommands";
 import { WebhookCommandError, runWebhookCommand } from "./webhookCommands";
 import { type AdminSettings, loadAdminSettings } from "./adminSettings";
 import { CLI_OPERATOR, operatorDepsOf, runConsoleCommand } from "./consoleCommands";
-import { OperatorRefusal, setAppPolicy, setAppStatus, setMaintenance } from "../../gateway/console/service/operatorActions";
+import {
+  OperatorRefusal,
+  setAppPolicy,
+  setAppStatus,
+  setMaintenance,
+} from "../../gateway/console/service/operatorActions";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -91,7 +96,14 @@ export async function runAdminCommand(
       if (command.command.kind === "verify") {
         const result = verified ? "verifies" : "broken or not checked";
         const at = clock().toISOString();
-        await repos.console.recordAction({ at, who: CLI_OPERATOR, action: "audit verify", target: "signature audit log", detail: undefined, result });
+        await repos.console.recordAction({
+          at,
+          who: CLI_OPERATOR,
+          action: "audit verify",
+          target: "signature audit log",
+          detail: undefined,
+          result,
+        });
       }
       return verified ? EXIT.ok : EXIT.failed;
     }
@@ -204,7 +216,13 @@ async function execute(
       if (!found) throw new NotFoundError("app", command.id);
       const changes = command.changes;
       const app = changes
-        ? await setAppPolicy(operator, CLI_OPERATOR, command.id, (policy) => changedPolicy(policy, changes), "apps policy")
+        ? await setAppPolicy(
+            operator,
+            CLI_OPERATOR,
+            command.id,
+            (policy) => changedPolicy(policy, changes),
+            "apps policy",
+          )
         : found;
       return output.out(`${command.changes ? "Set" : "Policy of"} app ${app.id}:\n${describePolicy(app)}`);
     }

@@ -36,7 +36,8 @@ export function parseConsoleCommand(
   values: ConsoleOptions,
 ): ConsoleCommand {
   const line = `${group} ${action ?? ""}`.trim();
-  if (values.label !== undefined && line !== "console open") throw new UsageError("option --label applies only to console open");
+  if (values.label !== undefined && line !== "console open")
+    throw new UsageError("option --label applies only to console open");
   if (line === "requests cancel") {
     if (rest.length !== 1) throw new UsageError(`"requests cancel" takes 1 argument, got ${rest.length}`);
     return { kind: "cancel", txId: rest[0]! };

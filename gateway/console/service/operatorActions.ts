@@ -50,10 +50,15 @@ async function audited<T>(
 
 /** Enters or leaves maintenance mode (the API answers 503; health, CCIP and the console stay up). */
 export const setMaintenance = (deps: OperatorDeps, who: string, on: boolean, message?: string): Promise<void> =>
-  audited(deps, who, { action: on ? "maintenance on" : "maintenance off", target: "service", detail: message }, async () => {
-    await deps.settings.setMaintenance(on, message);
-    await deps.onMaintenance?.();
-  });
+  audited(
+    deps,
+    who,
+    { action: on ? "maintenance on" : "maintenance off", target: "service", detail: message },
+    async () => {
+      await deps.settings.setMaintenance(on, message);
+      await deps.onMaintenance?.();
+    },
+  );
 
 /** Disables an app (its credentials and tokens are refused) or enables it again. */
 export const setAppStatus = (deps: OperatorDeps, who: string, appId: string, status: AppStatus): Promise<App> =>
@@ -98,7 +103,9 @@ export const redeliverEvent = (deps: OperatorDeps, who: string, eventId: string)
     const queued = await deps.webhooks.redeliver(eventId);
     // Removing an endpoint removes what it was owed, so an event of removed endpoints has nothing to queue either.
     if (queued === 0)
-      throw new OperatorRefusal(`no delivery of event "${eventId}" to queue: no such event, or it is owed to no endpoint`);
+      throw new OperatorRefusal(
+        `no delivery of event "${eventId}" to queue: no such event, or it is owed to no endpoint`,
+      );
     return queued;
   });
 

@@ -133,7 +133,11 @@ export async function takeAction(
   }
   const back = action.back(fields);
   try {
-    return { kind: "done", message: await action.run(deps, session.label, { ...fields, target: fields.target ?? "" }), back };
+    return {
+      kind: "done",
+      message: await action.run(deps, session.label, { ...fields, target: fields.target ?? "" }),
+      back,
+    };
   } catch (error) {
     if (error instanceof OperatorRefusal) return { kind: "refused", status: 409, message: error.message, back };
     if (error instanceof NotFoundError) return { kind: "refused", status: 404, message: error.message, back };

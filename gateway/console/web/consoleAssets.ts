@@ -26,7 +26,13 @@ const CONSOLE_JS = `"use strict";
   var colors = ["#1a73e8", "#d93025", "#188038", "#9334e6"];
   document.querySelectorAll("[data-chart]").forEach(function (el) {
     var spec = JSON.parse(el.getAttribute("data-chart"));
-    var axes = [{}, { scale: "y", label: spec.y }];
+    var compact = function (u, values) {
+      return values.map(function (v) {
+        var a = Math.abs(v);
+        return a >= 1e9 ? +(v / 1e9).toFixed(2) + "G" : a >= 1e6 ? +(v / 1e6).toFixed(2) + "M" : a >= 1e3 ? +(v / 1e3).toFixed(2) + "k" : String(v);
+      });
+    };
+    var axes = [{}, { scale: "y", label: spec.y, size: 70, values: compact }];
     var scales = { x: { time: true } };
     if (spec.y2) { axes.push({ scale: "y2", side: 1, label: spec.y2, grid: { show: false } }); scales.y2 = {}; }
     var series = [{}].concat(spec.series.map(function (s, i) {

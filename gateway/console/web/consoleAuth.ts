@@ -38,7 +38,8 @@ export async function sessionOf(req: Request, deps: ConsoleDeps): Promise<OpenSe
  */
 export function crossSite(req: Request): boolean {
   const site = req.get("sec-fetch-site");
-  if (site !== undefined && site !== "same-origin" && site !== "none") return true;
+  // A browser that sends it says it best (under Referrer-Policy: no-referrer, Chromium's Origin is "null").
+  if (site !== undefined) return site !== "same-origin" && site !== "none";
   const origin = req.get("origin");
   return origin !== undefined && origin !== `${req.protocol}://${req.get("host") ?? ""}`;
 }

@@ -42,20 +42,24 @@ export function renderPage(title: string, context: PageContext, body: VNode): st
     <body>
       <header>
         <strong>idwallet console</strong>
-        ${session &&
-        html`<nav>${NAV.map(([href, label]) => html`<a href=${href}>${label}</a>`)}</nav>
-          <form method="post" action="/console/logout" class="inline">
-            <input type="hidden" name="csrf" value=${session.csrf} />
-            <span class="who">${session.label}</span> <button type="submit">Log out</button>
-          </form>`}
+        ${
+          session &&
+          html`<nav>${NAV.map(([href, label]) => html`<a href=${href}>${label}</a>`)}</nav>
+            <form method="post" action="/console/logout" class="inline">
+              <input type="hidden" name="csrf" value=${session.csrf} />
+              <span class="who">${session.label}</span> <button type="submit">Log out</button>
+            </form>`
+        }
       </header>
       <main>
         <h1>${title}</h1>
         ${body}
       </main>
-      ${charts &&
-      html`<script src="/console/assets/uPlot.iife.min.js"></script>
-        <script src="/console/assets/console.js"></script>`}
+      ${
+        charts &&
+        html`<script src="/console/assets/uPlot.iife.min.js"></script>
+          <script src="/console/assets/console.js"></script>`
+      }
     </body>
   </html>`;
   return `<!doctype html>${render(page)}`;
@@ -71,15 +75,18 @@ export function actionForm(
 ): VNode {
   return html`<form method="post" action=${`/console/actions/${action}`} class="inline">
     <input type="hidden" name="csrf" value=${session.csrf} />
-    ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name=${name} value=${value} />`)}
-    ${extra}
+    ${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name=${name} value=${value} />`)} ${extra}
     <button type="submit">${label}</button>
   </form>`;
 }
 
 /** Wei as ether, to six decimals at most. */
 export const ether = (wei: bigint | undefined): string =>
-  wei === undefined ? "unknown" : `${Number(formatEther(wei)).toFixed(6).replace(/\.?0+$/, "")} ETH`;
+  wei === undefined
+    ? "unknown"
+    : `${Number(formatEther(wei))
+        .toFixed(6)
+        .replace(/\.?0+$/, "")} ETH`;
 
 /** Gas with thousands separators. */
 export const gas = (value: bigint | number): string => value.toLocaleString("en-US");
@@ -91,7 +98,11 @@ export const when = (iso: string | undefined): string => (iso ? `${iso.slice(0, 
 export function chart(spec: {
   readonly title: string;
   readonly x: readonly number[];
-  readonly series: readonly { readonly label: string; readonly values: readonly (number | null)[]; readonly axis?: "y2" }[];
+  readonly series: readonly {
+    readonly label: string;
+    readonly values: readonly (number | null)[];
+    readonly axis?: "y2";
+  }[];
   readonly y: string;
   readonly y2?: string;
 }): VNode {

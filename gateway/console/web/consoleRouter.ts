@@ -2,7 +2,14 @@ import express, { type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import type { ConsoleSettings } from "../../config/consoleSettings";
 import type { ConsoleDeps } from "../service/consoleDeps";
-import { appPageData, appSummaries, failingEndpoints, overview, requestLife, servedChains } from "../service/consoleViews";
+import {
+  appPageData,
+  appSummaries,
+  failingEndpoints,
+  overview,
+  requestLife,
+  servedChains,
+} from "../service/consoleViews";
 import { chainPageData } from "../service/chainStatus";
 import { TxStatusFilter, searchFor } from "./requestSearch";
 import {
@@ -61,7 +68,8 @@ export function consoleRouter(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   router.use("/console", form, async (req, res, next) => {
     const session = await sessionOf(req, deps);
     if (!session) {
-      if (req.method !== "GET" && req.method !== "HEAD") return void res.status(401).type("text/plain").send("Log in first.");
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return void res.status(401).type("text/plain").send("Log in first.");
       const link = req.path === "/open" && typeof req.query.link === "string" ? req.query.link : undefined;
       return login(res, 401, undefined, link);
     }
@@ -83,7 +91,9 @@ export function consoleRouter(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     login(res, 200, "Logged out.");
   });
   router.get("/console/assets/:name", serveConsoleAsset);
-  router.get("/console", async (_req, res) => page(res, "Overview", overviewBody(await overview(deps.views), sessionIn(res))));
+  router.get("/console", async (_req, res) =>
+    page(res, "Overview", overviewBody(await overview(deps.views), sessionIn(res))),
+  );
   router.get("/console/chains/:chain", async (req, res) => {
     const chain = String(req.params.chain);
     if (!servedChains(deps.views).includes(chain)) return notFound(res, `No served chain ${chain}.`);
@@ -117,8 +127,14 @@ export function consoleRouter(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     if (step.kind === "confirm") return page(res, "Confirm", step.body);
     const status = step.kind === "done" ? 200 : step.status;
     const css = step.kind === "done" ? "ok" : "bad";
-    page(res, step.kind === "done" ? "Done" : "Not done", html`<p class=${css} id="result">${step.message}</p>
-      <p><a href=${step.back}>Back</a></p>`, false, status);
+    page(
+      res,
+      step.kind === "done" ? "Done" : "Not done",
+      html`<p class=${css} id="result">${step.message}</p>
+        <p><a href=${step.back}>Back</a></p>`,
+      false,
+      status,
+    );
   });
   router.use("/console", (_req, res) => notFound(res, "No such page."));
   return router;

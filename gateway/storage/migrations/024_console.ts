@@ -38,7 +38,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("result", "text", (col) => col.notNull())
     .execute();
   // The console's request views: a chain's recent requests and bundles, newest first.
-  await db.schema.createIndex("transactions_chain_updated").on("transactions").columns(["chain", "updated_at"]).execute();
+  await db.schema
+    .createIndex("transactions_chain_updated")
+    .on("transactions")
+    .columns(["chain", "updated_at"])
+    .execute();
   await db.schema.createIndex("bundles_chain_created").on("bundles").columns(["chain", "created_at"]).execute();
 }
 

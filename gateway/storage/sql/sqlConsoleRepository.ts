@@ -41,7 +41,12 @@ export class SqlConsoleRepository implements ConsoleRepository {
     await this.db.deleteFrom("console_sessions").where("expires_at", "<", now).execute();
     await this.db
       .insertInto("console_sessions")
-      .values({ id_hash: session.idHash, label: session.label, created_at: now, expires_at: session.expiresAt.toISOString() })
+      .values({
+        id_hash: session.idHash,
+        label: session.label,
+        created_at: now,
+        expires_at: session.expiresAt.toISOString(),
+      })
       .execute();
   }
 

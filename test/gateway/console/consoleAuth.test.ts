@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import request from "supertest";
-import { TEST_NOW, buildTestApp } from "../../helpers/testApp";
+import { TEST_NOW } from "../../helpers/testApp";
 import { createConsoleLink } from "../../../gateway/console/service/consoleLinks";
-import { CONSOLE_TOKEN, logIn, postAction } from "./consoleSession";
+import { CONSOLE_TOKEN, consoleTestApp, logIn, postAction } from "./consoleSession";
 
 /** Every console page and action an outsider might try. */
 const PAGES = [
@@ -32,7 +32,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   const configured = { console: { token: CONSOLE_TOKEN } };
 
   it("does not exist unless configured: every console URL and action is the service's 404, with the right token too", async () => {
-    const built = buildTestApp();
+    const built = await consoleTestApp();
     try {
       for (const path of [...PAGES, "/console/login", "/console/open?link=x"]) {
         expect((await request(built.app).get(path)).status, path).to.equal(404);
@@ -49,7 +49,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("an outsider without a session gets the login form (401) for every page and a 401 for every action; nothing changes", async () => {
-    const built = buildTestApp(configured);
+    const built = await consoleTestApp(configured);
     try {
       const { app } = await built.appWithToken("victim app");
       for (const path of PAGES) {
@@ -74,7 +74,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("an app's bearer token opens nothing: not as a header, not posted as the console token", async () => {
-    const built = buildTestApp(configured);
+    const built = await consoleTestApp(configured);
     try {
       const { app, token } = await built.appWithToken("app with a token");
       expect((await request(built.app).get("/console").auth(token, { type: "bearer" })).status).to.equal(401);
@@ -94,7 +94,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("a wrong console token opens nothing; the right one opens an HttpOnly, SameSite=Strict session on /console", async () => {
-    const built = buildTestApp(configured);
+    const built = await consoleTestApp(configured);
     try {
       expect((await logIn(built, { token: `${CONSOLE_TOKEN}x` })).res.status).to.equal(401);
       const { res } = await logIn(built);
@@ -103,7 +103,7 @@ describe("Operator console: who gets in (issue 38)", () => {
       const cookie = (res.headers["set-cookie"] as unknown as string[])[0]!;
       expect(cookie).to.match(/^idwallet_console=[\w-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=28800$/);
       // Over https (a trusted proxy says so) the cookie is Secure too.
-      const proxied = buildTestApp({ ...configured, trustProxy: "1" });
+      const proxied = await consoleTestApp({ ...configured, trustProxy: "1" });
       try {
         const secure = await request(proxied.app)
           .post("/console/login")
@@ -120,13 +120,14 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("a cross-site form post does nothing: another site's Origin, Sec-Fetch-Site cross-site, no or another session's CSRF token", async () => {
-    const built = buildTestApp(configured);
+    const built = await consoleTestApp(configured);
     try {
       const { app } = await built.appWithToken("target app");
       const session = await logIn(built);
       const other = await logIn(built);
       const attempts: [string, Record<string, string>, Record<string, string>][] = [
         ["another site's Origin", {}, { Origin: "https://evil.example" }],
+        ["an Origin of null (a sandboxed frame)", {}, { Origin: "null" }],
         ["Sec-Fetch-Site cross-site", {}, { "Sec-Fetch-Site": "cross-site" }],
         ["Sec-Fetch-Site same-site", {}, { "Sec-Fetch-Site": "same-site" }],
         ["no CSRF token", { csrf: "" }, {}],
@@ -147,7 +148,13 @@ describe("Operator console: who gets in (issue 38)", () => {
       expect(forged.headers["set-cookie"]).to.equal(undefined);
       expect((await (await built.repositories).apps.findById(app.id))!.status).to.equal("active");
       // The session's own same-origin form does it: the refusals above were not a broken action.
-      const own = await postAction(built, session, "app-disable", { target: app.id }, { "Sec-Fetch-Site": "same-origin" });
+      const own = await postAction(
+        built,
+        session,
+        "app-disable",
+        { target: app.id },
+        { "Sec-Fetch-Site": "same-origin" },
+      );
       expect(own.status).to.equal(200);
       expect((await (await built.repositories).apps.findById(app.id))!.status).to.equal("disabled");
     } finally {
@@ -156,7 +163,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("an expired session is refused, and so is a logged-out one", async () => {
-    const built = buildTestApp(configured);
+    const built = await consoleTestApp(configured);
     try {
       const session = await logIn(built);
       expect((await request(built.app).get("/console").set("Cookie", session.cookie)).status).to.equal(200);
@@ -177,7 +184,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("a one-time link opens one session, once; a used or expired link is refused", async () => {
-    const built = buildTestApp({ console: { enabled: true } });
+    const built = await consoleTestApp({ console: { enabled: true } });
     try {
       const repos = await built.repositories;
       const link = await createConsoleLink(repos.console, () => TEST_NOW, 900, "alice");
@@ -203,7 +210,7 @@ describe("Operator console: who gets in (issue 38)", () => {
   });
 
   it("stays reachable in maintenance mode, while the API answers 503", async () => {
-    const built = buildTestApp({ ...configured, maintenance: { enabled: true } });
+    const built = await consoleTestApp({ ...configured, maintenance: { enabled: true } });
     try {
       const session = await logIn(built);
       expect((await request(built.app).get("/console").set("Cookie", session.cookie)).status).to.equal(200);

@@ -1,5 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import request from "supertest";
-import type { buildTestApp } from "../../helpers/testApp";
+import { buildTestApp } from "../../helpers/testApp";
+import { onPostgres, serviceDatabase } from "../../helpers/testDatabase";
 
 /** CONSOLE_TOKEN of the console tests. */
 export const CONSOLE_TOKEN = "console-token-of-the-operator-0123456789";
@@ -30,3 +34,13 @@ export const postAction = (
     .set({ Cookie: session.cookie, ...headers })
     .type("form")
     .send({ csrf: session.csrf, confirm: "yes", ...fields });
+
+/**
+ * The test app with `overrides`, on a fresh database of this run's kind: SQLite in memory, or (TEST_DATABASE=postgres)
+ * a PostgreSQL database of its own, so the console's SQL runs on both.
+ */
+export async function consoleTestApp(overrides: Record<string, unknown> = {}): Promise<Built> {
+  if (!onPostgres()) return buildTestApp(overrides);
+  const databasePath = await serviceDatabase(mkdtempSync(path.join(tmpdir(), "idwallet-console-")));
+  return buildTestApp(overrides, { databasePath });
+}

@@ -1,11 +1,9 @@
 import { expect } from "chai";
 import request from "supertest";
 import { hexlify, randomBytes } from "ethers";
-import { buildTestApp } from "../../helpers/testApp";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
 import { CONSOLE_BUNDLE_BUDGET_BYTES } from "../../../gateway/console/web/consoleAssets";
-import { logIn, postAction } from "./consoleSession";
-import { CONSOLE_TOKEN } from "./consoleSession";
+import { CONSOLE_TOKEN, consoleTestApp, logIn, postAction } from "./consoleSession";
 
 const SCRIPT = `<script>alert("app")</script><img src=x onerror=alert(1)>`;
 const USER_ID = `github:"><svg onload=alert(2)>`;
@@ -26,7 +24,7 @@ const newTx = (appId: string, userId = "github:alice", reservedGas = 50_000n): N
 
 describe("Operator console: views and actions (issue 38)", () => {
   const setup = async () => {
-    const built = buildTestApp({ console: { token: CONSOLE_TOKEN } });
+    const built = await consoleTestApp({ console: { token: CONSOLE_TOKEN } });
     const session = await logIn(built);
     const get = (path: string) => request(built.app).get(path).set("Cookie", session.cookie);
     return { built, session, get, repos: await built.repositories };
@@ -137,9 +135,9 @@ describe("Operator console: views and actions (issue 38)", () => {
       const { app } = await repos.apps.create({ name: "raced", testMode: false });
       const { record } = await repos.transactions.create(newTx(app.id));
       const { record: other } = await repos.transactions.create(newTx(app.id));
-      expect(await repos.transactions.cancelQueued(record.id, { code: "CANCELLED_BY_OPERATOR", message: "m" })).to.equal(
-        "cancelled",
-      );
+      expect(
+        await repos.transactions.cancelQueued(record.id, { code: "CANCELLED_BY_OPERATOR", message: "m" }),
+      ).to.equal("cancelled");
       const bundle = {
         chain: "localhost",
         relayer: "0x00000000000000000000000000000000000000cc",
