@@ -157,6 +157,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
       [`RPC_URL_${suffix}`, ["chains", c.name, "rpcUrl"]],
       [`BUNDLER_URL_${suffix}`, ["chains", c.name, "bundlerUrl"]],
       [`BUNDLER_MAX_PENDING_${suffix}`, ["chains", c.name, "bundlerMaxPending"]],
+      [`EXPLORER_URL_${suffix}`, ["chains", c.name, "explorerUrl"]],
     ] as const;
     // Safe contracts of one Safe chain, winning over the global CONTRACT_SAFE_* field by field.
     const safe = [

@@ -12,6 +12,7 @@ import { onPostgres } from "../helpers/testDatabase";
 import { DEMO_APP_NAME as DEMO } from "../../scripts/localStack/demoApp";
 
 const CONSOLE_TOKEN = "e2e-console-token-0123456789abcdefghijkl";
+const EXPLORER = "https://explorer.invalid";
 /** Where the screenshots go: one folder per database lane (gitignored). */
 const SHOTS = path.join(__dirname, "..", "..", "test-output", "console", onPostgres() ? "postgres" : "sqlite");
 
@@ -40,7 +41,7 @@ describe("Operator console in a real headless Chromium against the local stack (
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    stack = await startTestStack(undefined, { env: { CONSOLE_TOKEN } });
+    stack = await startTestStack(undefined, { env: { CONSOLE_TOKEN, EXPLORER_URL_LOCALHOST: EXPLORER } });
     browser = await puppeteer.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       headless: true,
@@ -91,6 +92,9 @@ describe("Operator console in a real headless Chromium against the local stack (
     await Promise.all([page.waitForNavigation(), page.click(`a[href='/console/requests/${id}']`)]);
     expect(await text("#status")).to.include("included");
     expect(await text("#bundle")).to.include("mined");
+    // Its transaction, linked to the chain's explorer (EXPLORER_URL_LOCALHOST).
+    const txLink = await page.$eval(`#request a[href^='${EXPLORER}/tx/0x']`, (a) => a.getAttribute("href"));
+    expect(txLink).to.match(/\/tx\/0x[0-9a-f]{64}$/);
     await shot("request");
 
     // Maintenance on: the API answers 503; off again: it answers.

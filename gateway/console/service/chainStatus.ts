@@ -151,5 +151,6 @@ export async function chainPageData(deps: ConsoleViewDeps, chain: string) {
     deps.reads.recentBundles(chain, 20),
     deps.reads.requests({ chain, limit: 20 }),
   ]);
-  return { status, series: hourSeries(finished, now), failures: failuresByCode(finished), bundles, requests };
+  const explorer = deps.config.chains[chain]?.explorerUrl?.replace(/\/+$/, "");
+  return { status, series: hourSeries(finished, now), failures: failuresByCode(finished), bundles, requests, explorer };
 }

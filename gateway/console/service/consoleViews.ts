@@ -10,6 +10,10 @@ import type { OperatorActionRecord } from "../consoleRepository";
 import { type ChainStatus, chainStatus } from "./chainStatus";
 import type { ConsoleViewDeps } from "./consoleDeps";
 
+/** A chain's block explorer base URL, without a trailing slash, if the operator set one. */
+export const explorerOf = (deps: ConsoleViewDeps, chain: string): string | undefined =>
+  deps.config.chains[chain]?.explorerUrl?.replace(/\/+$/, "");
+
 /** The served chains: those with a configured RPC. */
 export const servedChains = (deps: ConsoleViewDeps): string[] => [...deps.chains.keys()].sort();
 
@@ -116,6 +120,8 @@ export interface RequestLife {
   readonly app: App | undefined;
   readonly bundle: BundleSummary | undefined;
   readonly deliveries: readonly DeliverySummary[];
+  /** The chain's block explorer, if the operator set one (EXPLORER_URL_<CHAIN>). */
+  readonly explorer: string | undefined;
 }
 
 /** Reads one request's life, if there is such a request. */
@@ -127,7 +133,7 @@ export async function requestLife(deps: ConsoleViewDeps, txId: string): Promise<
     record.bundleId ? deps.reads.bundle(record.bundleId) : Promise.resolve(undefined),
     deps.reads.deliveriesOf(txId),
   ]);
-  return { record, app, bundle, deliveries };
+  return { record, app, bundle, deliveries, explorer: explorerOf(deps, record.chain) };
 }
 
 /** A webhook endpoint that is failing or disabled, with its last attempts. */

@@ -1,7 +1,7 @@
 import type { VNode } from "preact";
 import type { chainPageData } from "../service/chainStatus";
 import type { RequestSummary } from "../consoleReads";
-import { chart, ether, html, when } from "./consoleMarkup";
+import { chart, ether, html, onExplorer, when } from "./consoleMarkup";
 
 /** A table of requests, each linking to its page. */
 export const requestTable = (requests: readonly RequestSummary[]): VNode =>
@@ -83,7 +83,7 @@ export function chainBody(data: Awaited<ReturnType<typeof chainPageData>>): VNod
           html`<tr>
             <td class="mono">${b.id}</td>
             <td>${b.status}</td>
-            <td class="mono">${b.txHash ?? "-"}</td>
+            <td>${onExplorer(data.explorer, "tx", b.txHash)}</td>
             <td>${b.blockNumber ?? "-"}</td>
             <td>${when(b.createdAt)}</td>
             <td>

@@ -111,3 +111,11 @@ export function chart(spec: {
     <div class="chart" data-chart=${JSON.stringify(spec)}></div>
   </figure>`;
 }
+
+/** `value` (a transaction hash or an address), linked to the chain's explorer when there is one. */
+export const onExplorer = (explorer: string | undefined, kind: "tx" | "address", value: string | undefined): VNode =>
+  value === undefined
+    ? html`-`
+    : explorer === undefined
+      ? html`<span class="mono">${value}</span>`
+      : html`<a class="mono" href=${`${explorer}/${kind}/${value}`} rel="noreferrer">${value}</a>`;

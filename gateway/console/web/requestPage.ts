@@ -2,7 +2,7 @@ import type { VNode } from "preact";
 import { isSafeRecord } from "../../transactions/txRecord";
 import type { RequestLife } from "../service/consoleViews";
 import type { OpenSession } from "./consoleAuth";
-import { actionForm, gas, html, when } from "./consoleMarkup";
+import { actionForm, gas, html, onExplorer, when } from "./consoleMarkup";
 
 /** One request's life: accepted, built, its bundle, inclusion or failure, its webhook deliveries; cancel while queued. */
 export function requestBody(life: RequestLife, session: OpenSession): VNode {
@@ -24,7 +24,7 @@ export function requestBody(life: RequestLife, session: OpenSession): VNode {
       </tr>
       <tr>
         <th>Account</th>
-        <td class="mono">${record.accountType} ${record.sender}</td>
+        <td class="mono">${record.accountType} ${onExplorer(life.explorer, "address", record.sender)}</td>
       </tr>
       <tr>
         <th>User id</th>
@@ -50,14 +50,15 @@ export function requestBody(life: RequestLife, session: OpenSession): VNode {
       </tr>
       <tr>
         <th>Transaction</th>
-        <td class="mono">
-          ${record.transactionHash ?? "-"} ${record.blockNumber !== undefined ? `(block ${record.blockNumber})` : ""}
+        <td>
+          ${onExplorer(life.explorer, "tx", record.transactionHash)}
+          ${record.blockNumber !== undefined ? ` (block ${record.blockNumber})` : ""}
         </td>
       </tr>
       <tr>
         <th>Gas</th>
         <td>
-          reserved ${gas(record.reservedGas ?? 0n)} · cost
+          ${`reserved ${gas(record.reservedGas ?? 0n)} · cost `}
           ${record.settledGas === undefined ? "-" : gas(record.settledGas)}
         </td>
       </tr>
@@ -86,7 +87,7 @@ export function requestBody(life: RequestLife, session: OpenSession): VNode {
             <tr>
               <td class="mono">${bundle.id}</td>
               <td>${bundle.status}</td>
-              <td class="mono">${bundle.txHash ?? "-"}</td>
+              <td>${onExplorer(life.explorer, "tx", bundle.txHash)}</td>
               <td>${bundle.blockNumber ?? "-"}</td>
               <td>${bundle.requestIds.length}</td>
             </tr>

@@ -68,6 +68,23 @@ describe("Operator console: views and actions (issue 38)", () => {
     }
   });
 
+  it("links a request's account to the chain's explorer when the operator set one (EXPLORER_URL_<CHAIN>)", async () => {
+    const built = await consoleTestApp({
+      console: { token: CONSOLE_TOKEN },
+      chains: { localhost: { rpcUrl: "http://127.0.0.1:9", explorerUrl: "https://explorer.example/" } },
+    });
+    try {
+      const session = await logIn(built);
+      const repos = await built.repositories;
+      const { app } = await repos.apps.create({ name: "explored", testMode: true });
+      const { record } = await repos.transactions.create(newTx(app.id));
+      const page = await request(built.app).get(`/console/requests/${record.id}`).set("Cookie", session.cookie);
+      expect(page.text).to.include(`href="https://explorer.example/address/${record.sender}"`);
+    } finally {
+      built.close();
+    }
+  });
+
   it("each action asks for confirmation first, then acts and is recorded with the session's label", async () => {
     const { built, session, repos } = await setup();
     try {
