@@ -6,6 +6,9 @@ import type { TxOutcome } from "./txOutcome";
 import type { NewTx, TxError, TxRecord, TxStatus, WalletTxRecord } from "./txRecord";
 import type { TxListRead, WalletTxListQuery } from "./txListing";
 
+/** The error code a request an operator cancelled is closed with (its GET and its `failed` webhook event say it). */
+export const CANCELLED_BY_OPERATOR = "CANCELLED_BY_OPERATOR";
+
 /** What an operator's cancel found: cancelled, or why not (no such request; built or sent already; final). */
 export type CancelOutcome = "cancelled" | "missing" | "built" | "final";
 

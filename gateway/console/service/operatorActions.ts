@@ -2,7 +2,11 @@ import type { App, AppStatus } from "../../auth/app";
 import type { AppsRepository } from "../../auth/appsRepository";
 import type { PolicySettings } from "../../config/policySettings";
 import type { SettingsRepository } from "../../config/settingsRepository";
-import type { CancelOutcome, TransactionsRepository } from "../../transactions/transactionsRepository";
+import {
+  CANCELLED_BY_OPERATOR,
+  type CancelOutcome,
+  type TransactionsRepository,
+} from "../../transactions/transactionsRepository";
 import type { WebhooksRepository } from "../../webhooks/webhooksRepository";
 import type { ConsoleRepository } from "../consoleRepository";
 
@@ -22,9 +26,6 @@ export interface OperatorDeps {
 export class OperatorRefusal extends Error {
   override readonly name = "OperatorRefusal";
 }
-
-/** The error code a cancelled request is closed with (its GET and its `failed` webhook event say it). */
-export const CANCELLED_BY_OPERATOR = "CANCELLED_BY_OPERATOR";
 
 /**
  * Runs `work` and records it in the operators' action log (issue 38: who, when, what, the result), a refusal or

@@ -1,7 +1,7 @@
 import type { Selectable, Transaction } from "kysely";
 import type { BundlesTable, DatabaseSchema } from "../schema";
 import type { Bundle } from "../../transactions/bundle";
-import type { CancelOutcome } from "../../transactions/transactionsRepository";
+import { CANCELLED_BY_OPERATOR, type CancelOutcome } from "../../transactions/transactionsRepository";
 import { lockRows } from "./dialect/rowLocks";
 import { StoredHashes, toBundle } from "./transactionRows";
 
@@ -14,6 +14,15 @@ export class RequestClosedError extends Error {
   constructor(txId: string) {
     super(`request ${txId} was closed while it was being built; its build is not recorded or sent`);
   }
+}
+
+/**
+ * Throws RequestClosedError if the final request a build was recorded for is one an operator cancelled (it must not
+ * be sent); a late write about a request final otherwise (included, or failed by the chain) changes nothing, as before.
+ */
+export async function failIfCancelled(trx: Transaction<DatabaseSchema>, txId: string): Promise<void> {
+  const row = await trx.selectFrom("transactions").select("error_code").where("id", "=", txId).executeTakeFirst();
+  if (row?.error_code === CANCELLED_BY_OPERATOR) throw new RequestClosedError(txId);
 }
 
 /** Whether a request may be cancelled, read with its row locked until the transaction ends. */

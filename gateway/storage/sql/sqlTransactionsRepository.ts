@@ -19,7 +19,7 @@ import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
 import { type NewTx, type TxError, type TxRecord, type TxStatus } from "../../transactions/txRecord";
 import { type CancelOutcome, type TransactionsRepository } from "../../transactions/transactionsRepository";
-import { RequestClosedError, cancellable, replaceBundleRow } from "./requestChanges";
+import { cancellable, failIfCancelled, replaceBundleRow } from "./requestChanges";
 import { type TxOutcome } from "../../transactions/txOutcome";
 import { settlementOf } from "../../transactions/settlement";
 import { minuteOf, spendKeysOf } from "../../transactions/spendWindow";
@@ -240,7 +240,8 @@ export class SqlTransactionsRepository implements TransactionsRepository {
       .where("status", "not in", ["included", "failed"])
       .returningAll()
       .executeTakeFirst();
-    if (!changed) throw new RequestClosedError(op.txId);
+    // A build of a request an operator cancelled is not recorded, so not sent: the whole recording rolls back.
+    if (!changed) return failIfCancelled(trx, op.txId);
     // Webhooks: the event goes in with the state change (the outbox), or not at all.
     await this.events.record(outbox, toRecord(changed), this.clock());
   }
