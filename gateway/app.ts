@@ -32,6 +32,9 @@ import { readBudgetUsage } from "./policy/budgetUsage";
 import { admitAppToken } from "./auth/appAuth";
 import { userIdToName } from "./ens/names";
 import { createTokenEndpointLimits } from "./auth/tokenEndpointLimits";
+import { consoleRouter } from "./console/web/consoleRouter";
+import { consoleDepsOf } from "./console/service/consoleDeps";
+import { consoleServed } from "./config/consoleSettings";
 
 export type { AppDeps } from "./appDeps";
 
@@ -138,6 +141,9 @@ export function createExpressApp(
   const { policy, capabilities, waitTimeoutMs, findApp, proof } = services;
   const app = express();
   baseMiddleware(app, deps, metrics, headers);
+  // The operator console (issue 38): only where the operator configured it, and up in maintenance too.
+  if (deps.console && consoleServed(config.console))
+    app.use(consoleRouter(consoleDeps(deps, services), config.console));
 
   // The API: closed while in maintenance.
   app.use(["/v1", "/functions", "/api"], maintenanceGate(deps.maintenance, config.maintenance.retryAfterSeconds));
@@ -220,6 +226,19 @@ export function createExpressApp(
   app.use(problemHandler(config.bodyLimit));
   return app;
 }
+
+/** What the console reads and changes: its stores, and the service's chains, their reachability and maintenance. */
+const consoleDeps = (deps: AppDeps, services: AppServices) =>
+  consoleDepsOf(deps.console!, {
+    config: deps.config,
+    chains: deps.chains,
+    reachability: () => services.chainHealth.lastSeen(),
+    relayer: deps.custody.addresses.relayer,
+    clock: deps.clock,
+    transactions: deps.transactions,
+    webhooks: deps.webhooks,
+    maintenance: deps.maintenance,
+  });
 
 /** What the dust routes read from. */
 const dustDeps = (deps: AppDeps, capabilities: ChainCapabilitiesTable) =>

@@ -19,6 +19,7 @@ import type { SafesRepository } from "./safe/model/safesRepository";
 import type { TransactionsRepository } from "./transactions/transactionsRepository";
 import type { WebhooksRepository } from "./webhooks/webhooksRepository";
 import type { WorkerWaker } from "./workerWaker";
+import type { ConsoleStores } from "./console/service/consoleDeps";
 
 /** Everything the app is built from; only the entry file reads the environment. */
 export interface AppDeps {
@@ -62,6 +63,8 @@ export interface AppDeps {
   };
   /** Chains whose transaction requests are accepted, and the nudge for their worker loop (here or in the primary). */
   readonly txWorkers: { readonly chains: ReadonlySet<string> } & WorkerWaker;
+  /** The operator console's stores (issue 38); unset: no console, whatever the settings say. */
+  readonly console?: ConsoleStores;
   /** The ENS CCIP-read gateway (routes/ccip/ccipGateway.ts), when this deployment signs answers: served before the API. */
   readonly ccipGateway?: NodeHandler;
 }

@@ -26,7 +26,8 @@ import { openDatabase } from "./storage/database";
 import { databaseLocation } from "./config/databaseSetting";
 import type { ProvidersRepository } from "./identity/providersRepository";
 import type { WebhooksRepository } from "./webhooks/webhooksRepository";
-import { createRepositories } from "./storage/repositories";
+import { consoleStoresOf, createRepositories } from "./storage/repositories";
+import { consoleServed } from "./config/consoleSettings";
 import type { WorkerWaker } from "./workerWaker";
 import { type WebhookDelivery, startWebhookDelivery } from "./webhooks/deliveryWorker";
 
@@ -183,6 +184,7 @@ export async function startServer(
         clock,
       }),
       pingDatabase: async () => void (await sql`select 1`.execute(database.db)),
+      console: consoleServed(config.console) ? consoleStoresOf(repositories) : undefined,
       ccipGateway: createCcipGateway(config, ccipSigner, clock, logger, knownProviders, limits),
     };
     const server: Server = createServer(createApp(deps));

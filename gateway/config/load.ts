@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CHAINS } from "../chains/registry";
 import { type Config, ConfigSchema } from "./schema";
+import { CONSOLE_ENV_PATHS } from "./consoleSettings";
 
 /** Start-up refused: names each missing or bad setting by its environment variable. */
 export class ConfigError extends Error {
@@ -31,6 +32,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
   ["TEST_DEPLOYMENT", ["testDeployment"]],
   ["HEALTH_ADMIN_TOKEN", ["healthAdminToken"]],
   ["METRICS_TOKEN", ["metricsToken"]],
+  ...CONSOLE_ENV_PATHS,
   ["MAINTENANCE", ["maintenance", "enabled"]],
   ["MAINTENANCE_RETRY_AFTER", ["maintenance", "retryAfterSeconds"]],
   ["MAINTENANCE_MESSAGE", ["maintenance", "message"]],
@@ -155,6 +157,7 @@ const ENV_PATHS: ReadonlyArray<readonly [string, readonly string[], "list"?]> = 
       [`RPC_URL_${suffix}`, ["chains", c.name, "rpcUrl"]],
       [`BUNDLER_URL_${suffix}`, ["chains", c.name, "bundlerUrl"]],
       [`BUNDLER_MAX_PENDING_${suffix}`, ["chains", c.name, "bundlerMaxPending"]],
+      [`EXPLORER_URL_${suffix}`, ["chains", c.name, "explorerUrl"]],
     ] as const;
     // Safe contracts of one Safe chain, winning over the global CONTRACT_SAFE_* field by field.
     const safe = [

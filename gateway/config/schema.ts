@@ -19,6 +19,7 @@ import {
 } from "./settingTypes";
 import { TrustProxySetting } from "./trustProxy";
 import { WebhookSettings } from "./webhookSettings";
+import { ConsoleSettings } from "./consoleSettings";
 
 /** The whole service configuration; every field documented in .env.example. */
 export const ConfigSchema = z
@@ -56,6 +57,8 @@ export const ConfigSchema = z
     healthAdminToken: z.string().min(32, "at least 32 characters").optional(),
     /** When set, GET /metrics answers only `Authorization: Bearer <it>` (its labels name every app and its budget). */
     metricsToken: z.string().min(32, "at least 32 characters").optional(),
+    /** The operator console at /console (issue 38): off unless CONSOLE_TOKEN or CONSOLE_ENABLED is set. */
+    console: ConsoleSettings,
     /** A test deployment: allows the outbox SMS provider without the local chain. */
     testDeployment: flag.default(false),
     maintenance: z

@@ -33,6 +33,8 @@ export const ChainConnectionConfig = z.object({
   bundlerUrl: HttpUrl.optional(),
   /** At most this many of our operations held by the external bundler at once (none: no limit). */
   bundlerMaxPending: int(1, 10_000).optional(),
+  /** The chain's block explorer (`https://etherscan.io`): the operator console links transactions and accounts to it. */
+  explorerUrl: HttpUrl.optional(),
 });
 
 /** Safe 1.5.0 contract addresses; any may be left to the global setting (gateway/config/safeSettings.ts). */

@@ -43,6 +43,10 @@ const TABLES: Readonly<Record<keyof DatabaseSchema, TableCopy>> = {
   webhook_events: { order: 17 },
   webhook_deliveries: { order: 18 },
   webhook_attempts: { order: 19 },
+  // The console's links and sessions (hashed, they expire) and the operators' actions, the record of who did what.
+  console_links: { order: 20 },
+  console_sessions: { order: 21 },
+  console_actions: { order: 22 },
 };
 
 /** The tables in copy order. */

@@ -28,6 +28,10 @@ import { SqlWebhooksRepository } from "./sql/sqlWebhooksRepository";
 import type { WebhooksRepository } from "../webhooks/webhooksRepository";
 import { recordRequestEvent } from "../webhooks/requestEvents";
 import { OutboxSignal } from "./sql/outboxSignal";
+import type { ConsoleRepository } from "../console/consoleRepository";
+import type { ConsoleReads } from "../console/consoleReads";
+import { SqlConsoleRepository } from "./sql/sqlConsoleRepository";
+import { SqlConsoleReads } from "./sql/sqlConsoleReads";
 
 /** Every repository the service uses, behind its interface so another dialect can slot in (design §6). */
 export interface Repositories {
@@ -43,6 +47,9 @@ export interface Repositories {
   readonly auditLog: AuditLogRepository;
   readonly workerLeases: WorkerLeasesRepository;
   readonly webhooks: WebhooksRepository;
+  /** The operator console's links, sessions and action log, and its reads (issue 38). */
+  readonly console: ConsoleRepository;
+  readonly consoleReads: ConsoleReads;
 }
 
 /**
@@ -73,5 +80,17 @@ export function createRepositories(
     auditLog: new SqlAuditLogRepository(db),
     workerLeases: new SqlWorkerLeasesRepository(db, clock),
     webhooks: new SqlWebhooksRepository(db, clock, options.secrets, outboxSignal),
+    console: new SqlConsoleRepository(db, clock),
+    consoleReads: new SqlConsoleReads(db),
   };
 }
+
+/** What the operator console reads and changes of the repositories (AppDeps.console, issue 38). */
+export const consoleStoresOf = (repositories: Repositories) => ({
+  console: repositories.console,
+  reads: repositories.consoleReads,
+  apps: repositories.apps,
+  settings: repositories.settings,
+  providers: repositories.providers,
+  auditLog: repositories.auditLog,
+});

@@ -1,7 +1,7 @@
 /**
- * Kysely table interfaces: the shape of each table as SQLite stores it (snake_case columns, ISO-8601 text
- * timestamps, 0/1 integers for booleans). Only `storage/sql/` and the migrations use these types; everything
- * else sees the domain types of the repository interfaces.
+ * Kysely table interfaces: the shape of each table as SQLite stores it (snake_case columns, ISO-8601 text timestamps,
+ * 0/1 integers for booleans). Only `storage/sql/` and the migrations use these types; everything else sees the domain
+ * types of the repository interfaces (the console's tables: `consoleTables.ts`).
  */
 import type { ColumnType } from "kysely";
 import type { SpendScope } from "../transactions/spendWindow";
@@ -11,6 +11,7 @@ import type {
   WebhookEndpointsTable,
   WebhookEventsTable,
 } from "./webhookTables";
+import type { ConsoleTables } from "./consoleTables";
 
 /** `apps`: one API client (OAuth 2.0 client credentials, design §5); only a hash of the secret is kept. */
 export interface AppsTable {
@@ -252,10 +253,7 @@ export interface SignatureAuditTable {
   covers: ColumnType<string | null, string | null | undefined, string | null>;
   /** The hash of the row before (the genesis hash, 0x and 64 zeros, for the first). */
   prev_hash: string;
-  /**
-   * SHA-256 of prev_hash and the row (custody/audit/auditRowHash.ts), or from the first row written with
-   * AUDIT_LOG_KEY on, the HMAC tag under it (custody/audit/auditKey.ts).
-   */
+  /** SHA-256 of prev_hash and the row (audit/auditRowHash.ts), or from AUDIT_LOG_KEY on, its HMAC tag (auditKey.ts). */
   hash: string;
 }
 
@@ -275,7 +273,7 @@ export interface WorkerLeasesTable {
   expires_at: string;
 }
 
-export interface DatabaseSchema {
+export interface DatabaseSchema extends ConsoleTables {
   apps: AppsTable;
   settings: SettingsTable;
   otp_codes: OtpCodesTable;

@@ -3,8 +3,14 @@ import type { SpendLimit } from "./spendLimits";
 import type { Bundle, NewBundle } from "./bundle";
 import type { BuiltOp, BuiltUserOp } from "./builtOp";
 import type { TxOutcome } from "./txOutcome";
-import type { NewTx, TxRecord, TxStatus, WalletTxRecord } from "./txRecord";
+import type { NewTx, TxError, TxRecord, TxStatus, WalletTxRecord } from "./txRecord";
 import type { TxListRead, WalletTxListQuery } from "./txListing";
+
+/** The error code a request an operator cancelled is closed with (its GET and its `failed` webhook event say it). */
+export const CANCELLED_BY_OPERATOR = "CANCELLED_BY_OPERATOR";
+
+/** What an operator's cancel found: cancelled, or why not (no such request; built or sent already; final). */
+export type CancelOutcome = "cancelled" | "missing" | "built" | "final";
 
 /**
  * Transaction requests and bundles (design §1.4: accepted means durable). Each write that changes a request's state
@@ -60,6 +66,13 @@ export interface TransactionsRepository {
   ): Promise<void>;
   /** Records what became of one request. */
   settle(txId: string, outcome: TxOutcome): Promise<void>;
+  /**
+   * An operator's cancel (issue 38): closes a request never built (queued, no attempt: no signed build of it exists)
+   * as failed with `error`, releasing the gas it reserved, with its webhook event, in one transaction. A request built
+   * once, sent or final is left as it is; the answer says which it was. A worker that was building it finds it closed
+   * when it records its bundle, which then stores nothing and is not sent.
+   */
+  cancelQueued(txId: string, error: TxError): Promise<CancelOutcome>;
   /** Gas each app's requests count for on each chain since `since` (settled, or reserved if not final), for metrics. */
   spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]>;
   /** Gas of each chain's reverted wallet bundles, charged to no request: the relayer's own loss, for metrics. */

@@ -24,6 +24,11 @@ const AdminSettingsSchema = z
     webhooks: service.webhooks,
     chains: service.chains,
     contracts: z.object({ ownerAccount: Address.optional(), entryPoint: Address.optional() }).prefault({}),
+    // `console open` prints a link to the service: where it is reached, and how long a link lasts.
+    console: service.console,
+    publicUrl: service.publicUrl,
+    host: service.host,
+    port: service.port,
   })
   // The service's rule (config/schema.ts), with the CLI's way out.
   .refine((s) => s.databaseUrl === undefined || s.databasePath === undefined, {

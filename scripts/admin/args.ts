@@ -7,6 +7,7 @@ import { KEYS_USAGE, type KeysCommand, parseKeysCommand } from "./keysArgs";
 import { POLICY_OPTIONS, POLICY_USAGE, type PolicyOptions } from "./policyArgs";
 import { PROVIDER_OPTIONS, type ProviderOptions, providerVerification } from "./providerArgs";
 import { UsageError, issues } from "./usageError";
+import { CONSOLE_OPTIONS, CONSOLE_USAGE, type ConsoleCommand, parseConsoleCommand } from "./consoleArgs";
 import {
   WEBHOOK_OPTIONS,
   WEBHOOKS_USAGE,
@@ -65,6 +66,7 @@ ${DUST_USAGE}
 ${AUDIT_USAGE}
 ${KEYS_USAGE}
 ${WEBHOOKS_USAGE}
+${CONSOLE_USAGE}
 ${DB_USAGE}
 
 Settings: read as the service reads them, the environment over $CONFIG_FILE; with no CONFIG_FILE, the local stack's
@@ -100,6 +102,7 @@ export type AdminCommand =
   | { readonly kind: "audit"; readonly command: AuditCommand }
   | { readonly kind: "keys"; readonly command: KeysCommand }
   | { readonly kind: "webhooks"; readonly command: WebhookCommand }
+  | { readonly kind: "console"; readonly command: ConsoleCommand }
   | { readonly kind: "db"; readonly command: DbCommand };
 
 /** The outcome of reading the command line: a command and database (file or URL), or what was wrong with it. */
@@ -131,6 +134,7 @@ export function parseAdminArgs(
         ...AUDIT_OPTIONS,
         ...DB_OPTIONS,
         ...WEBHOOK_OPTIONS,
+        ...CONSOLE_OPTIONS,
       },
     });
   } catch (error) {
@@ -159,6 +163,8 @@ export function parseAdminArgs(
     );
     if (webhookStray && command.kind !== "webhooks")
       throw new UsageError(`option --${webhookStray} applies only to webhooks commands`);
+    if (values.label !== undefined && command.kind !== "console")
+      throw new UsageError("option --label applies only to console open");
     if (values.to !== undefined && command.kind !== "db") throw new UsageError("option --to applies only to db copy");
     if (values.after !== undefined && command.kind !== "audit")
       throw new UsageError("option --after applies only to audit export");
@@ -174,7 +180,7 @@ export function parseAdminArgs(
 
 function toCommand(
   positionals: string[],
-  values: { message?: string; "test-mode"?: boolean } & ProviderOptions &
+  values: { message?: string; "test-mode"?: boolean; label?: string } & ProviderOptions &
     DustOptions &
     PolicyOptions &
     AuditOptions &
@@ -187,6 +193,8 @@ function toCommand(
   if (group === "keys") return { kind: "keys", command: parseKeysCommand(action, rest) };
   if (group === "webhooks") return { kind: "webhooks", command: parseWebhookCommand(action, rest, values) };
   if (group === "db") return { kind: "db", command: parseDbCommand(action, rest, values) };
+  if (group === "console" || (group === "requests" && action === "cancel"))
+    return { kind: "console", command: parseConsoleCommand(group, action, rest, values) };
   const line = [group, action].filter((word) => word !== undefined).join(" ");
   const takes = (count: number): string[] => {
     if (rest.length !== count) throw new UsageError(`"${line}" takes ${count} argument(s), got ${rest.length}`);

@@ -12,6 +12,13 @@ import { runAuditCommand } from "./auditCommands";
 import { KeysCommandError, runKeysCommand } from "./keysCommands";
 import { WebhookCommandError, runWebhookCommand } from "./webhookCommands";
 import { type AdminSettings, loadAdminSettings } from "./adminSettings";
+import { CLI_OPERATOR, operatorDepsOf, runConsoleCommand } from "./consoleCommands";
+import {
+  OperatorRefusal,
+  setAppPolicy,
+  setAppStatus,
+  setMaintenance,
+} from "../../gateway/console/service/operatorActions";
 
 /** Where commands write: `out` for results, `err` for diagnostics; each call is one line or block. */
 export interface AdminOutput {
@@ -84,9 +91,25 @@ export async function runAdminCommand(
       return EXIT.ok;
     }
     if (command.kind === "audit") {
-      return (await runAuditCommand(command.command, repos.auditLog, output, settings.auditLogKey))
-        ? EXIT.ok
-        : EXIT.failed;
+      const verified = await runAuditCommand(command.command, repos.auditLog, output, settings.auditLogKey);
+      // The console's overview shows when the log was last verified, and how it ended.
+      if (command.command.kind === "verify") {
+        const result = verified ? "verifies" : "broken or not checked";
+        const at = clock().toISOString();
+        await repos.console.recordAction({
+          at,
+          who: CLI_OPERATOR,
+          action: "audit verify",
+          target: "signature audit log",
+          detail: undefined,
+          result,
+        });
+      }
+      return verified ? EXIT.ok : EXIT.failed;
+    }
+    if (command.kind === "console") {
+      await runConsoleCommand(command.command, repos, settings, output, clock);
+      return EXIT.ok;
     }
     if (command.kind === "webhooks") {
       const done = await runWebhookCommand(command.command, repos, settings, output, clock, formatTable);
@@ -95,7 +118,7 @@ export async function runAdminCommand(
     // `db` commands open their own databases (scripts/admin/dbCommands.ts); the CLI runs them before this.
     if (command.kind === "db") throw new Error("db commands do not run on one database's repositories");
     if (command.kind === "dust") await runDustCommand(command.command, repos.dust, output, clock, formatTable);
-    else await execute(command, repos, output);
+    else await execute(command, repos, output, clock);
     return EXIT.ok;
   } catch (error) {
     if (
@@ -107,7 +130,7 @@ export async function runAdminCommand(
       output.err(`Error: ${error.message}`);
       return EXIT.usage;
     }
-    if (error instanceof KeysCommandError || error instanceof WebhookCommandError) {
+    if (error instanceof KeysCommandError || error instanceof WebhookCommandError || error instanceof OperatorRefusal) {
       output.err(`Error: ${error.message}`);
       return EXIT.failed;
     }
@@ -118,10 +141,14 @@ export async function runAdminCommand(
 }
 
 async function execute(
-  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" | "db" | "webhooks" }>,
-  { apps, settings, providers }: Repositories,
+  command: Exclude<AdminCommand, { kind: "dust" | "audit" | "keys" | "db" | "webhooks" | "console" }>,
+  repos: Repositories,
   output: AdminOutput,
+  clock: () => Date,
 ): Promise<void> {
+  const { apps, settings, providers } = repos;
+  // The operator actions the console offers too run through the same functions, recorded in the action log.
+  const operator = operatorDepsOf(repos, clock);
   switch (command.kind) {
     case "help":
       return output.out(USAGE);
@@ -158,7 +185,7 @@ async function execute(
       return output.out(formatTable(header, rows));
     }
     case "apps status": {
-      const app = await apps.setStatus(command.id, command.status);
+      const app = await setAppStatus(operator, CLI_OPERATOR, command.id, command.status);
       return output.out(`${command.status === "active" ? "Enabled" : "Disabled"} app ${summarize(app)}`);
     }
     case "apps rotate-secret": {
@@ -187,8 +214,15 @@ async function execute(
     case "apps policy": {
       const found = await apps.findById(command.id);
       if (!found) throw new NotFoundError("app", command.id);
-      const app = command.changes
-        ? await apps.setPolicy(command.id, changedPolicy(found.policy, command.changes))
+      const changes = command.changes;
+      const app = changes
+        ? await setAppPolicy(
+            operator,
+            CLI_OPERATOR,
+            command.id,
+            (policy) => changedPolicy(policy, changes),
+            "apps policy",
+          )
         : found;
       return output.out(`${command.changes ? "Set" : "Policy of"} app ${app.id}:\n${describePolicy(app)}`);
     }
@@ -233,10 +267,10 @@ async function execute(
       );
     }
     case "maintenance on":
-      await settings.setMaintenance(true, command.message);
+      await setMaintenance(operator, CLI_OPERATOR, true, command.message);
       return output.out(`Maintenance mode on${command.message ? `: "${command.message}"` : ""}`);
     case "maintenance off":
-      await settings.setMaintenance(false);
+      await setMaintenance(operator, CLI_OPERATOR, false);
       return output.out("Maintenance mode off");
     case "maintenance status": {
       const state = await settings.getMaintenance();

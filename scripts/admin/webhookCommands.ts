@@ -8,6 +8,8 @@ import { registerEndpoint, rotateEndpointSecret } from "../../gateway/webhooks/w
 import type { WebhookCommand } from "./webhookArgs";
 import type { AdminSettings } from "./adminSettings";
 import { sendTestEvent } from "./webhookTestCommand";
+import { CLI_OPERATOR, operatorDepsOf } from "./consoleCommands";
+import { enableWebhookEndpoint, redeliverEvent } from "../../gateway/console/service/operatorActions";
 
 /** Where a webhook command writes: results on `out`, refusals and warnings on `err`. */
 interface Output {
@@ -83,7 +85,7 @@ async function endpointOf(webhooks: WebhooksRepository, id: string): Promise<Web
  */
 export async function runWebhookCommand(
   command: WebhookCommand,
-  repos: Pick<Repositories, "apps" | "webhooks">,
+  repos: Pick<Repositories, "apps" | "webhooks" | "settings" | "transactions" | "console">,
   settings: Pick<AdminSettings, "webhooks" | "secrets">,
   output: Output,
   clock: () => Date,
@@ -132,18 +134,15 @@ export async function runWebhookCommand(
       return true;
     }
     case "enable":
-    case "disable": {
-      const enabled = command.kind === "enable";
-      const change = enabled ? ({ enabled } as const) : ({ enabled, reason: OPERATOR_REASON } as const);
-      if (!(await webhooks.setStatus(command.endpointId, change)))
-        throw new NotFoundError("webhook endpoint", command.endpointId);
-      output.out(
-        enabled
-          ? `Enabled webhook endpoint ${command.endpointId}: what it is owed is due at once`
-          : `Disabled webhook endpoint ${command.endpointId}: it is sent nothing until enabled again`,
-      );
+      // The console's action too: one code path, recorded in the operators' action log.
+      await enableWebhookEndpoint(operatorDepsOf(repos, clock), CLI_OPERATOR, command.endpointId);
+      output.out(`Enabled webhook endpoint ${command.endpointId}: what it is owed is due at once`);
       return true;
-    }
+    case "disable":
+      if (!(await webhooks.setStatus(command.endpointId, { enabled: false, reason: OPERATOR_REASON })))
+        throw new NotFoundError("webhook endpoint", command.endpointId);
+      output.out(`Disabled webhook endpoint ${command.endpointId}: it is sent nothing until enabled again`);
+      return true;
     case "test": {
       const endpoint = await endpointOf(webhooks, command.endpointId);
       // A disabled endpoint's deliveries are not claimed: the test event would wait, owed, until it is enabled.
@@ -165,13 +164,7 @@ export async function runWebhookCommand(
       return true;
     }
     case "redeliver": {
-      const queued = await webhooks.redeliver(command.eventId);
-      // Removing an endpoint removes what it was owed, so an event of removed endpoints has nothing to queue either.
-      if (queued === 0) {
-        throw new WebhookCommandError(
-          `no delivery of event "${command.eventId}" to queue: no such event, or it is owed to no endpoint`,
-        );
-      }
+      const queued = await redeliverEvent(operatorDepsOf(repos, clock), CLI_OPERATOR, command.eventId);
       output.out(
         `Queued event ${command.eventId} again for ${queued} endpoint(s), due at once (a disabled endpoint once enabled)`,
       );

@@ -21,15 +21,16 @@ export const LAYERS = {
     "webhooks",
     "dust",
     "ens",
+    "console",
   ],
   /** Use cases across domains: the one accept path, what each chain can do, the Safe and dust requests. */
-  application: ["accept", "safe/accept", "dust/accept"],
+  application: ["accept", "safe/accept", "dust/accept", "console/service"],
   /** The per-chain workers: the built-in bundler's pipeline and the external bundler, over the kinds of work. */
   workers: ["bundler"],
   /** What implements the ports: the SQL adapter of both databases, its migrations and the PostgreSQL pool. */
   adapters: ["storage"],
   /** The HTTP face: middleware, problems, the OpenAPI parts, one route definition per resource. */
-  http: ["http", "openapi", "routes"],
+  http: ["http", "openapi", "routes", "console/web"],
   /** Wiring and processes: the app, its services, the server, the cluster, the entry point. */
   app: ["app.ts", "appServices.ts", "appDeps.ts", "server.ts", "cluster.ts", "main.ts", "workerWaker.ts"],
 } as const;

@@ -99,7 +99,9 @@ describe("@idwallet/client's verifyWebhook (e2e: a real receiver of the events o
 
     // The same delivery with the headers as fetch gives them verifies too.
     const last = hooks.received.at(-1)!;
-    const fetchHeaders = new Headers(Object.entries(last.headers).map(([name, value]) => [name, String(value)]));
+    const fetchHeaders = new Headers(
+      Object.entries(last.headers).map(([name, value]): [string, string] => [name, String(value)]),
+    );
     expect(verifyWebhook(last.body, fetchHeaders, endpoint.secret)).to.deep.equal(verified[1]);
 
     // A body altered in transit, a replayed old timestamp, or another secret: WebhookVerificationError.

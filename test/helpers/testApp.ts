@@ -149,6 +149,15 @@ export function buildTestApp(
     rateWindows: deferred(served.then((r) => r.rateWindows)),
     limits,
     txWorkers: { chains: new Set(options.txChains ?? []), wake: () => undefined },
+    // The operator console's stores: served when the overrides configure it (CONSOLE_TOKEN, CONSOLE_ENABLED).
+    console: {
+      console: deferred(served.then((r) => r.console)),
+      reads: deferred(served.then((r) => r.consoleReads)),
+      apps: deferred(served.then((r) => r.apps)),
+      settings: deferred(served.then((r) => r.settings)),
+      providers: deferred(served.then((r) => r.providers)),
+      auditLog: deferred(served.then((r) => r.auditLog)),
+    },
     custody: testCustody(
       config,
       createAuditLog(deferred(served.then((r) => r.auditLog)), () => clock),

@@ -23,6 +23,7 @@ import * as m020 from "./020_audit_mark_tag";
 import * as m021 from "./021_app_safe_config_grant";
 import * as m022 from "./022_request_listing_indexes";
 import * as m023 from "./023_audit_covers";
+import * as m024 from "./024_console";
 
 /**
  * Every migration, in order. A static list rather than a folder scan so it works unchanged after compilation
@@ -52,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "021_app_safe_config_grant": m021,
   "022_request_listing_indexes": m022,
   "023_audit_covers": m023,
+  "024_console": m024,
 };
 
 /** Applies every pending migration, or throws MigrationError naming the one that failed. */

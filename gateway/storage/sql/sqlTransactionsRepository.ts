@@ -1,11 +1,10 @@
 import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
-import type { BundlesTable, DatabaseSchema, TransactionsTable } from "../schema";
+import type { DatabaseSchema, TransactionsTable } from "../schema";
 import type { SpendLimit } from "../../transactions/spendLimits";
 import type { Fence } from "../../leases/lease";
 import { acceptLockKeys, earlierRequest, insertRequest } from "./acceptedRequests";
 import { checkFence } from "./sqlWorkerLeasesRepository";
 import type { GroupCommit } from "./groupCommit";
-import { lockRows } from "./dialect/rowLocks";
 import { type BucketAddition, addToBucketsTogether } from "./spendBuckets";
 import { SqlWebhookOutbox } from "./sqlWebhookOutbox";
 import type { OutboxSignal } from "./outboxSignal";
@@ -14,11 +13,12 @@ import { appSpendSince } from "./spendUsage";
 import { type SettlementEvents, applyOutcome } from "./requestSettlement";
 import { listWalletRequests } from "./requestListing";
 import { countByStatus, revertedGasByChain } from "./queueGauges";
-import { StoredHashes, newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
+import { newBundleRow, serializeUserOp, toBundle, toRecord } from "./transactionRows";
 import { type Bundle, type NewBundle } from "../../transactions/bundle";
 import { type BuiltOp, type BuiltUserOp } from "../../transactions/builtOp";
-import { type NewTx, type TxRecord, type TxStatus } from "../../transactions/txRecord";
-import { type TransactionsRepository } from "../../transactions/transactionsRepository";
+import { type NewTx, type TxError, type TxRecord, type TxStatus } from "../../transactions/txRecord";
+import { type CancelOutcome, type TransactionsRepository } from "../../transactions/transactionsRepository";
+import { cancellable, failIfCancelled, replaceBundleRow } from "./requestChanges";
 import { type TxOutcome } from "../../transactions/txOutcome";
 
 /**
@@ -163,27 +163,7 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     bundleId: string,
     replacement: { txHash: string; rawTx: string; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
   ): Promise<Bundle> {
-    return this.write(async (trx) => {
-      const row = await trx
-        .selectFrom("bundles")
-        .selectAll()
-        .where("id", "=", bundleId)
-        // A concurrent replacement waits, then appends to this one's hashes.
-        .$call(lockRows(trx, "update"))
-        .executeTakeFirstOrThrow();
-      const now = this.clock().toISOString();
-      const updated: Selectable<BundlesTable> = {
-        ...row,
-        tx_hashes: JSON.stringify([...StoredHashes.parse(JSON.parse(row.tx_hashes)), replacement.txHash]),
-        raw_tx: replacement.rawTx,
-        max_fee_per_gas: replacement.maxFeePerGas.toString(),
-        max_priority_fee_per_gas: replacement.maxPriorityFeePerGas.toString(),
-        updated_at: now,
-        sent_at: now,
-      };
-      await trx.updateTable("bundles").set(updated).where("id", "=", bundleId).execute();
-      return toBundle(updated);
-    });
+    return this.write((trx) => replaceBundleRow(trx, bundleId, replacement, this.clock()));
   }
 
   async settleBundle(
@@ -215,6 +195,17 @@ export class SqlTransactionsRepository implements TransactionsRepository {
     await this.write(async (trx, outbox) =>
       addToBucketsTogether(trx, await applyOutcome(trx, this.settlementEvents(outbox), txId, outcome)),
     );
+  }
+
+  async cancelQueued(txId: string, error: TxError): Promise<CancelOutcome> {
+    return this.write(async (trx, outbox) => {
+      const found = await cancellable(trx, txId);
+      if (found === "cancellable") {
+        const failed = { status: "failed", error } as const;
+        await addToBucketsTogether(trx, await applyOutcome(trx, this.settlementEvents(outbox), txId, failed));
+      }
+      return found === "cancellable" ? "cancelled" : found;
+    });
   }
 
   async spendSince(since: ReadonlyMap<string, Date>): Promise<{ appId: string; chain: string; gas: bigint }[]> {
@@ -256,9 +247,13 @@ export class SqlTransactionsRepository implements TransactionsRepository {
         updated_at: this.clock().toISOString(),
       }))
       .where("id", "=", op.txId)
+      // A final request stays final: one an operator cancelled while this build was under way is not sent.
+      .where("status", "not in", ["included", "failed"])
       .returningAll()
       .executeTakeFirst();
+    // A build of a request an operator cancelled is not recorded, so not sent: the whole recording rolls back.
+    if (!changed) return failIfCancelled(trx, op.txId);
     // Webhooks: the event goes in with the state change (the outbox), or not at all.
-    if (changed) await this.events.record(outbox, toRecord(changed), this.clock());
+    await this.events.record(outbox, toRecord(changed), this.clock());
   }
 }

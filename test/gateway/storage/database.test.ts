@@ -39,6 +39,10 @@ describe("storage: openDatabase", () => {
         "app_rate_windows",
         "apps",
         "bundles",
+        // The operator console's links, sessions and action log (migration 024).
+        "console_actions",
+        "console_links",
+        "console_sessions",
         "dust_orders",
         "dust_prices",
         "dust_tokens",
