@@ -4,11 +4,15 @@ import type { ChainStatus } from "../service/chainStatus";
 import type { OpenSession } from "./consoleAuth";
 import { actionForm, ether, html, when } from "./consoleMarkup";
 
+/** A duration in hours as a person reads it: hours under two days, then days, then years. */
+const duration = (hours: number): string =>
+  hours < 48 ? `${hours.toFixed(1)} h` : hours < 24 * 730 ? `${Math.floor(hours / 24)} days` : "over 2 years";
+
 const runway = (hours: number | undefined): VNode =>
   hours === undefined
     ? html`<span>no spend in the last hour</span>`
     : html`<span class=${hours < 24 ? "bad" : hours < 72 ? "warn" : "ok"}
-        >${hours.toFixed(1)} h at the last hour's spend</span
+        >${duration(hours)} at the last hour's spend</span
       >`;
 
 const reachability = (chain: ChainStatus): VNode =>
