@@ -67,8 +67,12 @@ export class GroupCommit {
           trx,
           batch.flatMap((item) => item.keys),
         );
-        const out: Outcome[] = [];
-        for (const item of batch) out.push(await this.runOrRefuse(trx, item.write));
+        const out: Outcome[] = new Array(batch.length);
+        const order = batch.map((_, i) => i).sort((x, y) => {
+          const [a, b] = [batch[x]!.keys[0] ?? "", batch[y]!.keys[0] ?? ""];
+          return a < b ? -1 : a > b ? 1 : x - y;
+        });
+        for (const i of order) out[i] = await this.runOrRefuse(trx, batch[i]!.write);
         return out;
       });
       batch.forEach((item, i) => {

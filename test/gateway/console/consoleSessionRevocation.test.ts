@@ -24,7 +24,10 @@ describe("Operator console attack: a session opened with a token the operator ha
       before.close();
     }
     // The operator rotates the token and restarts.
-    const after = buildTestApp({ console: { token: "a-new-console-token-after-the-leak-0123456789" } }, { databasePath });
+    const after = buildTestApp(
+      { console: { token: "a-new-console-token-after-the-leak-0123456789" } },
+      { databasePath },
+    );
     try {
       const res = await request(after.app).get("/console").set("Cookie", stolen);
       expect(res.status, "the stolen session after rotation").to.equal(401);
