@@ -1,5 +1,6 @@
 import type { KeySigner } from "../custody/keySigner";
 import type { Bundle } from "../transactions/bundle";
+import { RequestClosedError } from "../transactions/transactionsRepository";
 import { RELAYER_REJECTED, broadcastBundle } from "./builtin/broadcastBundle";
 import { paymastersOf } from "../userop/bundling/paymasterDeposits";
 import { coveredBehind } from "./builtin/coveredBehind";
@@ -165,7 +166,16 @@ export class BuiltinBundler {
       return false;
     }
     const nonce = nextRelayerNonce(minedNonce, pending, this.relayer.address);
-    const bundle = await recordBundle(this.context, this.settings.relayer, call, prepared.fees, nonce);
+    const bundle = await recordBundle(this.context, this.settings.relayer, call, prepared.fees, nonce).catch(
+      (error: unknown) => {
+        // An operator cancelled one of its requests while it was built: nothing was recorded or sent; the others are
+        // still queued and the next step builds them again, without it.
+        if (!(error instanceof RequestClosedError)) throw error;
+        this.context.logger.info({ tx: error.txId }, "request cancelled while its bundle was built; bundle rebuilt");
+        return undefined;
+      },
+    );
+    if (!bundle) return true;
     this.inFlight.add(bundle.id, {
       runs: prepared.kind.runs,
       gasLimit: call.gasLimit,

@@ -1,3 +1,4 @@
+import { RequestClosedError } from "../transactions/transactionsRepository";
 import { z } from "zod";
 import type { BuiltUserOp } from "../transactions/builtOp";
 import type { TxOutcome } from "../transactions/txOutcome";
@@ -176,7 +177,15 @@ export class ExternalBundler {
     }
     for (const { tx } of ready) inFlight.add(tx.sender.toLowerCase());
     await mapLimit(ready, CONCURRENCY, async ({ tx, built }) => {
-      await repository.markSubmitted(built);
+      try {
+        await repository.markSubmitted(built);
+      } catch (error) {
+        // An operator cancelled it while it was built: nothing was recorded, so it is not sent; the others go on.
+        if (!(error instanceof RequestClosedError)) throw error;
+        inFlight.delete(tx.sender.toLowerCase());
+        this.context.logger.info({ tx: tx.id }, "request cancelled while it was built; not sent");
+        return;
+      }
       await this.submit(tx, built, inFlight);
     });
     return true;

@@ -29,6 +29,8 @@ export interface ConsoleRepository {
   findSession(idHash: string, now: Date): Promise<ConsoleSession | undefined>;
   /** Ends a session (logout). */
   closeSession(idHash: string): Promise<void>;
+  /** Ends every session and unused link (a leak answered); returns how many sessions were open. */
+  closeAllSessions(now: Date): Promise<number>;
   /** Records an operator action. */
   recordAction(entry: OperatorActionRecord): Promise<void>;
   /** The newest actions first; of one action only if `action` is given. */

@@ -17,3 +17,17 @@ export const csrfTokenOf = (sessionId: string): string =>
 export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest());
 }
+
+/** What a session opened with CONSOLE_TOKEN is labelled: the token's fingerprint names which token opened it. */
+export const TOKEN_SESSION_LABEL = "console token";
+
+/**
+ * A short fingerprint of CONSOLE_TOKEN (8 hex characters of a SHA-256 under a fixed context): recorded in the label of
+ * each session it opens, so a rotated token closes every session the old one opened, and shown in the action log,
+ * so the operator can tell the token generations apart. It tells nothing of the token itself.
+ */
+export const tokenFingerprint = (token: string): string =>
+  createHash("sha256").update(`idwallet console token:${token}`).digest("hex").slice(0, 8);
+
+/** The label of a session opened with `token`. */
+export const tokenSessionLabel = (token: string): string => `${TOKEN_SESSION_LABEL} ${tokenFingerprint(token)}`;

@@ -9,6 +9,17 @@ import type { TxListRead, WalletTxListQuery } from "./txListing";
 /** The error code a request an operator cancelled is closed with (its GET and its `failed` webhook event say it). */
 export const CANCELLED_BY_OPERATOR = "CANCELLED_BY_OPERATOR";
 
+/**
+ * A worker recorded a build of a request an operator cancelled while it was being built: the recording stored nothing
+ * (markSubmitted, recordBundle), so nothing is sent; the worker leaves that request and its next step starts afresh.
+ */
+export class RequestClosedError extends Error {
+  override readonly name = "RequestClosedError";
+  constructor(readonly txId: string) {
+    super(`request ${txId} was closed while it was being built; its build is not recorded or sent`);
+  }
+}
+
 /** What an operator's cancel found: cancelled, or why not (no such request; built or sent already; final). */
 export type CancelOutcome = "cancelled" | "missing" | "built" | "final";
 

@@ -56,6 +56,18 @@ export async function runConsoleCommand(
       }
       return;
     }
+    case "close-sessions": {
+      const closed = await repos.console.closeAllSessions(clock());
+      await repos.console.recordAction({
+        at: clock().toISOString(),
+        who: CLI_OPERATOR,
+        action: "console close sessions",
+        target: "console",
+        detail: `${closed} open`,
+        result: "done",
+      });
+      return output.out(`Closed ${closed} open console session(s) and every unused link.`);
+    }
     case "cancel":
       await cancelRequest(operatorDepsOf(repos, clock), CLI_OPERATOR, command.txId);
       return output.out(`Cancelled request ${command.txId}: it failed with CANCELLED_BY_OPERATOR, its gas released.`);

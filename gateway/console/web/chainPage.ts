@@ -87,7 +87,7 @@ export function chainBody(data: Awaited<ReturnType<typeof chainPageData>>): VNod
             <td>${b.blockNumber ?? "-"}</td>
             <td>${when(b.createdAt)}</td>
             <td>
-              ${b.requestIds.map((id) => html`<div class="mono"><a href=${`/console/requests/${id}`}>${id}</a></div>`)}
+              ${b.requestIds.map((id) => html`<div class="mono"><a href=${`/console/requests/${encodeURIComponent(id)}`}>${id}</a></div>`)}
             </td>
           </tr>`,
       )}

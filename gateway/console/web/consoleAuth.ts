@@ -1,6 +1,13 @@
 import type { Request, Response } from "express";
 import type { ConsoleSettings } from "../../config/consoleSettings";
-import { csrfTokenOf, hashConsoleSecret, newConsoleSecret, sameSecret } from "../consoleSecrets";
+import {
+  TOKEN_SESSION_LABEL,
+  csrfTokenOf,
+  hashConsoleSecret,
+  newConsoleSecret,
+  sameSecret,
+  tokenSessionLabel,
+} from "../consoleSecrets";
 import type { ConsoleDeps } from "../service/consoleDeps";
 
 /** The session cookie; scoped to /console, so no other route of the service ever receives it. */
@@ -22,13 +29,28 @@ function sessionCookie(req: Request): string | undefined {
   return undefined;
 }
 
-/** The request's session, if its cookie names one that is open. An Authorization header is never looked at. */
-export async function sessionOf(req: Request, deps: ConsoleDeps): Promise<OpenSession | undefined> {
+/**
+ * The request's session, if its cookie names one that is open. An Authorization header is never looked at. A session
+ * CONSOLE_TOKEN opened lives only while that token is the configured one: rotating the token (after a leak, or a
+ * stolen cookie) closes every session the old one opened.
+ */
+export async function sessionOf(
+  req: Request,
+  deps: ConsoleDeps,
+  settings: ConsoleSettings,
+): Promise<OpenSession | undefined> {
   const id = sessionCookie(req);
   if (!id) return undefined;
   const idHash = hashConsoleSecret(id);
   const found = await deps.sessions.findSession(idHash, deps.views.clock());
-  return found && { idHash, label: found.label, csrf: csrfTokenOf(id) };
+  if (!found) return undefined;
+  if (found.label.startsWith(`${TOKEN_SESSION_LABEL} `)) {
+    if (settings.token === undefined || found.label !== tokenSessionLabel(settings.token)) {
+      await deps.sessions.closeSession(idHash);
+      return undefined;
+    }
+  }
+  return { idHash, label: found.label, csrf: csrfTokenOf(id) };
 }
 
 /**
@@ -89,7 +111,7 @@ export async function loginLabel(
     return deps.sessions.useLink(hashConsoleSecret(form.link), deps.views.clock());
   }
   if (typeof form.token === "string" && settings.token !== undefined && sameSecret(form.token, settings.token)) {
-    return "console token";
+    return tokenSessionLabel(settings.token);
   }
   return undefined;
 }

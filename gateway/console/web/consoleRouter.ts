@@ -66,7 +66,7 @@ export function consoleRouter(deps: ConsoleDeps, settings: ConsoleSettings): Rou
 
   // Everything else needs an open session; without one a page is the login form (401), a post is refused.
   router.use("/console", form, async (req, res, next) => {
-    const session = await sessionOf(req, deps);
+    const session = await sessionOf(req, deps, settings);
     if (!session) {
       if (req.method !== "GET" && req.method !== "HEAD")
         return void res.status(401).type("text/plain").send("Log in first.");

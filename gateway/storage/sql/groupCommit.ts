@@ -67,8 +67,16 @@ export class GroupCommit {
           trx,
           batch.flatMap((item) => item.keys),
         );
-        const out: Outcome[] = [];
-        for (const item of batch) out.push(await this.runOrRefuse(trx, item.write));
+        // Writes in the order of their first key (an app's, stable within it): acceptances then take app buckets in
+        // the sorted order a bundle's settlement takes them (addToBucketsTogether), so neither waits in a cycle.
+        const out: Outcome[] = new Array<Outcome>(batch.length);
+        const order = batch
+          .map((_, i) => i)
+          .sort((x, y) => {
+            const [a, b] = [batch[x]!.keys[0] ?? "", batch[y]!.keys[0] ?? ""];
+            return a < b ? -1 : a > b ? 1 : x - y;
+          });
+        for (const i of order) out[i] = await this.runOrRefuse(trx, batch[i]!.write);
         return out;
       });
       batch.forEach((item, i) => {

@@ -1,20 +1,13 @@
 import type { Selectable, Transaction } from "kysely";
 import type { BundlesTable, DatabaseSchema } from "../schema";
 import type { Bundle } from "../../transactions/bundle";
-import { CANCELLED_BY_OPERATOR, type CancelOutcome } from "../../transactions/transactionsRepository";
+import {
+  CANCELLED_BY_OPERATOR,
+  type CancelOutcome,
+  RequestClosedError,
+} from "../../transactions/transactionsRepository";
 import { lockRows } from "./dialect/rowLocks";
 import { StoredHashes, toBundle } from "./transactionRows";
-
-/**
- * Thrown when a worker records a build of a request that became final meanwhile (an operator cancelled it): the
- * recording's transaction stores nothing, so the bundle is not sent; the worker's next step starts from the database.
- */
-export class RequestClosedError extends Error {
-  override readonly name = "RequestClosedError";
-  constructor(txId: string) {
-    super(`request ${txId} was closed while it was being built; its build is not recorded or sent`);
-  }
-}
 
 /**
  * Throws RequestClosedError if the final request a build was recorded for is one an operator cancelled (it must not

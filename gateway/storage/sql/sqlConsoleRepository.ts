@@ -64,6 +64,18 @@ export class SqlConsoleRepository implements ConsoleRepository {
     await this.db.deleteFrom("console_sessions").where("id_hash", "=", idHash).execute();
   }
 
+  async closeAllSessions(now: Date): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const closed = await trx
+        .deleteFrom("console_sessions")
+        .where("expires_at", ">", now.toISOString())
+        .executeTakeFirst();
+      await trx.deleteFrom("console_sessions").execute();
+      await trx.deleteFrom("console_links").where("used_at", "is", null).execute();
+      return Number(closed.numDeletedRows);
+    });
+  }
+
   async recordAction(entry: OperatorActionRecord): Promise<void> {
     await this.db
       .insertInto("console_actions")

@@ -75,4 +75,24 @@ describe("admin CLI: the operator console's commands, and the actions it shares 
       "cli  maintenance on service (Back): done",
     ]);
   });
+
+  // A stolen cookie or link, answered: every session and unused link closed at once, in the action log.
+  it("console close-sessions closes every open session and unused link, and says how many sessions were open", async () => {
+    const now = store.clock.now();
+    const later = new Date(now.getTime() + 3_600_000);
+    await store.repos.console.openSession({ idHash: "a".repeat(64), label: "alice", expiresAt: later });
+    await store.repos.console.openSession({ idHash: "b".repeat(64), label: "bob", expiresAt: later });
+    expect((await run("console open --label carol")).code).to.equal(EXIT.ok);
+    const closed = await run("console close-sessions");
+    expect(closed.code).to.equal(EXIT.ok);
+    expect(closed.out).to.equal("Closed 2 open console session(s) and every unused link.");
+    expect(await store.repos.console.findSession("a".repeat(64), now)).to.equal(undefined);
+    expect(await store.database.db.selectFrom("console_links").selectAll().execute()).to.deep.equal([]);
+    const [logged] = await store.repos.console.recentActions(1);
+    expect(logged).to.include({ who: "cli", action: "console close sessions", detail: "2 open", result: "done" });
+    // A link may not pose as a token's session, whose label the service checks against the token.
+    const posing = parseAdminArgs(["console", "open", "--label", "console token 12345678"]);
+    expect(posing.ok).to.equal(false);
+    expect(parseAdminArgs(["console", "open", "--label", "console-team"]).ok).to.equal(true);
+  });
 });

@@ -2,6 +2,8 @@ import { expect } from "chai";
 import request from "supertest";
 import { hexlify, randomBytes } from "ethers";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
+import { RequestClosedError } from "../../../gateway/transactions/transactionsRepository";
+import { userOpOf } from "../storage/contract/webhookFixtures";
 import { CONSOLE_BUNDLE_BUDGET_BYTES } from "../../../gateway/console/web/consoleAssets";
 import { CONSOLE_TOKEN, consoleTestApp, logIn, postAction } from "./consoleSession";
 
@@ -99,7 +101,8 @@ describe("Operator console: views and actions (issue 38)", () => {
       const bad = await postAction(built, session, "app-budget", { target: app.id, budget: "-5" });
       expect(bad.status).to.equal(400);
       const [recorded] = await repos.console.recentActions(1);
-      expect(recorded).to.include({ who: "console token", action: "app policy", target: app.id, result: "done" });
+      expect(recorded).to.include({ action: "app policy", target: app.id, result: "done" });
+      expect(recorded!.who).to.match(/^console token [0-9a-f]{8}$/);
       expect(recorded!.detail).to.equal("budget: 123456 gas");
     } finally {
       built.close();
@@ -170,11 +173,20 @@ describe("Operator console: views and actions (issue 38)", () => {
       ];
       let error: unknown;
       await repos.transactions.recordBundle(bundle, ops).catch((e: unknown) => (error = e));
-      expect((error as Error).name).to.equal("RequestClosedError");
+      // The domain's error, which both bundlers catch to leave that request and go on (not a failed step).
+      expect(error).to.be.instanceOf(RequestClosedError);
+      expect((error as RequestClosedError).txId).to.equal(record.id);
       // Rolled back whole: no bundle to broadcast, the other request still queued for the next step.
       expect(await repos.transactions.pendingBundles("localhost")).to.deep.equal([]);
       expect((await repos.transactions.find(other.id))!.status).to.equal("queued");
       expect((await repos.transactions.find(record.id))!.status).to.equal("failed");
+      // The external bundler's recording, one operation at a time: refused alike, the request left as it was.
+      const submitted = repos.transactions.markSubmitted(userOpOf(record.id));
+      await submitted.then(
+        () => expect.fail("recorded"),
+        (e: unknown) => expect(e).to.be.instanceOf(RequestClosedError),
+      );
+      expect((await repos.transactions.find(record.id))!.error!.code).to.equal("CANCELLED_BY_OPERATOR");
     } finally {
       built.close();
     }
