@@ -13,6 +13,7 @@ import { appSpendKey, userSpendKey } from "../../../gateway/transactions/spendWi
 import type { TxOutcome } from "../../../gateway/transactions/txOutcome";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
+import { walletTx } from "./contract/webhookFixtures";
 
 /** Counts the statements that read an app's webhook endpoints, and those that update spend buckets. */
 class StatementKinds implements KyselyPlugin {
@@ -57,15 +58,8 @@ for (const backend of ["sqlite", "postgres"] as const) {
         // Half of them a minute later: the app's bucket of each minute, and each user id's.
         if (i === REQUESTS / 2) now = new Date(now.getTime() + 60_000);
         const tx: NewTx = {
-          appId: app.id,
-          accountType: "kernel",
+          ...walletTx(app.id, i + 1),
           userId: `tel:1555000000${i % USERS}`,
-          chain: "localhost",
-          sender: `0x${(i + 1).toString(16).padStart(40, "0")}`,
-          calls: [{ to: "0x000000000000000000000000000000000000dEaD", value: 0n, data: "0x" }],
-          delegatecall: false,
-          idempotencyKey: undefined,
-          requestHash: "h",
           reservedGas: RESERVED,
         };
         stored.push((await repos.transactions.create(tx)).record);

@@ -5,6 +5,7 @@ import { createRepositories } from "../../../gateway/storage/repositories";
 import type { TxOutcome } from "../../../gateway/transactions/txOutcome";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
 import { freshPostgresDatabase } from "../../helpers/postgresServer";
+import { walletTx } from "./contract/webhookFixtures";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,15 +31,8 @@ describe("storage attack: a bundle's settlement and a group of two apps' accepta
     const b = (await repos.apps.create({ name: "app-b" })).app;
     let n = 0;
     const newTx = (appId: string): NewTx => ({
-      appId,
-      accountType: "kernel",
+      ...walletTx(appId, ++n),
       userId: `tel:1555000000${n % 10}`,
-      chain: "localhost",
-      sender: `0x${(++n).toString(16).padStart(40, "0")}`,
-      calls: [{ to: "0x000000000000000000000000000000000000dEaD", value: 0n, data: "0x" }],
-      delegatecall: false,
-      idempotencyKey: undefined,
-      requestHash: "h",
       reservedGas: 100_000n,
     });
     const ra = (await repos.transactions.create(newTx(a.id))).record;
