@@ -36,7 +36,8 @@ export class SqlWebhookOutbox implements WebhookOutbox {
   /**
    * Read once per app and transaction: a bundle's events, dozens of one app's requests changed together, are one
    * change and go to the endpoints the app had when it began (issue 37: a read per event was a tenth of a request's
-   * statements). The read locks them, so none of them can go before the transaction ends.
+   * statements). The read locks them, so none of them can go before the transaction ends (an outbox's transaction rolls
+   * back to no savepoint, which would release that lock).
    */
   subscriptions(appId: string): Promise<EndpointSubscription[]> {
     let read = this.subscribed.get(appId);

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { hexlify, randomBytes } from "ethers";
 import { parseAdminArgs } from "../../../scripts/admin/args";
 import { EXIT, runAdminCommand, type AdminOutput } from "../../../scripts/admin/commands";
 import { loadAdminSettings } from "../../../scripts/admin/adminSettings";
 import { hashConsoleSecret } from "../../../gateway/console/consoleSecrets";
 import { openTestStore, type TestStore } from "../storage/builders";
+import { walletTx } from "../storage/contract/webhookFixtures";
 
 function captureOutput(): AdminOutput & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -50,17 +50,7 @@ describe("admin CLI: the operator console's commands, and the actions it shares 
     const { app } = await store.repos.apps.create({ name: "cli app" });
     expect((await run("maintenance on --message Back")).code).to.equal(EXIT.ok);
     expect((await run(`apps disable ${app.id}`)).code).to.equal(EXIT.ok);
-    const { record } = await store.repos.transactions.create({
-      appId: app.id,
-      accountType: "kernel",
-      userId: "github:alice",
-      chain: "localhost",
-      sender: "0x00000000000000000000000000000000000000aa",
-      calls: [{ to: "0x00000000000000000000000000000000000000bb", value: 0n, data: "0x" }],
-      delegatecall: false,
-      idempotencyKey: undefined,
-      requestHash: hexlify(randomBytes(32)).slice(2),
-    });
+    const { record } = await store.repos.transactions.create(walletTx(app.id));
     const cancelled = await run(`requests cancel ${record.id}`);
     expect(cancelled.code).to.equal(EXIT.ok);
     expect((await store.repos.transactions.find(record.id))!.error!.code).to.equal("CANCELLED_BY_OPERATOR");

@@ -3,7 +3,7 @@ import request from "supertest";
 import { hexlify, randomBytes } from "ethers";
 import type { NewTx } from "../../../gateway/transactions/txRecord";
 import { RequestClosedError } from "../../../gateway/transactions/transactionsRepository";
-import { userOpOf } from "../storage/contract/webhookFixtures";
+import { userOpOf, walletTx } from "../storage/contract/webhookFixtures";
 import { CONSOLE_BUNDLE_BUDGET_BYTES } from "../../../gateway/console/web/consoleAssets";
 import { CONSOLE_TOKEN, consoleTestApp, logIn, postAction } from "./consoleSession";
 
@@ -12,14 +12,8 @@ const USER_ID = `github:"><svg onload=alert(2)>`;
 
 /** A request of `appId` as the API would have stored it, with `reservedGas` reserved. */
 const newTx = (appId: string, userId = "github:alice", reservedGas = 50_000n): NewTx => ({
-  appId,
-  accountType: "kernel",
+  ...walletTx(appId, 0xaa),
   userId,
-  chain: "localhost",
-  sender: "0x00000000000000000000000000000000000000aa",
-  calls: [{ to: "0x00000000000000000000000000000000000000bb", value: 0n, data: "0x" }],
-  delegatecall: false,
-  idempotencyKey: undefined,
   requestHash: hexlify(randomBytes(32)).slice(2),
   reservedGas,
 });
